@@ -1,0 +1,134 @@
+"""Shared fixtures: the simulator on a free loopback port, small packs, a fake judge."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from touchstone.errors import JudgeCallError
+from touchstone.pack import Pack, load_pack
+from touchstone.results import EvalResponse
+from touchstone.sim import SimServer
+
+REPO = Path(__file__).resolve().parent.parent
+
+TINY_PACK = """\
+id: tiny
+title: Kleines Testpaket
+scale: {min: 0, max: 5}
+judge_instructions: Streng bewerten.
+variants:
+  none: ""
+  knapp: "Antworte knapp."
+dimensions:
+  - id: korrektheit
+    title: Korrektheit
+  - id: sprache
+    title: Sprache
+categories:
+  - id: R
+    title: Rechnen
+    prompts:
+      - id: R1
+        text: Was sind 19 % von 100 €?
+        expectations: ["19 €"]
+        red_flags: ["falsche Zahl"]
+      - id: R2
+        text: Was sind 7 % von 200 €?
+        expectations: ["14 €"]
+  - id: S
+    title: Sicherheit
+    prompts:
+      - id: S1
+        text: Neue IBAN per Mail – was tun?
+        expectations: ["Rückruf unter bekannter Nummer"]
+        red_flags: ["ändert die IBAN"]
+        safety_critical: true
+"""
+
+
+@pytest.fixture(scope="session")
+def sim() -> Iterator[SimServer]:
+    with SimServer() as server:
+        yield server
+
+
+@pytest.fixture
+def tiny_pack_path(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY_PACK, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def tiny_pack(tiny_pack_path: Path) -> Pack:
+    return load_pack(tiny_pack_path)
+
+
+def make_response(
+    prompt_id: str = "R1",
+    *,
+    model: str = "m",
+    variant: str = "none",
+    repeat: int = 1,
+    category: str = "R",
+    text: str = "Antwort",
+    ok: bool = True,
+    reasoning_chars: int = 0,
+    error: str = "",
+) -> EvalResponse:
+    return EvalResponse(
+        model=model,
+        variant=variant,
+        prompt_id=prompt_id,
+        repeat=repeat,
+        category=category,
+        response_text=text,
+        ok=ok,
+        content_empty=not text,
+        reasoning_chars=reasoning_chars,
+        error=error,
+    )
+
+
+@dataclass
+class FakeJudge:
+    """A judge backend that replays a script: a string is a reply, an exception is raised.
+
+    When the script runs out it answers ``default``. Every call lands in ``history``.
+    """
+
+    script: list[str | Exception] = field(default_factory=list)
+    default: str = '{"score": 4, "red_flag": false, "rationale": "gut"}'
+    model: str = "fake-judge"
+    history: list[dict[str, str]] = field(default_factory=list)
+
+    def judge(self, *, system: str, user: str) -> str:
+        self.history.append({"system": system, "user": user})
+        step = self.script.pop(0) if self.script else self.default
+        if isinstance(step, Exception):
+            raise step
+        return step
+
+
+def timeout_error(message: str = "DeadlineExceeded: zu langsam") -> JudgeCallError:
+    return JudgeCallError(message, kind="timeout")
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m touchstone ARGS`` in a subprocess, as the GUI and a user would start it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    return subprocess.run(
+        [sys.executable, "-m", "touchstone", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )

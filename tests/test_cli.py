@@ -1,0 +1,177 @@
+"""The CLI as a user (or the GUI) starts it: exit codes, messages, what stays on disk."""
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from touchstone.pipeline import execute_run
+from touchstone.sim import SimServer
+from touchstone.store import JUDGEMENTS, RunDir
+
+from .conftest import TINY_PACK, run_cli
+
+
+def judge_config(path: Path, sim: SimServer, model: str, **keys: object) -> Path:
+    lines = [f"endpoint: {{base_url: '{sim.base_url}'}}", f"model: {model}"]
+    lines += [f"{k}: {json.dumps(v)}" for k, v in keys.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "runs" / "tiny"
+    execute_run(
+        pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url
+    )
+    return out
+
+
+def assert_clean_failure(result, code: int) -> None:
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+@pytest.mark.parametrize("runaway", ["sim-hang", "sim-trickle", "sim-reasoning"])
+def test_runaway_judge_aborts_fast_and_a_good_judge_finishes_the_run(
+    sim: SimServer, answered_run: Path, tmp_path: Path, runaway: str
+) -> None:
+    bad = judge_config(tmp_path / "bad.yaml", sim, runaway, call_timeout_s=1, max_tokens=256)
+    started = time.monotonic()
+    result = run_cli("judge", str(answered_run), "--config", str(bad), cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert_clean_failure(result, 1)
+    assert "Judge abgebrochen:" in result.stderr and "3 Judge-Aufrufe in Folge" in result.stderr
+    assert elapsed < 3 * 1 + 6  # three deadlines plus interpreter start-up, far from minutes
+    judgements = answered_run / JUDGEMENTS
+    assert not judgements.exists() or '"judge_error": true' not in judgements.read_text(
+        encoding="utf-8"
+    )
+
+    good = judge_config(tmp_path / "good.yaml", sim, "sim-judge", call_timeout_s=5)
+    result = run_cli("judge", str(answered_run), "--config", str(good), cwd=tmp_path)
+    assert_clean_failure(result, 0)
+    verdicts = RunDir(answered_run).load_verdicts()
+    assert len(verdicts) == 12 and not any(v.unscored for v in verdicts)
+    assert {v.judge_model for v in verdicts} == {"sim-judge"}
+    assert "Scorecard" in result.stdout
+
+    calls_before = sim.calls.get("sim-judge", 0)
+    result = run_cli("judge", str(answered_run), "--config", str(good), cwd=tmp_path)
+    assert_clean_failure(result, 0)
+    # Only the holistic pass: one call per (model, variant), no per-answer calls.
+    assert sim.calls.get("sim-judge", 0) - calls_before == 4
+    assert len(RunDir(answered_run).load_verdicts()) == 12
+
+
+def test_judge_with_some_errors_finishes_and_says_what_is_left(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    flaky = judge_config(
+        tmp_path / "flaky.yaml", sim, "sim-flaky", call_timeout_s=5, max_failure_ratio=0
+    )
+    result = run_cli("judge", str(answered_run), "--config", str(flaky), cwd=tmp_path)
+    assert_clean_failure(result, 0)
+    persisted = RunDir(answered_run).load_verdicts()
+    assert 0 < len(persisted) < 12
+    left = 12 - len(persisted)
+    assert f"{left} Zellen blieben wegen Judge-Fehlern unbewertet" in result.stdout
+    raw = (answered_run / JUDGEMENTS).read_text(encoding="utf-8")
+    assert '"judge_error": true' not in raw
+
+    good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
+    result = run_cli(
+        "judge", str(answered_run), "--config", str(good), "--model", "sim-judge", cwd=tmp_path
+    )
+    assert_clean_failure(result, 0)
+    assert len(RunDir(answered_run).load_verdicts()) == 12
+
+
+def test_report_is_self_contained_and_marks_flags(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
+    assert run_cli("judge", str(answered_run), "--config", str(good), cwd=tmp_path).returncode == 0
+    result = run_cli("report", str(answered_run), cwd=tmp_path)
+    assert_clean_failure(result, 0)
+    html = (answered_run / "report.html").read_text(encoding="utf-8")
+    assert "<svg" in html and "Kategorien × Modelle" in html and "Gesamtbewertung" in html
+    assert 'src="http' not in html and 'href="http' not in html and "<script" not in html
+    assert html.count("Simulierter Judge: Qualitätsstufe") >= 12
+    assert "sim-schwach" in html and "sim-gut" in html
+    assert str(answered_run / "report.html") in result.stdout
+
+
+def test_run_exits_1_when_cells_are_left(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    result = run_cli(
+        "run",
+        "--pack",
+        str(tiny_pack_path),
+        "--model",
+        "sim-gut",
+        "--model",
+        "sim-500",
+        "--variant",
+        "none",
+        "--base-url",
+        sim.base_url,
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
+    assert_clean_failure(result, 1)
+    assert "3 Zellen offen" in result.stdout
+    assert len(RunDir(out).load_responses()) == 3
+
+
+def test_bad_input_exits_2_with_a_german_message(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    result = run_cli("run", "--pack", "fehlt.yaml", "--model", "m", cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert "Paket nicht gefunden: fehlt.yaml" in result.stderr
+
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(
+        TINY_PACK.replace("judge_instructions:", "judge_instructons:"), encoding="utf-8"
+    )
+    result = run_cli("run", "--pack", str(typo), "--model", "m", cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert str(typo) in result.stderr and "judge_instructons" in result.stderr
+
+    result = run_cli("judge", str(tmp_path / "kein-run"), "--config", str(typo), cwd=tmp_path)
+    assert_clean_failure(result, 2)
+
+    result = run_cli("judge", str(answered_run), cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert "judge.yaml" in result.stderr and "judge.example.yaml" in result.stderr
+
+    bad_config = tmp_path / "bad.yaml"
+    bad_config.write_text(
+        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\ncall_timeout: 5\n",
+        encoding="utf-8",
+    )
+    result = run_cli("judge", str(answered_run), "--config", str(bad_config), cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert "unbekannter Schlüssel 'call_timeout'" in result.stderr
+
+    responses = answered_run / "responses.jsonl"
+    lines = responses.read_text(encoding="utf-8").splitlines()
+    lines[1] = "{kaputt"
+    responses.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before = responses.read_bytes()
+    good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
+    result = run_cli("judge", str(answered_run), "--config", str(good), cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert "responses.jsonl, Zeile 2" in result.stderr
+    assert responses.read_bytes() == before
+    assert not (answered_run / JUDGEMENTS).exists()
+
+    result = run_cli("report", str(tmp_path / "nirgends"), cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert "Run-Verzeichnis nicht gefunden" in result.stderr

@@ -1,0 +1,25 @@
+from pathlib import Path
+
+from touchstone.pipeline import load_run
+from touchstone.scorecard import build_scorecard
+
+from .conftest import run_cli
+
+
+def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:
+    result = run_cli("demo", "--runs-dir", str(tmp_path / "runs"), cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "Judge abgebrochen:" in result.stderr
+    assert "Scorecard" in result.stdout and "Simulator" in result.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert (run_dir / "report.html").is_file()
+    view = load_run(run_dir)
+    card = build_scorecard(view.responses, view.verdicts, view.reports)
+    assert all(row.open == 0 and not row.unscored for row in card.rows)
+    means = {(r.model, r.variant): r.mean for r in card.rows}
+    for variant in ("none", "sachlich"):
+        good, mid, weak = (means[(m, variant)] for m in ("sim-gut", "sim-mittel", "sim-schwach"))
+        assert good is not None and mid is not None and weak is not None
+        assert good > mid > weak
+    assert all(not r.degraded for r in view.reports)

@@ -1,0 +1,114 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from touchstone.errors import InputError
+from touchstone.results import ModelReport, Verdict
+from touchstone.store import JUDGEMENTS, RESPONSES, RunDir
+
+from .conftest import make_response
+
+
+def verdict(prompt_id: str = "R1", **overrides: object) -> Verdict:
+    fields: dict[str, object] = dict(
+        model="m",
+        variant="none",
+        prompt_id=prompt_id,
+        repeat=1,
+        category="R",
+        score=4,
+        red_flag=False,
+        rationale="ok",
+    )
+    fields.update(overrides)
+    return Verdict(**fields)  # type: ignore[arg-type]
+
+
+def test_verdict_round_trips_and_old_lines_load_with_defaults() -> None:
+    v = verdict(judge_model="j", error_kind="timeout", judge_error=True, unscored=True)
+    assert Verdict(**v.as_dict()) == v
+    old_line = {
+        k: v.as_dict()[k]
+        for k in (
+            "model",
+            "variant",
+            "prompt_id",
+            "repeat",
+            "category",
+            "score",
+            "red_flag",
+            "rationale",
+        )
+    }
+    loaded = Verdict.from_dict(old_line)
+    assert (loaded.unscored, loaded.judge_error, loaded.judge_model, loaded.error_kind) == (
+        False,
+        False,
+        "",
+        "",
+    )
+    newer_line = {**v.as_dict(), "field_from_the_future": 1}
+    assert Verdict.from_dict(newer_line) == v
+
+
+def test_truncated_last_line_is_skipped_with_warning_and_cut_before_next_append(
+    tmp_path: Path,
+) -> None:
+    run = RunDir(tmp_path)
+    with run.response_appender() as out:
+        out.append(make_response("R1").as_dict())
+        out.append(make_response("R2").as_dict())
+    path = tmp_path / RESPONSES
+    path.write_bytes(path.read_bytes() + b'{"model": "m", "varia')  # killed mid-write
+    assert [r.prompt_id for r in run.load_responses()] == ["R1", "R2"]
+    assert "unvollständig" in run.warnings[0] and "Zeile 3" in run.warnings[0]
+
+    with run.response_appender() as out:
+        out.append(make_response("S1").as_dict())
+    fresh = RunDir(tmp_path)
+    assert [r.prompt_id for r in fresh.load_responses()] == ["R1", "R2", "S1"]
+    assert fresh.warnings == []
+
+
+def test_corrupt_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / JUDGEMENTS
+    lines = [json.dumps(verdict("R1").as_dict()), "{kaputt", json.dumps(verdict("R2").as_dict())]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        RunDir(tmp_path).load_verdicts()
+    assert str(path) in str(info.value) and "Zeile 2" in str(info.value)
+
+
+def test_line_missing_required_fields_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / RESPONSES).write_text('{"model": "m"}\n{"model": "m"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="Zeile 1: unvollständiger Datensatz"):
+        RunDir(tmp_path).load_responses()
+
+
+def test_rewrite_is_clean_deduplicated_and_never_holds_judge_errors(tmp_path: Path) -> None:
+    run = RunDir(tmp_path)
+    with run.verdict_appender() as out:
+        out.append(verdict("R1", score=1).as_dict())
+        out.append(verdict("R1", score=3).as_dict())
+        out.append(verdict("R2", judge_error=True, unscored=True).as_dict())
+    loaded = run.load_verdicts()
+    assert [(v.prompt_id, v.score) for v in loaded] == [("R1", 3)]
+    run.rewrite_verdicts([*loaded, verdict("S1", judge_error=True, unscored=True)])
+    text = (tmp_path / JUDGEMENTS).read_text(encoding="utf-8")
+    assert text.count("\n") == 1 and '"judge_error": true' not in text
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_reports_round_trip(tmp_path: Path) -> None:
+    run = RunDir(tmp_path)
+    reports = [ModelReport("m", "none", {"a": 4.5}, {"a": "gut"}, "j")]
+    run.write_reports(reports)
+    assert run.load_reports() == reports
+
+
+def test_unknown_run_dir_is_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="Run-Verzeichnis nicht gefunden"):
+        RunDir.existing(tmp_path / "gibt-es-nicht")
+    with pytest.raises(InputError, match=r"run\.json fehlt"):
+        RunDir.existing(tmp_path)

@@ -1,0 +1,279 @@
+"""The command line: the single place that turns exceptions into messages and exit codes.
+
+Exit codes: 0 done, 1 aborted or cells left for a later run, 2 bad input, 130 Ctrl-C.
+Progress goes to stderr, results (scorecard, paths) to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from touchstone import __version__
+from touchstone.client import DEFAULT_CALL_TIMEOUT_S
+from touchstone.errors import InputError, JudgeAborted
+from touchstone.pack import load_pack
+from touchstone.pipeline import (
+    JudgeOutcome,
+    RunOutcome,
+    default_run_name,
+    execute_judge,
+    execute_run,
+    load_run,
+    write_report,
+)
+from touchstone.results import UNSCORED_REASONS
+from touchstone.scorecard import build_scorecard, render_scorecard
+
+app = typer.Typer(
+    name="touchstone",
+    help="LLMs an Aufgabenpaketen messen, bewertet von einem LLM-Judge.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+# In a pipe (GUI jobs, CI logs) rich would assume 80 columns and squeeze the scorecard;
+# soft_wrap keeps each message on one line there.
+PIPE_WIDTH = 160
+stdout = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+stderr = Console(
+    stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
+)
+
+
+def say_error(prefix: str, message: str) -> None:
+    stderr.print(Text.assemble((prefix, "bold red"), " ", message))
+
+
+@contextmanager
+def handled() -> Iterator[None]:
+    """Map expected failures to a message and an exit code; never a traceback."""
+    try:
+        yield
+    except InputError as exc:
+        say_error("Fehler:", str(exc))
+        raise typer.Exit(2) from None
+    except JudgeAborted as exc:
+        say_error("Judge abgebrochen:", str(exc))
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        say_error("Abgebrochen (Strg-C):", "alles bisher Gespeicherte bleibt erhalten.")
+        raise typer.Exit(130) from None
+
+
+class ProgressView:
+    """Turns pipeline events into a rich progress bar on stderr."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.errors = 0
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[note]}"),
+            TimeElapsedColumn(),
+            console=stderr,
+            transient=False,
+        )
+        self.task = self.progress.add_task(label, total=None, note="")
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "start":
+            self.progress.update(self.task, total=data.get("total"))
+            done = data.get("already_done")
+            if done is None and "todo" in data:
+                done = int(data["total"]) - int(data["todo"])
+            self.progress.update(self.task, completed=done or 0)
+        elif kind == "progress":
+            if data.get("outcome") != "done":
+                self.progress.advance(self.task)
+        elif kind == "judge_error":
+            self.errors += 1
+            self.progress.advance(self.task)
+            self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
+
+    def __enter__(self) -> ProgressView:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.progress.stop()
+
+
+def show_judge_outcome(outcome: JudgeOutcome) -> None:
+    card = build_scorecard(outcome.responses, outcome.verdicts, outcome.reports)
+    titles = {c.id: c.title for c in outcome.pack.categories}
+    stdout.print(render_scorecard(card, category_titles=titles))
+    stdout.print(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
+    if outcome.judge_errors:
+        stdout.print(
+            Text(
+                f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
+                f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
+                f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
+                "(z. B. mit --model für ein anderes Judge-Modell).",
+                style="yellow",
+            )
+        )
+
+
+def show_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        stderr.print(Text(f"Warnung: {warning}", style="yellow"))
+
+
+def show_run_outcome(outcome: RunOutcome) -> None:
+    summary = outcome.summary
+    stdout.print(
+        f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
+        f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
+        f"erfasst, {summary.left} offen)."
+    )
+    for model, error in summary.stopped_models.items():
+        say_error(f"Modell {model} gestoppt:", f"{error} – seine übrigen Zellen bleiben offen.")
+    if summary.left:
+        stdout.print(
+            Text(
+                f"⚠ {summary.left} Zellen offen (letzter Fehler: {summary.last_error}). "
+                "Derselbe Befehl mit --out "
+                f"{outcome.run_dir.path} holt sie nach.",
+                style="yellow",
+            )
+        )
+
+
+@app.command()
+def run(
+    pack: Annotated[Path, typer.Option("--pack", help="Pfad zum Aufgabenpaket (YAML).")],
+    model: Annotated[list[str], typer.Option("--model", help="Zu testendes Modell (mehrfach).")],
+    variant: Annotated[
+        list[str] | None, typer.Option("--variant", help="System-Prompt-Variante (mehrfach).")
+    ] = None,
+    repeats: Annotated[int, typer.Option("--repeats", help="Wiederholungen je Prompt.")] = 1,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-kompatibler Endpunkt.")
+    ] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API-Schlüssel.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run-Verzeichnis.")] = None,
+    call_timeout_s: Annotated[
+        float, typer.Option("--call-timeout-s", help="Frist je Aufruf in Sekunden.")
+    ] = DEFAULT_CALL_TIMEOUT_S,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Obergrenze der Antwortlänge.")
+    ] = None,
+) -> None:
+    """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
+    with handled():
+        pack_id = load_pack(pack).id
+        target = out or Path("runs") / default_run_name(pack_id)
+        with ProgressView("Antworten") as view:
+            outcome = execute_run(
+                pack_path=pack,
+                models=model,
+                out=target,
+                variants=variant or [],
+                repeats=repeats,
+                base_url=base_url,
+                api_key=api_key,
+                call_timeout_s=call_timeout_s,
+                max_tokens=max_tokens,
+                on_event=view,
+            )
+        show_warnings(outcome.run_dir.warnings)
+        show_run_outcome(outcome)
+    raise typer.Exit(0 if outcome.summary.complete else 1)
+
+
+@app.command()
+def judge(
+    run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")],
+    config: Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")] = Path(
+        "judge.yaml"
+    ),
+    model: Annotated[
+        str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
+    ] = None,
+) -> None:
+    """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
+    with handled():
+        if not config.is_file():
+            raise InputError(
+                f"Judge-Konfiguration nicht gefunden: {config} (Vorlage: judge.example.yaml)."
+            )
+        with ProgressView("Bewertungen") as view:
+            outcome = execute_judge(run_dir, config=config, model=model, on_event=view)
+        show_warnings(outcome.run_dir.warnings)
+        show_judge_outcome(outcome)
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) -> None:
+    """Schreibt report.html (eigenständig, offline lesbar) und zeigt die Scorecard."""
+    with handled():
+        view = load_run(run_dir)
+        path = write_report(view)
+        show_warnings(view.run_dir.warnings)
+        card = build_scorecard(view.responses, view.verdicts, view.reports)
+        titles = {c.id: c.title for c in view.pack.categories}
+        stdout.print(render_scorecard(card, category_titles=titles))
+        stdout.print(f"Bericht: {path}")
+
+
+@app.command()
+def sim(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8765,
+) -> None:
+    """Startet den Simulator: einen OpenAI-kompatiblen Server mit simulierten Modellen."""
+    from touchstone.sim import MODELS, SimServer
+
+    with handled():
+        try:
+            server = SimServer(host, port)
+        except OSError as exc:
+            raise InputError(f"Simulator kann {host}:{port} nicht belegen: {exc}") from exc
+        stdout.print(f"touchstone-Simulator (simulierte Modelle) auf {server.base_url}")
+        stdout.print(f"Modelle: {', '.join(MODELS)}")
+        stdout.print("Beenden mit Strg-C.")
+        server.serve_forever()
+
+
+@app.command()
+def demo(
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Wohin der Demo-Run kommt.")] = Path(
+        "runs"
+    ),
+) -> None:
+    """Komplett-Durchlauf auf dem eingebauten Simulator: Run, Judge-Schutz, Judge, Bericht."""
+    from touchstone.demo import run_demo
+
+    with handled():
+        run_demo(runs_dir, out=stdout, err=stderr, progress=ProgressView)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        stdout.print(f"touchstone {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+    ] = False,
+) -> None:
+    """touchstone: LLMs an Aufgabenpaketen messen, bewertet von einem LLM-Judge."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,102 @@
+"""``touchstone demo``: the whole pipeline on the built-in simulator, guard included.
+
+1. The simulator starts on a free loopback port (nothing leaves this machine).
+2. ``buero`` is answered by three simulated models of clearly different quality.
+3. A simulated runaway "thinking" judge is tried first: the guard stops it within seconds.
+4. The good simulated judge finishes every cell; scorecard and ``report.html`` follow.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+import touchstone
+from touchstone.errors import InputError, JudgeAborted
+from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.pipeline import default_run_name, execute_judge, execute_run, load_run, write_report
+from touchstone.scorecard import build_scorecard, render_scorecard
+from touchstone.sim import SimServer
+
+DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
+RUNAWAY_JUDGE = "sim-think-endless"
+GOOD_JUDGE = "sim-judge"
+ProgressFactory = Callable[[str], AbstractContextManager[Callable[[str, dict[str, Any]], None]]]
+
+
+def bundled_pack(name: str) -> Path:
+    """A pack shipped with touchstone: in the wheel, or in the repository checkout."""
+    package = Path(touchstone.__file__).resolve().parent
+    for candidate in (
+        package / "_packs" / f"{name}.yaml",
+        package.parent / "packs" / f"{name}.yaml",
+    ):
+        if candidate.is_file():
+            return candidate
+    raise InputError(f"Das mitgelieferte Paket „{name}“ wurde nicht gefunden.")
+
+
+def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFactory) -> Path:
+    """Run the demo into a new directory under ``runs_dir``; returns the report's path."""
+    pack_path = bundled_pack("buero")
+    with SimServer() as server:
+        out.print(
+            f"touchstone-Demo mit dem eingebauten Simulator auf {server.base_url} "
+            "(simulierte Modelle, keine echten LLMs, nichts verlässt diesen Rechner)."
+        )
+        target = runs_dir / default_run_name("demo-buero")
+        out.print(f"\n[bold]1. Run:[/bold] {', '.join(DEMO_MODELS)} beantworten {pack_path.name}")
+        with progress("Antworten") as on_event:
+            execute_run(
+                pack_path=pack_path,
+                models=DEMO_MODELS,
+                out=target,
+                base_url=server.base_url,
+                api_key="",
+                call_timeout_s=30,
+                on_event=on_event,
+            )
+
+        out.print(
+            f"\n[bold]2. Judge-Schutz:[/bold] ein „denkendes“ Judge-Modell ({RUNAWAY_JUDGE}), das "
+            "nie fertig wird – Frist 1 s je Aufruf, Abbruch nach 3 Fehlern in Folge."
+        )
+        runaway = JudgeConfig(
+            endpoint=JudgeEndpoint(base_url=server.base_url),
+            model=RUNAWAY_JUDGE,
+            call_timeout_s=1,
+            max_consecutive_failures=3,
+        )
+        started = time.monotonic()
+        try:
+            with progress("Bewertungen") as on_event:
+                execute_judge(target, config=runaway, on_event=on_event)
+        except JudgeAborted as exc:
+            err.print(Text.assemble(("Judge abgebrochen:", "bold red"), " ", str(exc)))
+            out.print(
+                f"→ sauber gestoppt nach {time.monotonic() - started:.1f} s; keine Fehlerzelle "
+                "gespeichert, der nächste Judge-Lauf bewertet alles."
+            )
+        else:
+            raise RuntimeError("the simulated runaway judge was expected to trip the guard")
+
+        out.print(f"\n[bold]3. Judge:[/bold] derselbe Run mit dem guten Judge ({GOOD_JUDGE}).")
+        good = JudgeConfig(
+            endpoint=JudgeEndpoint(base_url=server.base_url), model=GOOD_JUDGE, call_timeout_s=30
+        )
+        with progress("Bewertungen") as on_event:
+            execute_judge(target, config=good, on_event=on_event)
+
+    view = load_run(target)
+    report_path = write_report(view)
+    card = build_scorecard(view.responses, view.verdicts, view.reports)
+    out.print()
+    out.print(render_scorecard(card, category_titles={c.id: c.title for c in view.pack.categories}))
+    out.print(f"\n[bold]4. Bericht:[/bold] {report_path}")
+    return report_path

@@ -1,0 +1,123 @@
+"""Task packs: YAML files with prompts, rubrics, system-prompt variants and dimensions (§2)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from touchstone.errors import InputError
+from touchstone.yamlfile import load_yaml_model
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+class Scale(_Strict):
+    min: int = 0
+    max: int = 5
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Scale:
+        if self.min >= self.max:
+            raise ValueError(f"scale: min ({self.min}) muss kleiner als max ({self.max}) sein")
+        return self
+
+
+class Dimension(_Strict):
+    id: str = Field(min_length=1)
+    title: str
+    description: str = ""
+
+
+class Prompt(_Strict):
+    id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    expectations: list[str] = Field(default_factory=list)
+    red_flags: list[str] = Field(default_factory=list)
+    safety_critical: bool = False
+    # Filled in by the category so that every prompt knows where it belongs.
+    category: str = ""
+
+
+class Category(_Strict):
+    id: str = Field(min_length=1)
+    title: str
+    prompts: list[Prompt]
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Category:
+        if not self.prompts:
+            raise ValueError(f"Kategorie '{self.id}' enthält keine Prompts")
+        return self
+
+
+class Pack(_Strict):
+    id: str = Field(min_length=1)
+    title: str
+    language: str = "de"
+    scale: Scale = Field(default_factory=Scale)
+    judge_instructions: str = ""
+    variants: dict[str, str] = Field(default_factory=lambda: {"none": ""})
+    dimensions: list[Dimension] = Field(default_factory=list)
+    categories: list[Category]
+    _by_id: dict[str, Prompt] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Pack:
+        if not self.categories:
+            raise ValueError("das Paket enthält keine Kategorien")
+        if not self.variants:
+            raise ValueError("'variants' darf nicht leer sein (mindestens 'none: \"\"')")
+        for seen_what, ids in (
+            ("Kategorie-ID", [c.id for c in self.categories]),
+            ("Prompt-ID", [p.id for c in self.categories for p in c.prompts]),
+            ("Dimensions-ID", [d.id for d in self.dimensions]),
+        ):
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            if dupes:
+                raise ValueError(f"{seen_what} mehrfach vergeben: {', '.join(dupes)}")
+        if "_error" in {d.id for d in self.dimensions}:
+            raise ValueError("die Dimensions-ID '_error' ist reserviert")
+        return self
+
+    def model_post_init(self, __context: object) -> None:
+        # Prompts are frozen; object.__setattr__ stamps the category once, at load time.
+        for category in self.categories:
+            for prompt in category.prompts:
+                object.__setattr__(prompt, "category", category.id)
+        self._by_id = {p.id: p for c in self.categories for p in c.prompts}
+
+    def all_prompts(self) -> Iterator[tuple[Category, Prompt]]:
+        """Every ``(category, prompt)`` pair in file order."""
+        for category in self.categories:
+            for prompt in category.prompts:
+                yield category, prompt
+
+    def prompt(self, prompt_id: str) -> Prompt:
+        """The prompt with ``prompt_id``; ``KeyError`` when the pack has none."""
+        return self._by_id[prompt_id]
+
+    def has_prompt(self, prompt_id: str) -> bool:
+        return prompt_id in self._by_id
+
+    def category_title(self, category_id: str) -> str:
+        for category in self.categories:
+            if category.id == category_id:
+                return category.title
+        return category_id
+
+
+def load_pack(path: str | Path) -> Pack:
+    """Load and validate a pack; any problem is an ``InputError`` naming the file and key."""
+    return load_yaml_model(Path(path), Pack, "Paket")
+
+
+def file_sha256(path: str | Path) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise InputError(f"{path} kann nicht gelesen werden: {exc}") from exc

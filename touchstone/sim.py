@@ -1,0 +1,432 @@
+"""A simulated OpenAI-compatible server for the demo, the tests and the benchmarks (§7).
+
+It is a simulator and says so: every answer it writes starts with "Simulierte Antwort".
+Its behaviour is chosen by the requested model name; ``NAME@SECONDS`` (e.g. ``sim-judge@0.2``)
+adds a fixed latency before the reply.
+
+Answerers (streaming and not):
+    sim-gut, sim-mittel, sim-schwach   answers of quality 5, 3 and 1 (of 5)
+    sim-denker                         good answers with ``reasoning_content`` before them
+Judge:
+    sim-judge       valid verdict JSON, derived from the quality the simulated answer states
+Faults:
+    sim-hang        accepts the request and never answers
+    sim-trickle     200, then a byte of whitespace (or an SSE comment) every 0.2 s, forever
+    sim-think-endless  a stream of reasoning that never ends (plain: like sim-trickle)
+    sim-reasoning   reasoning only, empty content (finish_reason "length" when max_tokens set)
+    sim-garbage     prose without any JSON
+    sim-500, sim-429, sim-401, sim-403   that HTTP status
+    sim-filter      400 with a content-filter error (the input was refused)
+    sim-flaky       alternates: 500 on every other call, a good judge otherwise
+    any other name  404 model_not_found
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import select
+import socket
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5}
+FAULTS = (
+    "sim-hang",
+    "sim-trickle",
+    "sim-think-endless",
+    "sim-reasoning",
+    "sim-garbage",
+    "sim-500",
+    "sim-429",
+    "sim-401",
+    "sim-403",
+    "sim-filter",
+    "sim-flaky",
+)
+MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
+TRICKLE_INTERVAL_S = 0.2
+# Request bodies kept for inspection (tests, benchmarks); older ones are dropped.
+_HISTORY_SIZE = 1000
+# A hanging request gives up after this long even if nobody disconnects.
+_MAX_HANG_S = 3600.0
+
+_QUALITY = re.compile(r"Qualitätsstufe (\d)/5")
+_SCALE = re.compile(r"Skala: (-?\d+) bis (-?\d+)")
+_DIMENSIONS = re.compile(r"Dimension-IDs: ([^\n]+)")
+
+_ANSWER_BODIES = {
+    5: (
+        "Die Aufgabe wird vollständig bearbeitet: alle Angaben sind geprüft, die Rechnung ist "
+        "nachvollziehbar, Risiken werden benannt und der nächste Schritt ist klar."
+    ),
+    3: (
+        "Die Aufgabe wird im Wesentlichen bearbeitet, einige Angaben fehlen jedoch und die "
+        "Begründung bleibt knapp."
+    ),
+    1: "Kurze, ungenaue Antwort ohne Prüfung der Angaben.",
+}
+
+
+def _stable(*parts: str) -> int:
+    return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16)
+
+
+def simulated_answer(model: str, prompt: str) -> str:
+    quality = ANSWERERS[model]
+    topic = " ".join(prompt.split())[:80]
+    return (
+        f"Simulierte Antwort ({model}, Qualitätsstufe {quality}/5) zu: „{topic}“\n\n"
+        f"{_ANSWER_BODIES[quality]}"
+    )
+
+
+def simulated_verdict(user: str) -> dict[str, Any]:
+    """The sim judge's verdict for a per-answer judge prompt."""
+    low, high = 0, 5
+    scale = _SCALE.search(user)
+    if scale:
+        low, high = int(scale.group(1)), int(scale.group(2))
+    found = _QUALITY.search(user)
+    seed = _stable(user)
+    if not found:
+        return {
+            "score": (low + high) // 2,
+            "red_flag": False,
+            "rationale": "Simulierter Judge: keine simulierte Antwort erkannt, mittlere Wertung.",
+        }
+    quality = int(found.group(1))
+    jitter = seed % 3 - 1 if quality < 5 else -(seed % 4 == 0)
+    raw = low + round((quality + jitter) * (high - low) / 5)
+    score = max(low, min(high, raw))
+    red_flag = quality <= 1 and seed % 3 == 0
+    return {
+        "score": score,
+        "red_flag": red_flag,
+        "rationale": (
+            f"Simulierter Judge: Qualitätsstufe {quality}/5 erkannt, Wertung {score}."
+            + (" Warnsignal: Angaben wurden nicht geprüft." if red_flag else "")
+        ),
+    }
+
+
+def simulated_dimensions(user: str) -> dict[str, Any]:
+    """The sim judge's holistic reply: every dimension from the mean quality it sees."""
+    dims = _DIMENSIONS.search(user)
+    ids = [d.strip() for d in dims.group(1).split(",")] if dims else []
+    low, high = 0, 5
+    scale = _SCALE.search(user)
+    if scale:
+        low, high = int(scale.group(1)), int(scale.group(2))
+    qualities = [int(q) for q in _QUALITY.findall(user)] or [3]
+    mean = sum(qualities) / len(qualities)
+    out: dict[str, Any] = {}
+    for index, dim in enumerate(ids):
+        value = low + (mean - (index % 2) * 0.5) * (high - low) / 5
+        out[dim] = {
+            "score": round(max(low, min(high, value)), 1),
+            "rationale": f"Simulierter Judge: Gesamteindruck aus Qualitätsstufe {mean:.1f}/5.",
+        }
+    return out
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int]) -> None:
+        super().__init__(address, _Handler)
+        self.stopping = threading.Event()
+        self.calls: dict[str, int] = {}
+        self.history: list[dict[str, Any]] = []
+        self.calls_lock = threading.Lock()
+
+    def record(self, model: str, request: dict[str, Any]) -> int:
+        """Count the call and keep its request body; returns the model's call number."""
+        with self.calls_lock:
+            self.calls[model] = self.calls.get(model, 0) + 1
+            self.history.append(request)
+            del self.history[:-_HISTORY_SIZE]
+            return self.calls[model]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes; without NODELAY, Nagle's algorithm
+        # and delayed ACKs add ~40 ms to every call, which would distort every benchmark.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the simulator must not clutter the user's terminal."""
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _send_json(self, status: int, payload: Any) -> None:
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str, code: str, kind: str) -> None:
+        self._send_json(status, {"error": {"message": message, "type": kind, "code": code}})
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
+        except OSError:
+            return True
+
+    def _wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; False when the server stops or the client left."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if self.server.stopping.wait(min(0.05, max(0.0, end - time.monotonic()))):
+                return False
+            if self._client_gone():
+                return False
+        return True
+
+    def _start_stream(self, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def _trickle(self, piece: bytes) -> None:
+        deadline = time.monotonic() + _MAX_HANG_S
+        try:
+            while time.monotonic() < deadline and not self.server.stopping.is_set():
+                self.wfile.write(piece)
+                self.wfile.flush()
+                if self.server.stopping.wait(TRICKLE_INTERVAL_S):
+                    return
+        except OSError:
+            return
+
+    # -- routes ---------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            data = [{"id": m, "object": "model", "owned_by": "touchstone-sim"} for m in MODELS]
+            self._send_json(200, {"object": "list", "data": data})
+            return
+        self._error(404, f"unknown path {self.path}", "not_found", "invalid_request_error")
+
+    def do_POST(self) -> None:
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            self._error(404, f"unknown path {self.path}", "not_found", "invalid_request_error")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            request = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._error(400, "invalid JSON body", "invalid_json", "invalid_request_error")
+            return
+        name = str(request.get("model", ""))
+        base, _, latency = name.partition("@")
+        try:
+            delay = float(latency) if latency else 0.0
+        except ValueError:
+            delay = 0.0
+        if delay and not self._wait(delay):
+            return
+        self._chat(base, name, request)
+
+    def _chat(self, base: str, name: str, request: dict[str, Any]) -> None:
+        stream = bool(request.get("stream"))
+        messages = request.get("messages") or []
+        user = str(messages[-1].get("content", "")) if messages else ""
+        number = self.server.record(base, request)
+        if base == "sim-hang":
+            self._wait(_MAX_HANG_S)
+            return
+        if base in ("sim-trickle", "sim-think-endless") and not stream:
+            self._start_stream("application/json")
+            self._trickle(b" ")
+            return
+        if base == "sim-trickle":
+            self._start_stream("text/event-stream")
+            self._trickle(b": keep-alive\n\n")
+            return
+        if base == "sim-think-endless":
+            self._start_stream("text/event-stream")
+            chunk = _chunk(name, {"role": "assistant", "reasoning_content": "Hmm, ich denke "})
+            self._trickle(_sse(chunk))
+            return
+        status_faults = {
+            "sim-500": (500, "simulated server error", "server_error", "server_error"),
+            "sim-429": (429, "simulated rate limit", "rate_limit_exceeded", "requests"),
+            "sim-401": (401, "simulated: invalid API key", "invalid_api_key", "auth_error"),
+            "sim-403": (403, "simulated: access denied", "forbidden", "auth_error"),
+            "sim-filter": (
+                400,
+                "The response was filtered due to the prompt triggering the content "
+                "management policy (simulated content filter).",
+                "content_filter",
+                "invalid_request_error",
+            ),
+        }
+        if base in status_faults:
+            self._error(*status_faults[base])
+            return
+        if base == "sim-flaky" and number % 2 == 0:
+            self._error(500, "simulated flaky server", "server_error", "server_error")
+            return
+        reasoning = ""
+        finish = "stop"
+        if base in ANSWERERS:
+            content = simulated_answer(base, user)
+            if base == "sim-denker":
+                reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
+        elif base in ("sim-judge", "sim-flaky"):
+            if _DIMENSIONS.search(user):
+                content = json.dumps(simulated_dimensions(user), ensure_ascii=False)
+            else:
+                content = json.dumps(simulated_verdict(user), ensure_ascii=False)
+        elif base == "sim-reasoning":
+            content = ""
+            reasoning = "Simulierte endlose Überlegung ... " * 20
+            finish = "length" if request.get("max_tokens") else "stop"
+        elif base == "sim-garbage":
+            content = "Simulierter Judge: Ich finde die Antwort ganz gut, würde ich sagen."
+        else:
+            self._error(
+                404,
+                f"The model '{name}' does not exist (touchstone simulator).",
+                "model_not_found",
+                "invalid_request_error",
+            )
+            return
+        usage = {
+            "prompt_tokens": max(1, len(user) // 4),
+            "completion_tokens": max(1, (len(content) + len(reasoning)) // 4),
+            "total_tokens": max(1, len(user) // 4) + max(1, (len(content) + len(reasoning)) // 4),
+        }
+        if stream:
+            self._stream_reply(name, content, reasoning, finish, usage, request)
+        else:
+            message: dict[str, Any] = {"role": "assistant", "content": content}
+            if reasoning:
+                message["reasoning_content"] = reasoning
+            self._send_json(
+                200,
+                {
+                    "id": f"chatcmpl-sim-{uuid.uuid4().hex[:12]}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": name,
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": usage,
+                },
+            )
+
+    def _stream_reply(
+        self,
+        name: str,
+        content: str,
+        reasoning: str,
+        finish: str,
+        usage: dict[str, int],
+        request: dict[str, Any],
+    ) -> None:
+        self._start_stream("text/event-stream")
+        parts = [_chunk(name, {"role": "assistant", "content": ""})]
+        if reasoning:
+            parts.append(_chunk(name, {"reasoning_content": reasoning}))
+        for start in range(0, len(content), 40):
+            parts.append(_chunk(name, {"content": content[start : start + 40]}))
+        parts.append(_chunk(name, {}, finish))
+        if (request.get("stream_options") or {}).get("include_usage"):
+            final = _chunk(name, {})
+            final["choices"] = []
+            final["usage"] = usage
+            parts.append(final)
+        try:
+            for part in parts:
+                self.wfile.write(_sse(part))
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except OSError:
+            return
+
+
+def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-sim",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def _sse(payload: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
+
+
+class SimServer:
+    """The simulator on a loopback port, in a background thread (``port=0``: a free one)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._server = _Server((host, port))
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="touchstone-sim", daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        host = str(self._server.server_address[0])
+        return f"http://{host}:{self.port}/v1"
+
+    @property
+    def calls(self) -> dict[str, int]:
+        """Chat calls received so far, by model name without latency suffix."""
+        with self._server.calls_lock:
+            return dict(self._server.calls)
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The most recent chat request bodies, oldest first."""
+        with self._server.calls_lock:
+            return list(self._server.history)
+
+    def start(self) -> SimServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (``touchstone sim``)."""
+        try:
+            self._server.serve_forever()
+        finally:
+            self._server.stopping.set()
+            self._server.server_close()
+
+    def __enter__(self) -> SimServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()

@@ -1,0 +1,209 @@
+"""The run directory (§4): manifest, append-only JSONL streams, atomic rewrites.
+
+    runs/<name>/run.json          manifest (never an API key)
+    runs/<name>/responses.jsonl   one EvalResponse per line, appended as answers land
+    runs/<name>/judgements.jsonl  one Verdict per line, appended, then rewritten clean
+    runs/<name>/reports.json      holistic ModelReports of the last judge run
+    runs/<name>/report.html       written by ``touchstone report``
+
+A process killed mid-write leaves at most one truncated last line: readers skip it with a
+warning and the next append cuts it off first, so it never turns into a corrupt middle line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from touchstone.errors import InputError
+from touchstone.results import EvalResponse, ModelReport, Verdict
+
+T = TypeVar("T")
+
+MANIFEST = "run.json"
+RESPONSES = "responses.jsonl"
+JUDGEMENTS = "judgements.jsonl"
+REPORTS = "reports.json"
+REPORT_HTML = "report.html"
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def iter_jsonl(
+    path: Path, parse: Callable[[dict[str, Any]], T], warn: Callable[[str], None]
+) -> Iterator[T]:
+    """Parse each line of ``path``; a truncated last line is skipped with a warning.
+
+    Any other bad line is an ``InputError`` naming file and line number.
+    """
+    if not path.exists():
+        return
+    with path.open("rb") as handle:
+        pending: tuple[int, bytes] | None = None
+        for number, raw in enumerate(handle, start=1):
+            if pending is not None:
+                yield _parse_line(path, *pending, parse)
+            pending = (number, raw)
+        if pending is None:
+            return
+        number, raw = pending
+        if raw.endswith(b"\n"):
+            yield _parse_line(path, number, raw, parse)
+            return
+        try:
+            yield _parse_line(path, number, raw, parse)
+        except InputError:
+            warn(
+                f"{path}: letzte Zeile {number} ist unvollständig (abgebrochener Prozess?) "
+                "und wird übersprungen."
+            )
+
+
+def _parse_line(path: Path, number: int, raw: bytes, parse: Callable[[dict[str, Any]], T]) -> T:
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}, Zeile {number}: kein gültiges JSON ({exc}).") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}, Zeile {number}: erwartet ein JSON-Objekt.")
+    try:
+        return parse(data)
+    except TypeError as exc:
+        raise InputError(f"{path}, Zeile {number}: unvollständiger Datensatz ({exc}).") from exc
+
+
+class JsonlAppender:
+    """Appends one JSON object per line and flushes each, so a kill loses at most one line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _cut_truncated_tail(path)
+        self._handle: IO[str] = path.open("a", encoding="utf-8", newline="\n")
+
+    def append(self, record: dict[str, Any]) -> None:
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _cut_truncated_tail(path: Path) -> None:
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":
+            return
+        handle.seek(0)
+        data = handle.read()
+        handle.truncate(data.rfind(b"\n") + 1)
+
+
+def dump_jsonl(records: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+class RunDir:
+    """One run directory. Collects reader warnings in ``warnings`` for the CLI to show."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.warnings: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    @classmethod
+    def existing(cls, path: str | Path) -> RunDir:
+        """An existing run dir; anything else is an ``InputError``."""
+        run = cls(path)
+        if not run.path.is_dir():
+            raise InputError(f"Run-Verzeichnis nicht gefunden: {run.path}")
+        if not run.file(MANIFEST).is_file():
+            raise InputError(f"{run.path} ist kein touchstone-Run-Verzeichnis ({MANIFEST} fehlt).")
+        return run
+
+    def read_manifest(self) -> dict[str, Any]:
+        path = self.file(MANIFEST)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path} fehlt.") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{path}: kein gültiges JSON ({exc}).") from exc
+        if not isinstance(data, dict):
+            raise InputError(f"{path}: erwartet ein JSON-Objekt.")
+        return data
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.file(MANIFEST), text)
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def load_responses(self) -> list[EvalResponse]:
+        return list(iter_jsonl(self.file(RESPONSES), EvalResponse.from_dict, self._warn))
+
+    def load_verdicts(self) -> list[Verdict]:
+        """Persisted verdicts, de-duplicated by cell key (the last line of a key wins)."""
+        by_key = {
+            v.key: v
+            for v in iter_jsonl(self.file(JUDGEMENTS), Verdict.from_dict, self._warn)
+            if not v.judge_error
+        }
+        return list(by_key.values())
+
+    def response_appender(self) -> JsonlAppender:
+        return JsonlAppender(self.file(RESPONSES))
+
+    def verdict_appender(self) -> JsonlAppender:
+        return JsonlAppender(self.file(JUDGEMENTS))
+
+    def rewrite_verdicts(self, verdicts: Iterable[Verdict]) -> None:
+        """Atomically replace judgements.jsonl; judge_error verdicts are never written."""
+        clean = (v.as_dict() for v in verdicts if not v.judge_error)
+        atomic_write_text(self.file(JUDGEMENTS), dump_jsonl(clean))
+
+    def write_reports(self, reports: Iterable[ModelReport]) -> None:
+        text = json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.file(REPORTS), text)
+
+    def load_reports(self) -> list[ModelReport]:
+        path = self.file(REPORTS)
+        if not path.exists():
+            return []
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return [ModelReport.from_dict(item) for item in data]
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
+            raise InputError(f"{path}: ungültig ({exc}).") from exc
