@@ -20,7 +20,7 @@ that knows the openai exception classes.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import openai
 
@@ -37,18 +37,7 @@ ErrorKind = Literal[
     "other",
 ]
 
-ERROR_KINDS: tuple[ErrorKind, ...] = (
-    "timeout",
-    "connection",
-    "rate_limit",
-    "server",
-    "auth",
-    "not_found",
-    "refused",
-    "bad_request",
-    "reasoning_only",
-    "other",
-)
+ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
 # Words by which content filters and prompt shields (Azure, OpenAI, OpenRouter, vLLM guard
 # models) say that they rejected the input rather than that the request was malformed.

@@ -8,7 +8,7 @@ fields a line lacks with their defaults (a line written by an older version).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, Self, TypeVar
 
 T = TypeVar("T")
 
@@ -34,8 +34,28 @@ def _from_dict(cls: type[T], data: dict[str, Any]) -> T:
     return cls(**{k: v for k, v in data.items() if k in known})
 
 
+class _CellRecord:
+    """Shared behaviour of the per-cell records: their key and their dict form."""
+
+    model: str
+    variant: str
+    prompt_id: str
+    repeat: int
+
+    @property
+    def key(self) -> VerdictKey:
+        return VerdictKey(self.model, self.variant, self.prompt_id, self.repeat)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload, no-any-return]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        return _from_dict(cls, data)
+
+
 @dataclass
-class EvalResponse:
+class EvalResponse(_CellRecord):
     model: str
     variant: str
     prompt_id: str
@@ -53,20 +73,9 @@ class EvalResponse:
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
 
-    @property
-    def key(self) -> VerdictKey:
-        return VerdictKey(self.model, self.variant, self.prompt_id, self.repeat)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EvalResponse:
-        return _from_dict(cls, data)
-
 
 @dataclass
-class Verdict:
+class Verdict(_CellRecord):
     model: str
     variant: str
     prompt_id: str
@@ -81,17 +90,6 @@ class Verdict:
     judge_model: str = ""
     error_kind: str = ""
     unscored_reason: str = ""
-
-    @property
-    def key(self) -> VerdictKey:
-        return VerdictKey(self.model, self.variant, self.prompt_id, self.repeat)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Verdict:
-        return _from_dict(cls, data)
 
 
 @dataclass
