@@ -254,3 +254,15 @@ def test_api_key_from_named_environment_variable(monkeypatch: pytest.MonkeyPatch
     monkeypatch.delenv("TS_TEST_KEY")
     with pytest.raises(InputError, match="TS_TEST_KEY"):
         endpoint.resolved_api_key()
+
+
+def test_holistic_pass_stops_calling_a_judge_that_keeps_failing(tiny_pack: Pack) -> None:
+    items = [make_response("R1", model=m) for m in ("a", "b", "c", "d")]
+    prior = judge_responses(FakeJudge(), items, tiny_pack)
+    judge = FakeJudge([timeout_error()] * 4)
+    _, reports = judge_bundle(
+        judge, items, tiny_pack, prior_verdicts=prior, max_consecutive_failures=2
+    )
+    assert len(judge.history) == 2
+    assert all(r.degraded for r in reports)
+    assert "übersprungen" in reports[3].dim_rationales["_error"]

@@ -149,3 +149,14 @@ def test_answer_backend_maps_errors_at_the_boundary(sim: SimServer) -> None:
         assert info.value.kind == "not_found"
     finally:
         backend.close()
+
+
+def test_server_without_stream_options_still_answers(sim: SimServer) -> None:
+    backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=2)
+    try:
+        first = backend.answer(model="sim-old", system="", user="Hallo")
+        second = backend.answer(model="sim-old", system="", user="Hallo")
+    finally:
+        backend.close()
+    assert "Qualitätsstufe 4/5" in first.content and second.content == first.content
+    assert first.completion_tokens is None  # no usage without stream_options

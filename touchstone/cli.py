@@ -1,15 +1,18 @@
 """The command line: the single place that turns exceptions into messages and exit codes.
 
-Exit codes: 0 done, 1 aborted or cells left for a later run, 2 bad input, 130 Ctrl-C.
-Progress goes to stderr, results (scorecard, paths) to stdout.
+Exit codes: 0 done, 1 aborted or cells left for a later run, 2 bad input, 130 Ctrl-C,
+143 SIGTERM (the GUI's cancel). Progress goes to stderr, results (scorecard, paths) to
+stdout, machine-readable events to ``--events PATH``.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -20,6 +23,7 @@ from rich.text import Text
 from touchstone import __version__
 from touchstone.client import DEFAULT_CALL_TIMEOUT_S
 from touchstone.errors import InputError, JudgeAborted
+from touchstone.events import EventLog, fan_out
 from touchstone.pack import load_pack
 from touchstone.pipeline import (
     JudgeOutcome,
@@ -49,24 +53,51 @@ stderr = Console(
 )
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (the GUI's cancel): unwind like Ctrl-C, keeping what was persisted."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
 def say_error(prefix: str, message: str) -> None:
     stderr.print(Text.assemble((prefix, "bold red"), " ", message))
 
 
 @contextmanager
-def handled() -> Iterator[None]:
-    """Map expected failures to a message and an exit code; never a traceback."""
+def handled(events: EventLog | None = None) -> Iterator[None]:
+    """Map expected failures to a message, an ``aborted`` event and an exit code.
+
+    Never a traceback for an expected failure.
+    """
+    code, prefix, message = 0, "", ""
     try:
         yield
     except InputError as exc:
-        say_error("Fehler:", str(exc))
-        raise typer.Exit(2) from None
+        code, prefix, message = 2, "Fehler:", str(exc)
     except JudgeAborted as exc:
-        say_error("Judge abgebrochen:", str(exc))
-        raise typer.Exit(1) from None
+        code, prefix, message = 1, "Judge abgebrochen:", str(exc)
+        if exc.health_summary:
+            stderr.print(exc.health_summary)
     except KeyboardInterrupt:
-        say_error("Abgebrochen (Strg-C):", "alles bisher Gespeicherte bleibt erhalten.")
-        raise typer.Exit(130) from None
+        code, prefix = 130, "Abgebrochen (Strg-C):"
+        message = "alles bisher Gespeicherte bleibt erhalten."
+    except Terminated:
+        code, prefix = 143, "Beendet (SIGTERM):"
+        message = "alles bisher Gespeicherte bleibt erhalten."
+    finally:
+        if events is not None:
+            if code:
+                events("aborted", {"message": f"{prefix} {message}", "exit_code": code})
+            events.close()
+    if code:
+        say_error(prefix, message)
+        raise typer.Exit(code)
+
+
+def open_events(path: Path | None) -> EventLog | None:
+    return EventLog(path) if path is not None else None
 
 
 class ProgressView:
@@ -114,6 +145,7 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
     titles = {c.id: c.title for c in outcome.pack.categories}
     stdout.print(render_scorecard(card, category_titles=titles))
     stdout.print(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
+    stdout.print(outcome.health.summary_de())
     if outcome.judge_errors:
         stdout.print(
             Text(
@@ -151,6 +183,12 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         )
 
 
+EventsOption = Annotated[
+    Path | None,
+    typer.Option("--events", help="Fortschritt als JSON-Zeilen an diese Datei anhängen."),
+]
+
+
 @app.command()
 def run(
     pack: Annotated[Path, typer.Option("--pack", help="Pfad zum Aufgabenpaket (YAML).")],
@@ -170,9 +208,11 @@ def run(
     max_tokens: Annotated[
         int | None, typer.Option("--max-tokens", help="Obergrenze der Antwortlänge.")
     ] = None,
+    events: EventsOption = None,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
-    with handled():
+    event_log = open_events(events)
+    with handled(event_log):
         pack_id = load_pack(pack).id
         target = out or Path("runs") / default_run_name(pack_id)
         with ProgressView("Antworten") as view:
@@ -186,7 +226,7 @@ def run(
                 api_key=api_key,
                 call_timeout_s=call_timeout_s,
                 max_tokens=max_tokens,
-                on_event=view,
+                on_event=fan_out(view, event_log),
             )
         show_warnings(outcome.run_dir.warnings)
         show_run_outcome(outcome)
@@ -202,15 +242,19 @@ def judge(
     model: Annotated[
         str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
     ] = None,
+    events: EventsOption = None,
 ) -> None:
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
-    with handled():
+    event_log = open_events(events)
+    with handled(event_log):
         if not config.is_file():
             raise InputError(
                 f"Judge-Konfiguration nicht gefunden: {config} (Vorlage: judge.example.yaml)."
             )
         with ProgressView("Bewertungen") as view:
-            outcome = execute_judge(run_dir, config=config, model=model, on_event=view)
+            outcome = execute_judge(
+                run_dir, config=config, model=model, on_event=fan_out(view, event_log)
+            )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)
 
@@ -226,6 +270,30 @@ def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) ->
         titles = {c.id: c.title for c in view.pack.categories}
         stdout.print(render_scorecard(card, category_titles=titles))
         stdout.print(f"Bericht: {path}")
+
+
+@app.command()
+def gui(
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Verzeichnis der Runs.")] = Path(
+        "runs"
+    ),
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="0 = freier Port.")] = 8642,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Keinen Browser öffnen.")
+    ] = False,
+) -> None:
+    """Startet die lokale Web-Oberfläche (Runs, Scorecards, Judge-Jobs)."""
+    from touchstone.gui.server import serve
+
+    with handled():
+        serve(
+            runs_dir=runs_dir,
+            host=host,
+            port=port,
+            open_browser=not no_browser,
+            announce=lambda url: stdout.print(f"touchstone-GUI: {url}  (Beenden mit Strg-C)"),
+        )
 
 
 @app.command()
@@ -276,4 +344,5 @@ def main_options(
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, _on_sigterm)
     app()

@@ -89,6 +89,9 @@ class JudgeCallError(TouchstoneError):
 class JudgeAborted(TouchstoneError):
     """The judge is unusable; the judge run stops (exit 1)."""
 
+    # Filled in by the pipeline so that the CLI can show what the calls did before the stop.
+    health_summary: str = ""
+
 
 class ModelCallError(TouchstoneError):
     """One call to an evaluated model failed; the runner decides by ``kind`` what follows."""

@@ -65,6 +65,10 @@ FATAL_KINDS: frozenset[ErrorKind] = frozenset({"auth", "not_found"})
 CELL_KINDS: frozenset[ErrorKind] = frozenset({"refused"})
 # The failure ratio is only meaningful once this many calls were made.
 RATIO_MIN_CALLS = 20
+HOLISTIC_SKIPPED = (
+    "Gesamtbewertung übersprungen: der Judge ist {n}-mal in Folge ausgefallen. "
+    "Ein späterer `touchstone judge` holt sie nach."
+)
 ANSWER_START = "<<<ANTWORT>>>"
 ANSWER_END = "<<<ENDE DER ANTWORT>>>"
 ABORT_ADVICE = (
@@ -575,27 +579,39 @@ def score_dimensions(
     verdicts: Sequence[Verdict],
 ) -> ModelReport:
     """The holistic report for one (model, variant); degraded (no scores) instead of raising."""
+    return _dimensions_report(backend, pack, model=model, variant=variant, verdicts=verdicts)[0]
+
+
+def _dimensions_report(
+    backend: JudgeBackend,
+    pack: Pack,
+    *,
+    model: str,
+    variant: str,
+    verdicts: Sequence[Verdict],
+) -> tuple[ModelReport, JudgeCallError | None]:
+    """The report and, when the call failed, why (so that callers can stop calling)."""
     judge_model = _judge_model_of(backend)
     report = ModelReport(model=model, variant=variant, judge_model=judge_model)
     if not pack.dimensions:
         report.dim_rationales["_error"] = "Das Paket definiert keine Dimensionen."
-        return report
+        return report, None
     if not any(not v.unscored for v in verdicts):
         report.dim_rationales["_error"] = "Keine bewerteten Antworten – keine Gesamtbewertung."
-        return report
+        return report, None
     user = dimensions_user_prompt(pack, model=model, variant=variant, verdicts=verdicts)
     try:
         reply = backend.judge(system=judge_system_prompt(pack), user=user)
     except JudgeCallError as exc:
         report.dim_rationales["_error"] = JUDGE_ERROR_RATIONALE.format(err=exc)
-        return report
+        return report, exc
     parsed = parse_dimensions_reply(reply, [d.id for d in pack.dimensions], pack.scale)
     if parsed is None:
         excerpt = " ".join(reply.split())[:300]
         report.dim_rationales["_error"] = f"Judge-Ausgabe nicht auswertbar: {excerpt!r}"
-        return report
+        return report, None
     report.dim_scores, report.dim_rationales = parsed
-    return report
+    return report, None
 
 
 def judge_bundle(
@@ -631,14 +647,21 @@ def judge_bundle(
     ordered = [merged.pop(r.key) for r in responses if r.key in merged]
     ordered.extend(merged.values())
     pairs = list(dict.fromkeys((r.model, r.variant) for r in responses))
-    reports = [
-        score_dimensions(
-            backend,
-            pack,
-            model=model,
-            variant=variant,
-            verdicts=[v for v in ordered if (v.model, v.variant) == (model, variant)],
+    by_pair: dict[tuple[str, str], list[Verdict]] = {pair: [] for pair in pairs}
+    for verdict in ordered:
+        by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
+    reports: list[ModelReport] = []
+    streak = 0
+    for model, variant in pairs:
+        if max_consecutive_failures > 0 and streak >= max_consecutive_failures:
+            # The judge failed the holistic calls in a row: spare the user more deadlines.
+            skipped = ModelReport(model, variant, judge_model=_judge_model_of(backend))
+            skipped.dim_rationales["_error"] = HOLISTIC_SKIPPED.format(n=streak)
+            reports.append(skipped)
+            continue
+        report, failure = _dimensions_report(
+            backend, pack, model=model, variant=variant, verdicts=by_pair[(model, variant)]
         )
-        for model, variant in pairs
-    ]
+        streak = streak + 1 if failure is not None else 0
+        reports.append(report)
     return ordered, reports

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,8 @@ from typing import Any
 from touchstone import __version__
 from touchstone.client import DEFAULT_CALL_TIMEOUT_S, AnswerBackend, OpenAIAnswerBackend
 from touchstone.errors import InputError, JudgeAborted
+from touchstone.events import EventSink
+from touchstone.health import JudgeHealth, MeteredJudge
 from touchstone.judge import (
     JudgeBackend,
     JudgeConfig,
@@ -30,7 +32,6 @@ from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey
 from touchstone.runner import RunSummary, run_cells
 from touchstone.store import REPORT_HTML, RunDir, atomic_write_text
 
-EventSink = Callable[[str, dict[str, Any]], None]
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -211,6 +212,7 @@ class JudgeOutcome:
     reports: list[ModelReport]
     new_verdicts: int = 0
     judge_errors: list[Verdict] = field(default_factory=list)
+    health: JudgeHealth = field(default_factory=JudgeHealth)
 
     @property
     def cells_left(self) -> int:
@@ -237,6 +239,7 @@ def execute_judge(
     judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
     own_backend = backend is None
     judge_backend: JudgeBackend = backend or judge_config.backend(model)
+    metered = MeteredJudge(judge_backend)
     judged_keys = {v.key for v in prior}
     todo = sum(1 for r in responses if r.key not in judged_keys)
     _emit(
@@ -246,7 +249,7 @@ def execute_judge(
         run=run.name,
         total=len(responses),
         todo=todo,
-        judge_model=str(getattr(judge_backend, "model", "")),
+        judge_model=metered.model,
     )
     landed: dict[VerdictKey, Verdict] = {}
     errors: list[Verdict] = []
@@ -263,7 +266,7 @@ def execute_judge(
                 _emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
 
             verdicts, reports = judge_bundle(
-                judge_backend,
+                metered,
                 responses,
                 pack,
                 prior_verdicts=prior,
@@ -274,13 +277,27 @@ def execute_judge(
             )
     except JudgeAborted as exc:
         run.rewrite_verdicts([*prior, *landed.values()])
-        _emit(on_event, "aborted", stage="judge", message=str(exc), persisted=len(landed))
+        metered.health.cells_left = todo - len(landed)
+        exc.health_summary = metered.health.summary_de()
+        _emit(
+            on_event,
+            "aborted",
+            stage="judge",
+            message=str(exc),
+            persisted=len(landed),
+            health=metered.health.as_dict(),
+        )
         raise
     finally:
         if own_backend and isinstance(judge_backend, OpenAIJudgeBackend):
             judge_backend.close()
     run.rewrite_verdicts(verdicts)
+    reports = keep_better_reports(run.load_reports(), reports)
     run.write_reports(reports)
+    metered.health.cells_left = len(errors)
+    metered.health.unparseable = sum(
+        1 for v in landed.values() if v.unscored_reason == "unparseable"
+    )
     outcome = JudgeOutcome(
         run_dir=run,
         pack=pack,
@@ -289,6 +306,7 @@ def execute_judge(
         reports=reports,
         new_verdicts=len(landed),
         judge_errors=errors,
+        health=metered.health,
     )
     _emit(
         on_event,
@@ -297,8 +315,20 @@ def execute_judge(
         new_verdicts=outcome.new_verdicts,
         judge_errors=len(errors),
         cells_left=outcome.cells_left,
+        health=metered.health.as_dict(),
     )
     return outcome
+
+
+def keep_better_reports(
+    old: Sequence[ModelReport], new: Sequence[ModelReport]
+) -> list[ModelReport]:
+    """New reports, except that a degraded one never replaces a report that had scores.
+
+    A bad judge tried on a finished run must not wipe the holistic scores of a good one.
+    """
+    previous = {(r.model, r.variant): r for r in old if not r.degraded}
+    return [previous.get((r.model, r.variant), r) if r.degraded else r for r in new]
 
 
 def _verdict_event(verdict: Verdict) -> dict[str, Any]:

@@ -18,6 +18,7 @@ Faults:
     sim-500, sim-429, sim-401, sim-403   that HTTP status
     sim-filter      400 with a content-filter error (the input was refused)
     sim-flaky       alternates: 500 on every other call, a good judge otherwise
+    sim-old         a good answerer that rejects ``stream_options`` like older servers
     any other name  404 model_not_found
 """
 
@@ -34,7 +35,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5}
+ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5, "sim-old": 4}
 FAULTS = (
     "sim-hang",
     "sim-trickle",
@@ -68,6 +69,7 @@ _ANSWER_BODIES = {
         "Die Aufgabe wird im Wesentlichen bearbeitet, einige Angaben fehlen jedoch und die "
         "Begründung bleibt knapp."
     ),
+    4: "Die Aufgabe wird gut bearbeitet; eine Angabe bleibt ungeprüft.",
     1: "Kurze, ungenaue Antwort ohne Prüfung der Angaben.",
 }
 
@@ -280,6 +282,13 @@ class _Handler(BaseHTTPRequestHandler):
                 "invalid_request_error",
             ),
         }
+        if base == "sim-old" and "stream_options" in request:
+            status_faults[base] = (
+                400,
+                "Unrecognized request argument supplied: stream_options",
+                "invalid_request_error",
+                "invalid_request_error",
+            )
         if base in status_faults:
             self._error(*status_faults[base])
             return

@@ -148,6 +148,8 @@ class ChatTransport:
         max_retries: int = 0,
     ) -> None:
         self._runner = _LoopThread(name="touchstone-transport")
+        # Cleared once a server rejects ``stream_options`` (older OpenAI-compatible servers).
+        self._ask_for_usage = True
         options: dict[str, Any] = {
             "base_url": base_url or None,
             "api_key": api_key or PLACEHOLDER_API_KEY,
@@ -211,9 +213,7 @@ class ChatTransport:
         reasoning: list[str] = []
         finish_reason = ""
         usage: Any = None
-        stream = await self.client.chat.completions.create(
-            **request, stream=True, stream_options={"include_usage": True}
-        )
+        stream = await self._open_stream(request)
         try:
             async for chunk in stream:
                 if chunk.usage is not None:
@@ -239,6 +239,18 @@ class ChatTransport:
             completion_tokens=completion_t,
             reasoning_tokens=reasoning_t,
         )
+
+    async def _open_stream(self, request: dict[str, Any]) -> Any:
+        if self._ask_for_usage:
+            try:
+                return await self.client.chat.completions.create(
+                    **request, stream=True, stream_options={"include_usage": True}
+                )
+            except openai.BadRequestError as exc:
+                if "stream_options" not in str(exc):
+                    raise
+                self._ask_for_usage = False
+        return await self.client.chat.completions.create(**request, stream=True)
 
     def close(self) -> None:
         async def shutdown() -> None:

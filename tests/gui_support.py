@@ -1,0 +1,75 @@
+"""Helpers for GUI tests: a workspace with runs and judge configs, a GUI subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from touchstone.pipeline import execute_run
+from touchstone.sim import SimServer
+
+from .conftest import TINY_PACK
+
+
+def make_workspace(root: Path, sim: SimServer, run_name: str = "tiny") -> Path:
+    """A GUI working dir: packs/tiny.yaml, runs/<run_name> answered, judge-*.yaml configs."""
+    (root / "packs").mkdir(parents=True)
+    pack = root / "packs" / "tiny.yaml"
+    pack.write_text(TINY_PACK, encoding="utf-8")
+    execute_run(
+        pack_path=pack,
+        models=["sim-gut", "sim-schwach"],
+        variants=["none"],
+        out=root / "runs" / run_name,
+        base_url=sim.base_url,
+    )
+    configs = {
+        "judge-gut.yaml": "model: sim-judge\ncall_timeout_s: 10\n",
+        "judge-runaway.yaml": "model: sim-hang\ncall_timeout_s: 0.5\nmax_consecutive_failures: 2\n",
+        "judge-haengt.yaml": "model: sim-hang\ncall_timeout_s: 30\nmax_consecutive_failures: 0\n",
+    }
+    for name, body in configs.items():
+        (root / name).write_text(
+            f"endpoint: {{base_url: '{sim.base_url}'}}\n{body}", encoding="utf-8"
+        )
+    return root
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+@contextmanager
+def gui_process(workdir: Path) -> Iterator[str]:
+    """``python -m touchstone gui --port 0`` in ``workdir``; yields its base URL."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env["OPENAI_API_KEY"] = "sk-test-geheim-4711"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "touchstone", "gui", "--port", "0", "--no-browser"],
+        cwd=workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:\d+", line)
+        assert match, f"no URL announced: {line!r}"
+        yield match.group(0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
