@@ -7,6 +7,7 @@ stdout, machine-readable events to ``--events PATH``.
 
 from __future__ import annotations
 
+import enum
 import signal
 import sys
 from collections.abc import Iterator
@@ -183,6 +184,12 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         )
 
 
+class RejudgeChoice(enum.StrEnum):
+    none = "none"
+    unscored = "unscored"
+    all = "all"
+
+
 EventsOption = Annotated[
     Path | None,
     typer.Option("--events", help="Fortschritt als JSON-Zeilen an diese Datei anhängen."),
@@ -209,6 +216,9 @@ def run(
         int | None, typer.Option("--max-tokens", help="Obergrenze der Antwortlänge.")
     ] = None,
     events: EventsOption = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Parallele Aufrufe an die Modelle.")
+    ] = 1,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     event_log = open_events(events)
@@ -227,6 +237,7 @@ def run(
                 call_timeout_s=call_timeout_s,
                 max_tokens=max_tokens,
                 on_event=fan_out(view, event_log),
+                concurrency=concurrency,
             )
         show_warnings(outcome.run_dir.warnings)
         show_run_outcome(outcome)
@@ -243,6 +254,18 @@ def judge(
         str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
     ] = None,
     events: EventsOption = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", help="Parallele Judge-Aufrufe (überschreibt die Konfiguration)."
+        ),
+    ] = None,
+    rejudge: Annotated[
+        RejudgeChoice,
+        typer.Option(
+            "--rejudge", help="none: nur offene Zellen; unscored: auch unbewertete; all: alle."
+        ),
+    ] = RejudgeChoice.none,
 ) -> None:
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
     event_log = open_events(events)
@@ -253,7 +276,12 @@ def judge(
             )
         with ProgressView("Bewertungen") as view:
             outcome = execute_judge(
-                run_dir, config=config, model=model, on_event=fan_out(view, event_log)
+                run_dir,
+                config=config,
+                model=model,
+                on_event=fan_out(view, event_log),
+                concurrency=concurrency,
+                rejudge=rejudge.value,
             )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)

@@ -22,11 +22,12 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
+from touchstone.concurrency import CallPool
 from touchstone.errors import (
     ErrorKind,
     InputError,
@@ -65,6 +66,7 @@ FATAL_KINDS: frozenset[ErrorKind] = frozenset({"auth", "not_found"})
 CELL_KINDS: frozenset[ErrorKind] = frozenset({"refused"})
 # The failure ratio is only meaningful once this many calls were made.
 RATIO_MIN_CALLS = 20
+Rejudge = Literal["none", "unscored", "all"]
 HOLISTIC_SKIPPED = (
     "Gesamtbewertung übersprungen: der Judge ist {n}-mal in Folge ausgefallen. "
     "Ein späterer `touchstone judge` holt sie nach."
@@ -186,6 +188,7 @@ class JudgeConfig:
     max_tokens: int | None = Field(default=None, gt=0)
     max_failure_ratio: float = Field(default=0.2, ge=0, le=1)
     max_retries: int = Field(default=0, ge=0)
+    concurrency: int = Field(default=1, ge=1, le=64)
     extra_body: dict[str, Any] = Field(default_factory=dict)
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
@@ -486,7 +489,8 @@ def judge_error_verdict(
 class _Breaker:
     """Decides after each call failure whether the judge is still worth calling."""
 
-    def __init__(self, max_consecutive: int, max_ratio: float) -> None:
+    def __init__(self, max_consecutive: int, max_ratio: float, judge_model: str) -> None:
+        self.judge_model = judge_model
         self.max_consecutive = max_consecutive
         self.max_ratio = max_ratio
         self.streak = 0
@@ -501,7 +505,11 @@ class _Breaker:
         self.calls += 1
         self.failures += 1
         if exc.kind in FATAL_KINDS:
-            what = "Zugang verweigert" if exc.kind == "auth" else "Modell/Endpunkt nicht gefunden"
+            what = (
+                "Zugang verweigert"
+                if exc.kind == "auth"
+                else f"Judge-Modell „{self.judge_model}“ oder Endpunkt nicht gefunden"
+            )
             raise JudgeAborted(
                 f"{what} – der Judge kann so nie antworten ({exc}). Prüfen Sie Endpunkt, "
                 "API-Schlüssel und Modellnamen in der Judge-Konfiguration."
@@ -534,11 +542,14 @@ def judge_responses(
     max_consecutive_failures: int = 0,
     max_failure_ratio: float = 0.0,
     on_judge_error: Callable[[Verdict], None] | None = None,
+    concurrency: int = 1,
 ) -> list[Verdict]:
     """Judge every response whose key is not in ``skip_keys``; verdicts in input order.
 
     A failed judge call becomes an unscored ``judge_error`` verdict: returned, passed to
-    ``on_judge_error``, never to ``on_verdict``. ``JudgeAborted`` when the judge is unusable.
+    ``on_judge_error``, never to ``on_verdict``. ``JudgeAborted`` when the judge is unusable;
+    after it no new call starts, and successes of calls already running are still passed on.
+    With ``concurrency`` > 1 calls overlap and "consecutive" means in completion order.
     """
     todo = [r for r in responses if r.key not in skip_keys]
     missing = sorted({r.prompt_id for r in todo if not pack.has_prompt(r.prompt_id)})
@@ -547,27 +558,43 @@ def judge_responses(
             f"Das Paket „{pack.id}“ enthält die Prompts {', '.join(missing)} nicht mehr, "
             "zu denen der Run Antworten hat. Wurde das Paket seit dem Run geändert?"
         )
-    breaker = _Breaker(max_consecutive_failures, max_failure_ratio)
     judge_model = _judge_model_of(backend)
-    verdicts: list[Verdict] = []
-    for resp in todo:
+    breaker = _Breaker(max_consecutive_failures, max_failure_ratio, judge_model)
+    pool = CallPool(concurrency)
+    aborted: JudgeAborted | None = None
+    by_index: dict[int, Verdict] = {}
+
+    def judge_one(resp: EvalResponse) -> Verdict:
+        return score_response(backend, resp, pack.prompt(resp.prompt_id), pack)
+
+    # Results arrive in completion order: that is the order the breaker counts in.
+    for finished in pool.run(todo, judge_one):
+        resp = finished.item
         prompt = pack.prompt(resp.prompt_id)
-        needs_call = _verdict_without_judge(resp, prompt) is None
-        try:
-            verdict = score_response(backend, resp, prompt, pack)
-        except JudgeCallError as exc:
-            verdict = judge_error_verdict(resp, prompt, exc, judge_model)
-            verdicts.append(verdict)
+        if isinstance(finished.error, JudgeCallError):
+            verdict = judge_error_verdict(resp, prompt, finished.error, judge_model)
+            by_index[finished.index] = verdict
             if on_judge_error is not None:
                 on_judge_error(verdict)
-            breaker.failure(exc)
+            if aborted is None:
+                try:
+                    breaker.failure(finished.error)
+                except JudgeAborted as exc:
+                    aborted = exc
+                    pool.stop()
             continue
-        if needs_call:
+        if finished.error is not None:
+            raise finished.error  # a bug, not a judge failure: never turn it into data
+        assert finished.result is not None
+        verdict = finished.result
+        if aborted is None and _verdict_without_judge(resp, prompt) is None:
             breaker.success()
-        verdicts.append(verdict)
+        by_index[finished.index] = verdict
         if on_verdict is not None:
             on_verdict(verdict)
-    return verdicts
+    if aborted is not None:
+        raise aborted
+    return [by_index[index] for index in sorted(by_index)]
 
 
 def score_dimensions(
@@ -614,6 +641,15 @@ def _dimensions_report(
     return report, None
 
 
+def keys_to_skip(prior: Iterable[Verdict], rejudge: Rejudge = "none") -> frozenset[VerdictKey]:
+    """The cells a judge run leaves alone, given the persisted verdicts and ``rejudge``."""
+    if rejudge == "all":
+        return frozenset()
+    if rejudge == "unscored":
+        return frozenset(v.key for v in prior if not v.judge_error and not v.unscored)
+    return frozenset(v.key for v in prior if not v.judge_error)
+
+
 def judge_bundle(
     backend: JudgeBackend,
     responses: Sequence[EvalResponse],
@@ -624,44 +660,67 @@ def judge_bundle(
     max_consecutive_failures: int = 0,
     max_failure_ratio: float = 0.0,
     on_judge_error: Callable[[Verdict], None] | None = None,
+    concurrency: int = 1,
+    rejudge: Rejudge = "none",
 ) -> tuple[list[Verdict], list[ModelReport]]:
     """Judge what ``prior_verdicts`` lacks, then score every (model, variant) holistically.
 
-    Returns all verdicts (prior and new, new ones winning, in response order, judge_error
-    verdicts included) and one report per (model, variant).
+    ``rejudge``: ``"unscored"`` also judges cells whose prior verdict is unscored, ``"all"``
+    judges every cell again. A new verdict replaces a prior one, except that a judge_error
+    never replaces a verdict: a failed re-judge keeps what was there.
+
+    Returns all verdicts (prior and new, in response order, judge_error verdicts included)
+    and one report per (model, variant).
     """
     merged: dict[VerdictKey, Verdict] = {
         v.key: v for v in (prior_verdicts or []) if not v.judge_error
     }
+    skip = keys_to_skip(merged.values(), rejudge)
     new = judge_responses(
         backend,
         responses,
         pack,
-        skip_keys=frozenset(merged),
+        skip_keys=skip,
         on_verdict=on_verdict,
         max_consecutive_failures=max_consecutive_failures,
         max_failure_ratio=max_failure_ratio,
         on_judge_error=on_judge_error,
+        concurrency=concurrency,
     )
-    merged.update((v.key, v) for v in new)
+    for verdict in new:
+        if not (verdict.judge_error and verdict.key in merged):
+            merged[verdict.key] = verdict
     ordered = [merged.pop(r.key) for r in responses if r.key in merged]
     ordered.extend(merged.values())
     pairs = list(dict.fromkeys((r.model, r.variant) for r in responses))
     by_pair: dict[tuple[str, str], list[Verdict]] = {pair: [] for pair in pairs}
     for verdict in ordered:
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
-    reports: list[ModelReport] = []
+    by_index: dict[int, ModelReport] = {}
     streak = 0
-    for model, variant in pairs:
+    pool = CallPool(concurrency)
+
+    def report_for(pair: tuple[str, str]) -> tuple[ModelReport, JudgeCallError | None]:
+        model, variant = pair
+        return _dimensions_report(
+            backend, pack, model=model, variant=variant, verdicts=by_pair[pair]
+        )
+
+    for finished in pool.run(pairs, report_for):
+        if finished.error is not None:
+            raise finished.error  # _dimensions_report catches judge failures: this is a bug
+        assert finished.result is not None
+        report, failure = finished.result
+        by_index[finished.index] = report
+        streak = streak + 1 if failure is not None else 0
         if max_consecutive_failures > 0 and streak >= max_consecutive_failures:
             # The judge failed the holistic calls in a row: spare the user more deadlines.
+            pool.stop()
+    reports = []
+    for index, (model, variant) in enumerate(pairs):
+        if index not in by_index:
             skipped = ModelReport(model, variant, judge_model=_judge_model_of(backend))
             skipped.dim_rationales["_error"] = HOLISTIC_SKIPPED.format(n=streak)
-            reports.append(skipped)
-            continue
-        report, failure = _dimensions_report(
-            backend, pack, model=model, variant=variant, verdicts=by_pair[(model, variant)]
-        )
-        streak = streak + 1 if failure is not None else 0
-        reports.append(report)
+            by_index[index] = skipped
+        reports.append(by_index[index])
     return ordered, reports

@@ -23,7 +23,9 @@ from touchstone.judge import (
     JudgeBackend,
     JudgeConfig,
     OpenAIJudgeBackend,
+    Rejudge,
     judge_bundle,
+    keys_to_skip,
     load_judge_config,
 )
 from touchstone.pack import Pack, file_sha256, load_pack
@@ -70,6 +72,7 @@ def execute_run(
     max_tokens: int | None = None,
     backend: AnswerBackend | None = None,
     on_event: EventSink | None = None,
+    concurrency: int = 1,
 ) -> RunOutcome:
     """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands."""
     pack = load_pack(pack_path)
@@ -77,6 +80,8 @@ def execute_run(
         raise InputError("Mindestens ein Modell angeben: --model NAME.")
     if repeats < 1:
         raise InputError(f"--repeats muss mindestens 1 sein, ist {repeats}.")
+    if concurrency < 1:
+        raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
     if call_timeout_s <= 0:
         raise InputError(f"--call-timeout-s muss größer als 0 sein, ist {call_timeout_s}.")
     unknown = [v for v in variants if v not in pack.variants]
@@ -91,56 +96,62 @@ def execute_run(
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
 
     run = RunDir(out)
-    manifest = _run_manifest(
-        run, pack, Path(pack_path), url, chosen_models, chosen_variants, repeats
-    )
-    done = {r.key for r in run.load_responses()}
-    run.path.mkdir(parents=True, exist_ok=True)
-    run.write_manifest(manifest)
+    if run.path.exists() and not run.path.is_dir():
+        raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
+    with run.locked():
+        manifest = _run_manifest(
+            run, pack, Path(pack_path), url, chosen_models, chosen_variants, repeats
+        )
+        done = {r.key for r in run.load_responses()}
+        run.path.mkdir(parents=True, exist_ok=True)
+        run.write_manifest(manifest)
 
-    own_backend = backend is None
-    answer_backend: AnswerBackend = backend or OpenAIAnswerBackend(
-        url, key, call_timeout_s=call_timeout_s, max_tokens=max_tokens
-    )
-    total = len(chosen_models) * len(chosen_variants) * repeats * sum(1 for _ in pack.all_prompts())
-    _emit(on_event, "start", stage="run", run=run.name, total=total, already_done=len(done))
-    try:
-        with run.response_appender() as appender:
+        own_backend = backend is None
+        answer_backend: AnswerBackend = backend or OpenAIAnswerBackend(
+            url, key, call_timeout_s=call_timeout_s, max_tokens=max_tokens
+        )
+        total = (
+            len(chosen_models) * len(chosen_variants) * repeats * sum(1 for _ in pack.all_prompts())
+        )
+        _emit(on_event, "start", stage="run", run=run.name, total=total, already_done=len(done))
+        try:
+            with run.response_appender() as appender:
 
-            def persist(resp: EvalResponse) -> None:
-                appender.append(resp.as_dict())
+                def persist(resp: EvalResponse) -> None:
+                    appender.append(resp.as_dict())
 
-            summary = run_cells(
-                answer_backend,
-                pack,
-                models=chosen_models,
-                variants=chosen_variants,
-                repeats=repeats,
-                done_keys=done,
-                on_response=persist,
-                on_cell=lambda cell, outcome: _emit(
-                    on_event,
-                    "progress",
-                    stage="run",
-                    model=cell.model,
-                    variant=cell.variant,
-                    prompt_id=cell.prompt.id,
-                    repeat=cell.repeat,
-                    outcome=outcome,
-                ),
-            )
-    finally:
-        if own_backend and isinstance(answer_backend, OpenAIAnswerBackend):
-            answer_backend.close()
-    _emit(
-        on_event,
-        "done",
-        stage="run",
-        recorded=summary.recorded,
-        left=summary.left,
-        failures=dict(summary.failures),
-    )
-    return RunOutcome(run, summary)
+                summary = run_cells(
+                    answer_backend,
+                    pack,
+                    models=chosen_models,
+                    variants=chosen_variants,
+                    repeats=repeats,
+                    done_keys=done,
+                    on_response=persist,
+                    concurrency=concurrency,
+                    on_cell=lambda cell, outcome: _emit(
+                        on_event,
+                        "progress",
+                        stage="run",
+                        model=cell.model,
+                        variant=cell.variant,
+                        prompt_id=cell.prompt.id,
+                        repeat=cell.repeat,
+                        outcome=outcome,
+                    ),
+                )
+        finally:
+            if own_backend and isinstance(answer_backend, OpenAIAnswerBackend):
+                answer_backend.close()
+        _emit(
+            on_event,
+            "done",
+            stage="run",
+            recorded=summary.recorded,
+            left=summary.left,
+            failures=dict(summary.failures),
+        )
+        return RunOutcome(run, summary)
 
 
 def _run_manifest(
@@ -152,8 +163,6 @@ def _run_manifest(
     variants: list[str],
     repeats: int,
 ) -> dict[str, Any]:
-    if run.path.exists() and not run.path.is_dir():
-        raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
     manifest = run.read_manifest() if run.file("run.json").exists() else {}
     if manifest and manifest.get("pack_id") not in (None, pack.id):
         raise InputError(
@@ -226,6 +235,8 @@ def execute_judge(
     model: str | None = None,
     backend: JudgeBackend | None = None,
     on_event: EventSink | None = None,
+    concurrency: int | None = None,
+    rejudge: Rejudge = "none",
 ) -> JudgeOutcome:
     """Judge every answer of the run that has no persisted verdict, then the holistic pass.
 
@@ -233,91 +244,96 @@ def execute_judge(
     On ``JudgeAborted`` the verdicts so far are kept (rewritten clean) and the error re-raised.
     """
     run = RunDir.existing(run_path)
-    pack = pack_of_run(run)
-    responses = run.load_responses()
-    prior = run.load_verdicts()
-    judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
-    own_backend = backend is None
-    judge_backend: JudgeBackend = backend or judge_config.backend(model)
-    metered = MeteredJudge(judge_backend)
-    judged_keys = {v.key for v in prior}
-    todo = sum(1 for r in responses if r.key not in judged_keys)
-    _emit(
-        on_event,
-        "start",
-        stage="judge",
-        run=run.name,
-        total=len(responses),
-        todo=todo,
-        judge_model=metered.model,
-    )
-    landed: dict[VerdictKey, Verdict] = {}
-    errors: list[Verdict] = []
-    try:
-        with run.verdict_appender() as appender:
-
-            def persist(verdict: Verdict) -> None:
-                appender.append(verdict.as_dict())
-                landed[verdict.key] = verdict
-                _emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
-
-            def record_error(verdict: Verdict) -> None:
-                errors.append(verdict)
-                _emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
-
-            verdicts, reports = judge_bundle(
-                metered,
-                responses,
-                pack,
-                prior_verdicts=prior,
-                on_verdict=persist,
-                max_consecutive_failures=judge_config.max_consecutive_failures,
-                max_failure_ratio=judge_config.max_failure_ratio,
-                on_judge_error=record_error,
-            )
-    except JudgeAborted as exc:
-        run.rewrite_verdicts([*prior, *landed.values()])
-        metered.health.cells_left = todo - len(landed)
-        exc.health_summary = metered.health.summary_de()
+    with run.locked():
+        pack = pack_of_run(run)
+        responses = run.load_responses()
+        prior = run.load_verdicts()
+        judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+        own_backend = backend is None
+        judge_backend: JudgeBackend = backend or judge_config.backend(model)
+        metered = MeteredJudge(judge_backend)
+        judged_keys = keys_to_skip(prior, rejudge)
+        todo = sum(1 for r in responses if r.key not in judged_keys)
+        if concurrency is not None and concurrency < 1:
+            raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
         _emit(
             on_event,
-            "aborted",
+            "start",
             stage="judge",
-            message=str(exc),
-            persisted=len(landed),
+            run=run.name,
+            total=len(responses),
+            todo=todo,
+            judge_model=metered.model,
+        )
+        landed: dict[VerdictKey, Verdict] = {}
+        errors: list[Verdict] = []
+        try:
+            with run.verdict_appender() as appender:
+
+                def persist(verdict: Verdict) -> None:
+                    appender.append(verdict.as_dict())
+                    landed[verdict.key] = verdict
+                    _emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
+
+                def record_error(verdict: Verdict) -> None:
+                    errors.append(verdict)
+                    _emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
+
+                verdicts, reports = judge_bundle(
+                    metered,
+                    responses,
+                    pack,
+                    prior_verdicts=prior,
+                    on_verdict=persist,
+                    max_consecutive_failures=judge_config.max_consecutive_failures,
+                    max_failure_ratio=judge_config.max_failure_ratio,
+                    on_judge_error=record_error,
+                    concurrency=concurrency or judge_config.concurrency,
+                    rejudge=rejudge,
+                )
+        except JudgeAborted as exc:
+            run.rewrite_verdicts([*prior, *landed.values()])
+            metered.health.cells_left = todo - len(landed)
+            exc.health_summary = metered.health.summary_de()
+            _emit(
+                on_event,
+                "aborted",
+                stage="judge",
+                message=str(exc),
+                persisted=len(landed),
+                health=metered.health.as_dict(),
+            )
+            raise
+        finally:
+            if own_backend and isinstance(judge_backend, OpenAIJudgeBackend):
+                judge_backend.close()
+        run.rewrite_verdicts(verdicts)
+        reports = keep_better_reports(run.load_reports(), reports)
+        run.write_reports(reports)
+        metered.health.cells_left = len(errors)
+        metered.health.unparseable = sum(
+            1 for v in landed.values() if v.unscored_reason == "unparseable"
+        )
+        outcome = JudgeOutcome(
+            run_dir=run,
+            pack=pack,
+            responses=responses,
+            verdicts=verdicts,
+            reports=reports,
+            new_verdicts=len(landed),
+            judge_errors=errors,
+            health=metered.health,
+        )
+        _emit(
+            on_event,
+            "done",
+            stage="judge",
+            new_verdicts=outcome.new_verdicts,
+            judge_errors=len(errors),
+            cells_left=outcome.cells_left,
             health=metered.health.as_dict(),
         )
-        raise
-    finally:
-        if own_backend and isinstance(judge_backend, OpenAIJudgeBackend):
-            judge_backend.close()
-    run.rewrite_verdicts(verdicts)
-    reports = keep_better_reports(run.load_reports(), reports)
-    run.write_reports(reports)
-    metered.health.cells_left = len(errors)
-    metered.health.unparseable = sum(
-        1 for v in landed.values() if v.unscored_reason == "unparseable"
-    )
-    outcome = JudgeOutcome(
-        run_dir=run,
-        pack=pack,
-        responses=responses,
-        verdicts=verdicts,
-        reports=reports,
-        new_verdicts=len(landed),
-        judge_errors=errors,
-        health=metered.health,
-    )
-    _emit(
-        on_event,
-        "done",
-        stage="judge",
-        new_verdicts=outcome.new_verdicts,
-        judge_errors=len(errors),
-        cells_left=outcome.cells_left,
-        health=metered.health.as_dict(),
-    )
-    return outcome
+        return outcome
 
 
 def keep_better_reports(

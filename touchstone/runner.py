@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from touchstone.client import AnswerBackend
+from touchstone.concurrency import CallPool
 from touchstone.errors import ErrorKind, ModelCallError
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, VerdictKey
@@ -110,45 +111,60 @@ def run_cells(
     done_keys: set[VerdictKey],
     on_response: Callable[[EvalResponse], None],
     on_cell: Callable[[Cell, str], None] | None = None,
+    concurrency: int = 1,
 ) -> RunSummary:
     """Answer every planned cell not in ``done_keys``; ``on_response`` persists each answer.
 
     ``on_cell(cell, outcome)`` reports progress; outcome is ``ok``, ``failed``, ``left``,
-    ``skipped`` (stopped model) or ``done`` (already in the run dir).
+    ``skipped`` (stopped model) or ``done`` (already in the run dir). With ``concurrency``
+    > 1 calls overlap; answers are persisted in the order they complete.
     """
     summary = RunSummary()
+    todo: list[Cell] = []
     for cell in plan_cells(pack, models, variants, repeats):
         summary.total += 1
         if cell.key in done_keys:
             summary.already_done += 1
             _report(on_cell, cell, "done")
-            continue
-        if cell.model in summary.stopped_models:
-            summary.left += 1
-            _report(on_cell, cell, "skipped")
-            continue
-        system = pack.variants[cell.variant]
-        try:
-            reply = backend.answer(model=cell.model, system=system, user=cell.prompt.text)
-        except ModelCallError as exc:
-            kind = exc.kind
-            error = str(exc)
-            summary.failures[kind] += 1
-            summary.last_error = error
-            if kind in PERSISTED_FAILURES:
-                on_response(failed_response(cell, error, kind))
-                summary.recorded += 1
-                summary.failed_recorded += 1
-                _report(on_cell, cell, "failed")
+        else:
+            todo.append(cell)
+
+    def startable() -> Iterator[Cell]:
+        # Pulled lazily by the pool, so a model stopped meanwhile gets no further calls.
+        for cell in todo:
+            if cell.model in summary.stopped_models:
+                summary.left += 1
+                _report(on_cell, cell, "skipped")
                 continue
-            summary.left += 1
-            if kind in STOPPING_FAILURES:
-                summary.stopped_models[cell.model] = error
-            _report(on_cell, cell, "left")
+            yield cell
+
+    def ask(cell: Cell) -> ChatReply:
+        system = pack.variants[cell.variant]
+        return backend.answer(model=cell.model, system=system, user=cell.prompt.text)
+
+    for finished in CallPool(concurrency).run(startable(), ask):
+        cell = finished.item
+        error = finished.error
+        if error is None:
+            assert finished.result is not None
+            on_response(response_from_reply(cell, finished.result))
+            summary.recorded += 1
+            _report(on_cell, cell, "ok")
             continue
-        on_response(response_from_reply(cell, reply))
-        summary.recorded += 1
-        _report(on_cell, cell, "ok")
+        if not isinstance(error, ModelCallError):
+            raise error  # a bug, not a model failure: never turn it into data
+        summary.failures[error.kind] += 1
+        summary.last_error = str(error)
+        if error.kind in PERSISTED_FAILURES:
+            on_response(failed_response(cell, str(error), error.kind))
+            summary.recorded += 1
+            summary.failed_recorded += 1
+            _report(on_cell, cell, "failed")
+            continue
+        summary.left += 1
+        if error.kind in STOPPING_FAILURES:
+            summary.stopped_models.setdefault(cell.model, str(error))
+        _report(on_cell, cell, "left")
     return summary
 
 

@@ -18,6 +18,7 @@ Faults:
     sim-500, sim-429, sim-401, sim-403   that HTTP status
     sim-filter      400 with a content-filter error (the input was refused)
     sim-flaky       alternates: 500 on every other call, a good judge otherwise
+    sim-picky       a good judge whose content filter refuses every prompt mentioning "IBAN"
     sim-old         a good answerer that rejects ``stream_options`` like older servers
     any other name  404 model_not_found
 """
@@ -48,6 +49,7 @@ FAULTS = (
     "sim-403",
     "sim-filter",
     "sim-flaky",
+    "sim-picky",
 )
 MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
 TRICKLE_INTERVAL_S = 0.2
@@ -139,6 +141,9 @@ def simulated_dimensions(user: str) -> dict[str, Any]:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # The default backlog of 5 drops connections of a burst of parallel calls, which then
+    # wait a whole SYN retry (1 s): fatal for concurrency benchmarks.
+    request_queue_size = 256
 
     def __init__(self, address: tuple[str, int]) -> None:
         super().__init__(address, _Handler)
@@ -292,6 +297,9 @@ class _Handler(BaseHTTPRequestHandler):
         if base in status_faults:
             self._error(*status_faults[base])
             return
+        if base == "sim-picky" and "IBAN" in user:
+            self._error(*status_faults["sim-filter"])
+            return
         if base == "sim-flaky" and number % 2 == 0:
             self._error(500, "simulated flaky server", "server_error", "server_error")
             return
@@ -301,7 +309,7 @@ class _Handler(BaseHTTPRequestHandler):
             content = simulated_answer(base, user)
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
-        elif base in ("sim-judge", "sim-flaky"):
+        elif base in ("sim-judge", "sim-flaky", "sim-picky"):
             if _DIMENSIONS.search(user):
                 content = json.dumps(simulated_dimensions(user), ensure_ascii=False)
             else:

@@ -12,10 +12,12 @@ warning and the next append cuts it off first, so it never turns into a corrupt 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -29,6 +31,7 @@ RESPONSES = "responses.jsonl"
 JUDGEMENTS = "judgements.jsonl"
 REPORTS = "reports.json"
 REPORT_HTML = "report.html"
+LOCK = ".lock"
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -151,6 +154,33 @@ class RunDir:
         if not run.file(MANIFEST).is_file():
             raise InputError(f"{run.path} ist kein touchstone-Run-Verzeichnis ({MANIFEST} fehlt).")
         return run
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the run dir exclusively (``run`` and ``judge``); a second holder is bad input.
+
+        ``flock`` is released by the kernel when the holder dies, even by kill -9, so a lock
+        left by a dead process is simply taken over.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        handle = (self.path / LOCK).open("a+", encoding="utf-8")
+        try:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "unbekannt"
+                raise InputError(
+                    f"{self.path} wird gerade von einem anderen touchstone-Prozess bearbeitet "
+                    f"(PID {holder}). Warten Sie, bis er fertig ist, oder beenden Sie ihn."
+                ) from None
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
+            yield
+        finally:
+            handle.close()
 
     def read_manifest(self) -> dict[str, Any]:
         path = self.file(MANIFEST)

@@ -253,7 +253,13 @@ class ChatTransport:
         return await self.client.chat.completions.create(**request, stream=True)
 
     def close(self) -> None:
+        """Cancel calls still running (a Ctrl-C or SIGTERM arrived), then close the client."""
+
         async def shutdown() -> None:
+            running = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
             await self.client.close()
 
         # Closing a half-dead connection may fail; that must not mask the run's result.

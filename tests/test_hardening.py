@@ -1,0 +1,263 @@
+"""Judge hardening over real HTTP: policy by error kind, concurrency, lock, kill -9, provenance."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from touchstone.errors import JudgeCallError
+from touchstone.judge import JudgeAborted, judge_responses
+from touchstone.pack import Pack
+from touchstone.pipeline import execute_run
+from touchstone.sim import SimServer
+from touchstone.store import JUDGEMENTS, RunDir
+
+from .conftest import FakeJudge, make_response, run_cli, timeout_error
+from .test_cli import assert_clean_failure, judge_config
+
+
+@pytest.fixture
+def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+    """24 answered cells: 3 prompts x 2 variants x 2 models x 2 repeats."""
+    out = tmp_path / "runs" / "tiny"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-schwach"],
+        out=out,
+        base_url=sim.base_url,
+        repeats=2,
+    )
+    return out
+
+
+def judge(run: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return run_cli("judge", str(run), "--config", str(config), *extra, cwd=config.parent)
+
+
+# -- policy by kind, over real HTTP ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "words"),
+    [("sim-401", "Error code: 401"), ("sim-falsch-geschrieben", "sim-falsch-geschrieben")],
+)
+def test_auth_and_not_found_abort_after_one_call(
+    sim: SimServer, answered_run: Path, tmp_path: Path, model: str, words: str
+) -> None:
+    base = "sim-falsch-geschrieben" if model.startswith("sim-falsch") else model
+    before = sim.calls.get(base, 0)
+    result = judge(answered_run, judge_config(tmp_path / "j.yaml", sim, model))
+    assert_clean_failure(result, 1)
+    assert "Judge abgebrochen:" in result.stderr and words in result.stderr
+    assert sim.calls.get(base, 0) - before == 1
+
+
+def test_refused_cell_is_isolated_even_with_breaker_1(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    # A third of this tiny run mentions an IBAN; refusals do count toward the ratio (0.2 by
+    # default), so it is relaxed here to show the streak alone.
+    config = judge_config(
+        tmp_path / "j.yaml", sim, "sim-picky", max_consecutive_failures=1, max_failure_ratio=0.5
+    )
+    result = judge(answered_run, config)
+    assert_clean_failure(result, 0)
+    verdicts = RunDir(answered_run).load_verdicts()
+    # S1 mentions an IBAN: its 8 cells are refused by the filter, the other 16 are judged.
+    assert len(verdicts) == 16 and all(v.prompt_id != "S1" for v in verdicts)
+    assert "8 Zellen blieben wegen Judge-Fehlern unbewertet" in result.stdout
+    assert "refused: 8" in result.stdout
+
+
+def test_flaky_judge_is_stopped_by_the_ratio_not_the_streak(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-flaky", max_consecutive_failures=3)
+    result = judge(answered_run, config)
+    assert_clean_failure(result, 1)
+    assert "10 von 20 Judge-Aufrufen fehlgeschlagen" in result.stderr
+    assert "in Folge" not in result.stderr
+    assert len(RunDir(answered_run).load_verdicts()) == 10
+
+
+# -- concurrency -----------------------------------------------------------------------------
+
+
+class SlowJudge(FakeJudge):
+    """Sleeps per call (longer for early cells) and records how many calls overlap."""
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.active = 0
+        self.max_active = 0
+        self.lock = threading.Lock()
+
+    def judge(self, *, system: str, user: str) -> str:
+        with self.lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        try:
+            time.sleep(0.05 if "Wdh" not in user else 0.01)
+            return super().judge(system=system, user=user)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def test_concurrent_calls_overlap_and_keep_input_order(tiny_pack: Pack) -> None:
+    items = [make_response("R1", repeat=i) for i in range(1, 13)]
+    judge_backend = SlowJudge()
+    persisted: list[int] = []
+    out = judge_responses(
+        judge_backend,
+        items,
+        tiny_pack,
+        concurrency=4,
+        on_verdict=lambda v: persisted.append(v.repeat),
+    )
+    assert [v.repeat for v in out] == list(range(1, 13))
+    assert judge_backend.max_active == 4
+    assert sorted(persisted) == list(range(1, 13))
+
+
+def test_abort_with_concurrency_starts_no_new_calls(tiny_pack: Pack) -> None:
+    items = [make_response("R1", repeat=i) for i in range(1, 41)]
+    judge_backend = FakeJudge([timeout_error()] * 40)
+    with pytest.raises(JudgeAborted):
+        judge_responses(judge_backend, items, tiny_pack, concurrency=4, max_consecutive_failures=3)
+    # At most the failing three plus the calls already running when the third failed.
+    assert len(judge_backend.history) <= 3 + 4 - 1
+
+
+def test_deadline_holds_with_concurrency_against_a_hanging_judge(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    config = judge_config(
+        tmp_path / "j.yaml",
+        sim,
+        "sim-hang",
+        call_timeout_s=1,
+        max_consecutive_failures=3,
+        concurrency=3,
+    )
+    started = time.monotonic()
+    result = judge(answered_run, config)
+    elapsed = time.monotonic() - started
+    assert_clean_failure(result, 1)
+    # One round of three parallel deadlines, plus interpreter start-up.
+    assert elapsed < 1 * 1 + 1 + 4
+
+
+def test_concurrency_8_is_at_least_4x_faster_at_200ms(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    timings = {}
+    for concurrency in (1, 8):
+        run = answered_run.parent / f"c{concurrency}"
+        subprocess.run(["cp", "-r", str(answered_run), str(run)], check=True)
+        config = judge_config(
+            tmp_path / f"j{concurrency}.yaml", sim, "sim-judge@0.2", concurrency=concurrency
+        )
+        from touchstone.pipeline import execute_judge
+
+        started = time.monotonic()
+        outcome = execute_judge(run, config=config)
+        timings[concurrency] = time.monotonic() - started
+        assert outcome.new_verdicts == 24
+    assert timings[1] / timings[8] >= 4, timings
+
+
+# -- run-dir safety --------------------------------------------------------------------------
+
+
+def test_second_process_on_a_busy_run_dir_exits_2_naming_the_holder(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    with RunDir(answered_run).locked():
+        result = judge(answered_run, judge_config(tmp_path / "j.yaml", sim, "sim-judge"))
+    assert_clean_failure(result, 2)
+    assert f"PID {os.getpid()}" in result.stderr
+    # Once released (or its holder died), the next process takes it over.
+    assert judge(answered_run, judge_config(tmp_path / "j.yaml", sim, "sim-judge")).returncode == 0
+
+
+def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    slow = judge_config(tmp_path / "slow.yaml", sim, "sim-judge@0.15")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "touchstone", "judge", str(answered_run), "--config", str(slow)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    judgements = answered_run / JUDGEMENTS
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if judgements.exists() and judgements.read_text(encoding="utf-8").count("\n") >= 5:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    kept = {(v.key, v.rationale) for v in RunDir(answered_run).load_verdicts()}
+    assert 5 <= len(kept) < 24
+
+    calls_before = sim.calls.get("sim-judge", 0)
+    result = judge(answered_run, judge_config(tmp_path / "good.yaml", sim, "sim-judge"))
+    assert_clean_failure(result, 0)
+    lines = [json.loads(line) for line in judgements.read_text(encoding="utf-8").splitlines()]
+    keys = [(d["model"], d["variant"], d["prompt_id"], d["repeat"]) for d in lines]
+    assert len(keys) == len(set(keys)) == 24
+    final = {(v.key, v.rationale) for v in RunDir(answered_run).load_verdicts()}
+    assert kept <= final
+    # Only the cells left open were judged again, plus one holistic call per (model, variant).
+    assert sim.calls.get("sim-judge", 0) - calls_before == 24 - len(kept) + 4
+
+
+# -- provenance and rejudge ------------------------------------------------------------------
+
+
+def test_model_override_rejudge_and_mixed_judge_warning(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    flaky = judge_config(tmp_path / "flaky.yaml", sim, "sim-flaky", max_failure_ratio=0)
+    assert judge(answered_run, flaky).returncode == 0
+    first = RunDir(answered_run).load_verdicts()
+    assert 0 < len(first) < 24 and {v.judge_model for v in first} == {"sim-flaky"}
+
+    result = judge(answered_run, flaky, "--model", "sim-judge")
+    assert_clean_failure(result, 0)
+    verdicts = RunDir(answered_run).load_verdicts()
+    assert {v.judge_model for v in verdicts} == {"sim-flaky", "sim-judge"}
+    assert "mehreren Judge-Modellen" in result.stdout
+
+    result = judge(answered_run, flaky, "--model", "sim-judge", "--rejudge", "all")
+    assert_clean_failure(result, 0)
+    assert {v.judge_model for v in RunDir(answered_run).load_verdicts()} == {"sim-judge"}
+
+
+def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
+    from touchstone.judge import judge_bundle
+
+    items = [make_response("R1", repeat=i) for i in (1, 2, 3)]
+    prior = judge_responses(FakeJudge(["kein JSON"]), items, tiny_pack)
+    assert [v.unscored for v in prior] == [True, False, False]
+    judge_backend = FakeJudge()
+    verdicts, _ = judge_bundle(
+        judge_backend, items, tiny_pack, prior_verdicts=prior, rejudge="unscored"
+    )
+    assert len(judge_backend.history) == 1 + 1  # the unscored cell, then the holistic call
+    assert not any(v.unscored for v in verdicts)
+
+    failing = FakeJudge([JudgeCallError("x", kind="timeout")] * 3)
+    verdicts, _ = judge_bundle(failing, items, tiny_pack, prior_verdicts=prior, rejudge="all")
+    # A failed re-judge keeps the verdict that was there.
+    assert [v.judge_error for v in verdicts] == [False, False, False]
