@@ -53,6 +53,16 @@ categories:
 """
 
 
+@pytest.fixture(autouse=True)
+def private_verdict_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Each test gets its own user-level verdict cache (subprocesses inherit the variable)."""
+    path = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("TOUCHSTONE_CACHE_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def sim() -> Iterator[SimServer]:
     with SimServer() as server:
@@ -78,7 +88,7 @@ def make_response(
     variant: str = "none",
     repeat: int = 1,
     category: str = "R",
-    text: str = "Antwort",
+    text: str | None = None,
     ok: bool = True,
     reasoning_chars: int = 0,
     error: str = "",
@@ -89,9 +99,12 @@ def make_response(
         prompt_id=prompt_id,
         repeat=repeat,
         category=category,
-        response_text=text,
+        # Distinct by default: identical answers would share one judge call.
+        response_text=f"Antwort zu {prompt_id} #{repeat} ({model}, {variant})"
+        if text is None
+        else text,
         ok=ok,
-        content_empty=not text,
+        content_empty=text == "",
         reasoning_chars=reasoning_chars,
         error=error,
     )

@@ -25,9 +25,8 @@ def workspace(tmp_path: Path, sim: SimServer) -> Path:
 
 @pytest.fixture
 def client(workspace: Path) -> Iterator[TestClient]:
-    jobs = JobManager(
-        workspace / "runs", workspace, child_env={"OPENAI_API_KEY": SECRET, "PATH": ""}
-    )
+    env = {"OPENAI_API_KEY": SECRET, "PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
+    jobs = JobManager(workspace / "runs", workspace, child_env=env)
     app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
     with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
         yield test_client

@@ -24,14 +24,13 @@ from .test_cli import assert_clean_failure, judge_config
 
 @pytest.fixture
 def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
-    """24 answered cells: 3 prompts x 2 variants x 2 models x 2 repeats."""
+    """24 answered cells with distinct answers: 3 prompts x 2 variants x 4 models."""
     out = tmp_path / "runs" / "tiny"
     execute_run(
         pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
+        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
         out=out,
         base_url=sim.base_url,
-        repeats=2,
     )
     return out
 
@@ -219,7 +218,7 @@ def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
     final = {(v.key, v.rationale) for v in RunDir(answered_run).load_verdicts()}
     assert kept <= final
     # Only the cells left open were judged again, plus one holistic call per (model, variant).
-    assert sim.calls.get("sim-judge", 0) - calls_before == 24 - len(kept) + 4
+    assert sim.calls.get("sim-judge", 0) - calls_before == 24 - len(kept) + 8
 
 
 # -- provenance and rejudge ------------------------------------------------------------------

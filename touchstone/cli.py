@@ -266,6 +266,9 @@ def judge(
             "--rejudge", help="none: nur offene Zellen; unscored: auch unbewertete; all: alle."
         ),
     ] = RejudgeChoice.none,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Den Verdict-Cache weder lesen noch füllen.")
+    ] = False,
 ) -> None:
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
     event_log = open_events(events)
@@ -282,6 +285,7 @@ def judge(
                 on_event=fan_out(view, event_log),
                 concurrency=concurrency,
                 rejudge=rejudge.value,
+                use_cache=not no_cache,
             )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)

@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
+from touchstone.cache import CachedVerdict, VerdictCache, cache_key
 from touchstone.concurrency import CallPool
 from touchstone.errors import (
     ErrorKind,
@@ -445,8 +446,23 @@ def score_response(
     if settled is not None:
         return settled
     judge_model = _judge_model_of(backend)
+    system = judge_system_prompt(pack)
     user = judge_user_prompt(resp, prompt, pack)
-    reply = backend.judge(system=judge_system_prompt(pack), user=user)
+    reply = backend.judge(system=system, user=user)
+    key = cache_key(judge_model, system, user)
+    return _verdict_from_reply(resp, prompt, pack, reply, judge_model=judge_model, key=key)
+
+
+def _verdict_from_reply(
+    resp: EvalResponse,
+    prompt: Prompt,
+    pack: Pack,
+    reply: str,
+    *,
+    judge_model: str,
+    key: str,
+    cached: bool = False,
+) -> Verdict:
     parsed = parse_verdict_reply(reply, pack.scale)
     if parsed is None:
         excerpt = " ".join(reply.split())[:300]
@@ -458,17 +474,27 @@ def score_response(
             judge_model=judge_model,
         )
     score, red_flag, rationale = parsed
+    return _scored(
+        resp, prompt, CachedVerdict(score, red_flag, rationale, judge_model), key, cached
+    )
+
+
+def _scored(
+    resp: EvalResponse, prompt: Prompt, entry: CachedVerdict, key: str, cached: bool
+) -> Verdict:
     return Verdict(
         model=resp.model,
         variant=resp.variant,
         prompt_id=resp.prompt_id,
         repeat=resp.repeat,
         category=resp.category,
-        score=score,
-        red_flag=red_flag,
-        rationale=rationale,
+        score=entry.score,
+        red_flag=entry.red_flag,
+        rationale=entry.rationale,
         safety_critical=prompt.safety_critical,
-        judge_model=judge_model,
+        judge_model=entry.judge_model,
+        cached=cached,
+        cache_key=key,
     )
 
 
@@ -543,6 +569,7 @@ def judge_responses(
     max_failure_ratio: float = 0.0,
     on_judge_error: Callable[[Verdict], None] | None = None,
     concurrency: int = 1,
+    cache: VerdictCache | None = None,
 ) -> list[Verdict]:
     """Judge every response whose key is not in ``skip_keys``; verdicts in input order.
 
@@ -550,6 +577,8 @@ def judge_responses(
     ``on_judge_error``, never to ``on_verdict``. ``JudgeAborted`` when the judge is unusable;
     after it no new call starts, and successes of calls already running are still passed on.
     With ``concurrency`` > 1 calls overlap and "consecutive" means in completion order.
+    Cells whose judge prompt is identical share one call; with a ``cache``, cells it knows
+    need no call. Either way their verdicts are marked ``cached``.
     """
     todo = [r for r in responses if r.key not in skip_keys]
     missing = sorted({r.prompt_id for r in todo if not pack.has_prompt(r.prompt_id)})
@@ -559,23 +588,49 @@ def judge_responses(
             "zu denen der Run Antworten hat. Wurde das Paket seit dem Run geändert?"
         )
     judge_model = _judge_model_of(backend)
+    system = judge_system_prompt(pack)
+    by_index: dict[int, Verdict] = {}
+
+    def settle(index: int, verdict: Verdict) -> None:
+        by_index[index] = verdict
+        if on_verdict is not None:
+            on_verdict(verdict)
+
+    # Cells with the same judge prompt share one call; a cache hit needs none at all.
+    calls: dict[str, list[int]] = {}
+    for index, resp in enumerate(todo):
+        prompt = pack.prompt(resp.prompt_id)
+        settled = _verdict_without_judge(resp, prompt)
+        if settled is not None:
+            settle(index, settled)
+            continue
+        key = cache_key(judge_model, system, judge_user_prompt(resp, prompt, pack))
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None:
+            settle(index, _scored(resp, prompt, hit, key, cached=True))
+        else:
+            calls.setdefault(key, []).append(index)
+
+    def call(cells: list[int]) -> str:
+        # The prompt is rendered again here rather than kept: 100k prompts would not fit.
+        resp = todo[cells[0]]
+        user = judge_user_prompt(resp, pack.prompt(resp.prompt_id), pack)
+        return backend.judge(system=system, user=user)
+
     breaker = _Breaker(max_consecutive_failures, max_failure_ratio, judge_model)
     pool = CallPool(concurrency)
     aborted: JudgeAborted | None = None
-    by_index: dict[int, Verdict] = {}
-
-    def judge_one(resp: EvalResponse) -> Verdict:
-        return score_response(backend, resp, pack.prompt(resp.prompt_id), pack)
-
     # Results arrive in completion order: that is the order the breaker counts in.
-    for finished in pool.run(todo, judge_one):
-        resp = finished.item
-        prompt = pack.prompt(resp.prompt_id)
+    for finished in pool.run(list(calls.items()), lambda item: call(item[1])):
+        key, cells = finished.item
         if isinstance(finished.error, JudgeCallError):
-            verdict = judge_error_verdict(resp, prompt, finished.error, judge_model)
-            by_index[finished.index] = verdict
-            if on_judge_error is not None:
-                on_judge_error(verdict)
+            for index in cells:
+                resp = todo[index]
+                prompt = pack.prompt(resp.prompt_id)
+                verdict = judge_error_verdict(resp, prompt, finished.error, judge_model)
+                by_index[index] = verdict
+                if on_judge_error is not None:
+                    on_judge_error(verdict)
             if aborted is None:
                 try:
                     breaker.failure(finished.error)
@@ -586,12 +641,25 @@ def judge_responses(
         if finished.error is not None:
             raise finished.error  # a bug, not a judge failure: never turn it into data
         assert finished.result is not None
-        verdict = finished.result
-        if aborted is None and _verdict_without_judge(resp, prompt) is None:
+        if aborted is None:
             breaker.success()
-        by_index[finished.index] = verdict
-        if on_verdict is not None:
-            on_verdict(verdict)
+        for position, index in enumerate(cells):
+            resp = todo[index]
+            verdict = _verdict_from_reply(
+                resp,
+                pack.prompt(resp.prompt_id),
+                pack,
+                finished.result,
+                judge_model=judge_model,
+                key=key,
+                cached=position > 0,
+            )
+            if position == 0 and cache is not None and not verdict.unscored:
+                entry = CachedVerdict(
+                    verdict.score, verdict.red_flag, verdict.rationale, judge_model
+                )
+                cache.put(key, entry)
+            settle(index, verdict)
     if aborted is not None:
         raise aborted
     return [by_index[index] for index in sorted(by_index)]
@@ -662,6 +730,7 @@ def judge_bundle(
     on_judge_error: Callable[[Verdict], None] | None = None,
     concurrency: int = 1,
     rejudge: Rejudge = "none",
+    cache: VerdictCache | None = None,
 ) -> tuple[list[Verdict], list[ModelReport]]:
     """Judge what ``prior_verdicts`` lacks, then score every (model, variant) holistically.
 
@@ -686,6 +755,7 @@ def judge_bundle(
         max_failure_ratio=max_failure_ratio,
         on_judge_error=on_judge_error,
         concurrency=concurrency,
+        cache=cache,
     )
     for verdict in new:
         if not (verdict.judge_error and verdict.key in merged):

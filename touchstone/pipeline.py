@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from touchstone import __version__
+from touchstone.cache import CACHE_FILE, CachedVerdict, VerdictCache, default_cache_dir
 from touchstone.client import DEFAULT_CALL_TIMEOUT_S, AnswerBackend, OpenAIAnswerBackend
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink
@@ -237,6 +238,7 @@ def execute_judge(
     on_event: EventSink | None = None,
     concurrency: int | None = None,
     rejudge: Rejudge = "none",
+    use_cache: bool = True,
 ) -> JudgeOutcome:
     """Judge every answer of the run that has no persisted verdict, then the holistic pass.
 
@@ -252,6 +254,7 @@ def execute_judge(
         own_backend = backend is None
         judge_backend: JudgeBackend = backend or judge_config.backend(model)
         metered = MeteredJudge(judge_backend)
+        cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
         judged_keys = keys_to_skip(prior, rejudge)
         todo = sum(1 for r in responses if r.key not in judged_keys)
         if concurrency is not None and concurrency < 1:
@@ -290,6 +293,7 @@ def execute_judge(
                     on_judge_error=record_error,
                     concurrency=concurrency or judge_config.concurrency,
                     rejudge=rejudge,
+                    cache=cache,
                 )
         except JudgeAborted as exc:
             run.rewrite_verdicts([*prior, *landed.values()])
@@ -305,6 +309,8 @@ def execute_judge(
             )
             raise
         finally:
+            cache.close()
+            run.warnings.extend(cache.warnings)
             if own_backend and isinstance(judge_backend, OpenAIJudgeBackend):
                 judge_backend.close()
         run.rewrite_verdicts(verdicts)
@@ -334,6 +340,25 @@ def execute_judge(
             health=metered.health.as_dict(),
         )
         return outcome
+
+
+def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:
+    """The verdict cache for one judge run.
+
+    ``--rejudge`` asks for fresh verdicts, so nothing is looked up (new ones are still stored
+    for later runs); ``--no-cache`` keeps to this run: identical cells still share a call.
+    """
+    path = default_cache_dir() / CACHE_FILE if use_cache else None
+    if rejudge != "none":
+        return VerdictCache(path, lookups=False)
+    cache = VerdictCache(path)
+    for verdict in prior:
+        if verdict.cache_key and not verdict.unscored:
+            entry = CachedVerdict(
+                verdict.score, verdict.red_flag, verdict.rationale, verdict.judge_model
+            )
+            cache.remember(verdict.cache_key, entry)
+    return cache
 
 
 def keep_better_reports(

@@ -90,6 +90,10 @@ class Verdict(_CellRecord):
     judge_model: str = ""
     error_kind: str = ""
     unscored_reason: str = ""
+    # True when the verdict was reused (verdict cache, or an identical cell of this run).
+    cached: bool = False
+    # sha256 of judge model and rendered judge prompt; lets a resume reuse this verdict.
+    cache_key: str = ""
 
 
 @dataclass
