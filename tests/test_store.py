@@ -82,7 +82,9 @@ def test_corrupt_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) ->
 
 def test_line_missing_required_fields_is_an_error(tmp_path: Path) -> None:
     (tmp_path / RESPONSES).write_text('{"model": "m"}\n{"model": "m"}\n', encoding="utf-8")
-    with pytest.raises(InputError, match="Zeile 1: unvollständiger Datensatz"):
+    with pytest.raises(
+        InputError, match="Zeile 1: fehlerhafter Datensatz: Pflichtfeld 'variant' fehlt"
+    ):
         RunDir(tmp_path).load_responses()
 
 

@@ -31,7 +31,7 @@ from touchstone.judge import (
 )
 from touchstone.pack import Pack, file_sha256, load_pack
 from touchstone.report import render_report
-from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey
+from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.runner import RunSummary, run_cells
 from touchstone.store import REPORT_HTML, RunDir, atomic_write_text
 
@@ -256,7 +256,7 @@ def execute_judge(
         metered = MeteredJudge(judge_backend)
         cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
         judged_keys = keys_to_skip(prior, rejudge)
-        todo = sum(1 for r in responses if r.key not in judged_keys)
+        todo = sum(1 for k in map(cell_key, responses) if k not in judged_keys)
         if concurrency is not None and concurrency < 1:
             raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
         _emit(
@@ -313,7 +313,8 @@ def execute_judge(
             run.warnings.extend(cache.warnings)
             if own_backend and isinstance(judge_backend, OpenAIJudgeBackend):
                 judge_backend.close()
-        run.rewrite_verdicts(verdicts)
+        if landed or not run.judgements_clean:
+            run.rewrite_verdicts(verdicts)
         reports = keep_better_reports(run.load_reports(), reports)
         run.write_reports(reports)
         metered.health.cells_left = len(errors)

@@ -16,7 +16,14 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from touchstone.results import UNSCORED_REASONS, EvalResponse, ModelReport, Verdict, VerdictKey
+from touchstone.results import (
+    UNSCORED_REASONS,
+    EvalResponse,
+    ModelReport,
+    Verdict,
+    VerdictKey,
+    cell_key,
+)
 
 
 def mean(values: Sequence[float]) -> float | None:
@@ -89,7 +96,7 @@ def build_scorecard(
         row = rows.setdefault((resp.model, resp.variant), ScoreRow(resp.model, resp.variant))
         row.cells += 1
         categories.setdefault(resp.category)
-        answered.add(resp.key)
+        answered.add(cell_key(resp))
     scores: dict[tuple[str, str], list[float]] = {}
     by_category: dict[tuple[str, str, str], list[float]] = {}
     judged: Counter[tuple[str, str]] = Counter()
@@ -99,7 +106,7 @@ def build_scorecard(
         pair = (verdict.model, verdict.variant)
         row = rows.setdefault(pair, ScoreRow(*pair))
         categories.setdefault(verdict.category)
-        if verdict.key in answered:
+        if cell_key(verdict) in answered:
             judged[pair] += 1
         if verdict.judge_model and not verdict.judge_error:
             judges.setdefault(pair, {})[verdict.judge_model] = None

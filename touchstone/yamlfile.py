@@ -46,7 +46,8 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return out or "(oberste Ebene)"
 
 
-def _german(error: dict[str, Any]) -> str:
+def german_problem(error: dict[str, Any]) -> str:
+    """One pydantic error in German, naming the key it is about."""
     loc = tuple(error.get("loc", ()))
     kind = str(error.get("type", ""))
     where = _where(loc)
@@ -66,7 +67,7 @@ def _german(error: dict[str, Any]) -> str:
 
 def validation_message(path: Path, exc: ValidationError) -> str:
     """One German paragraph naming the file and every problem pydantic found."""
-    problems = "; ".join(_german(dict(err)) for err in exc.errors())
+    problems = "; ".join(german_problem(dict(err)) for err in exc.errors())
     return f"{path}: ungültig: {problems}"
 
 
