@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import resource
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from touchstone.pack import load_pack
@@ -85,3 +90,53 @@ def write_run(run: Path, *, models: int, repeats: int, judged: bool) -> int:
 def report(name: str, value: float, unit: str, target: str, ok: bool) -> None:
     mark = "OK " if ok else "MISS"
     print(f"[{mark}] {name}: {value:.3f} {unit}   (target: {target})")
+
+
+@contextlib.contextmanager
+def sim_process() -> Iterator[str]:
+    """The simulator in its own process (so it does not share our GIL); yields its base URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "touchstone", "sim", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        proc.stdout.readline()
+        url = f"http://127.0.0.1:{port}/v1"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def answered_cells(n: int, pack_prompts: list[tuple[str, str]]) -> list[EvalResponse]:
+    """``n`` distinct answered cells cycling through the pack's prompts."""
+    cells = []
+    for index in range(n):
+        category, prompt_id = pack_prompts[index % len(pack_prompts)]
+        cells.append(
+            EvalResponse(
+                model=f"model-{index % 4}",
+                variant="none",
+                prompt_id=prompt_id,
+                repeat=index // len(pack_prompts) + 1,
+                category=category,
+                response_text=f"Simulierte Antwort (sim-gut, Qualitätsstufe 4/5) Nr. {index}",
+                ok=True,
+                content_empty=False,
+                reasoning_chars=0,
+            )
+        )
+    return cells

@@ -402,8 +402,8 @@ def judge_responses(
     """Judge every response whose key is not in ``skip_keys``; verdicts in input order.
 
     A failed judge call becomes an unscored ``judge_error`` verdict: returned, passed to
-    ``on_judge_error``, never to ``on_verdict``. ``JudgeAborted`` when the judge is unusable;
-    after it no new call starts, and successes of calls already running are still passed on.
+    ``on_judge_error``, never to ``on_verdict``. ``JudgeAborted`` when the judge is unusable:
+    no new call starts after it, and calls still running are abandoned.
     With ``concurrency`` > 1 calls overlap and "consecutive" means in completion order.
     Cells whose judge prompt is identical share one call; with a ``cache``, cells it knows
     need no call. Either way their verdicts are marked ``cached``.
@@ -446,10 +446,8 @@ def judge_responses(
         return backend.judge(system=system, user=user)
 
     breaker = _Breaker(max_consecutive_failures, max_failure_ratio, judge_model)
-    pool = CallPool(concurrency)
-    aborted: JudgeAborted | None = None
     # Results arrive in completion order: that is the order the breaker counts in.
-    for finished in pool.run(list(calls.items()), lambda item: call(item[1])):
+    for finished in CallPool(concurrency).run(list(calls.items()), lambda item: call(item[1])):
         key, cells = finished.item
         if isinstance(finished.error, JudgeCallError):
             for index in cells:
@@ -459,18 +457,15 @@ def judge_responses(
                 by_index[index] = verdict
                 if on_judge_error is not None:
                     on_judge_error(verdict)
-            if aborted is None:
-                try:
-                    breaker.failure(finished.error)
-                except JudgeAborted as exc:
-                    aborted = exc
-                    pool.stop()
+            # Calls still running are abandoned, not awaited: the judge was just declared
+            # unusable, and waiting for them would stretch the abort by another deadline.
+            # (They end at their own deadline, or sooner when the backend is closed.)
+            breaker.failure(finished.error)
             continue
         if finished.error is not None:
             raise finished.error  # a bug, not a judge failure: never turn it into data
         assert finished.result is not None
-        if aborted is None:
-            breaker.success()
+        breaker.success()
         for position, index in enumerate(cells):
             resp = todo[index]
             verdict = _verdict_from_reply(
@@ -488,8 +483,6 @@ def judge_responses(
                 )
                 cache.put(key, entry)
             settle(index, verdict)
-    if aborted is not None:
-        raise aborted
     return [by_index[index] for index in sorted(by_index)]
 
 

@@ -29,6 +29,7 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 
 from touchstone.errors import DeadlineExceeded
@@ -102,6 +103,31 @@ def _usage_numbers(usage: Any) -> tuple[int | None, int | None, int | None]:
     )
 
 
+def _reply_from_json(data: object, latency_s: float) -> ChatReply:
+    """A ``ChatReply`` from a chat completion's JSON; anything missing reads as empty."""
+    body = data if isinstance(data, dict) else {}
+    choices = body.get("choices") or [{}]
+    choice = choices[0] if isinstance(choices[0], dict) else {}
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    assert isinstance(message, dict)
+    content = message.get("content")
+    reasoning = next(
+        (v for name in REASONING_FIELDS if isinstance(v := message.get(name), str) and v), ""
+    )
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    assert isinstance(usage, dict)
+    details = usage.get("completion_tokens_details")
+    return ChatReply(
+        content=content if isinstance(content, str) else "",
+        reasoning=reasoning,
+        finish_reason=str(choice.get("finish_reason") or ""),
+        latency_s=latency_s,
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        reasoning_tokens=details.get("reasoning_tokens") if isinstance(details, dict) else None,
+    )
+
+
 class _LoopThread:
     """An asyncio event loop running in a daemon thread, fed from synchronous callers."""
 
@@ -132,11 +158,15 @@ class _LoopThread:
 
 
 class ChatTransport:
-    """One async openai client on its own loop thread; ``chat`` is synchronous and bounded.
+    """Async openai clients on one private loop thread; ``chat`` is synchronous and bounded.
 
     ``timeout`` is the SDK's per-request timeout (``None``: the SDK default) and
     ``max_retries`` its retry count; ``deadline_s`` of ``chat`` bounds the whole call.
-    Thread-safe: several threads may call ``chat`` at once and their calls overlap.
+    Thread-safe: several threads may call ``chat`` at once and their calls overlap. Each
+    call borrows a client of its own (same settings) from a small pool: httpcore scans every
+    pooled connection on every request, so one shared pool of 16 connections costs a third
+    of the CPU of a call at concurrency 16. The clients share one SSL context, which makes a
+    new one cheap (5 ms instead of 30). ``client`` is the first one, for inspection.
     """
 
     def __init__(
@@ -158,10 +188,31 @@ class ChatTransport:
         if timeout is not None:
             options["timeout"] = timeout
 
-        async def build() -> openai.AsyncOpenAI:
-            return openai.AsyncOpenAI(**options)
+        self._options = options
+        self._ssl_context = httpx2.create_ssl_context()
+        self._clients: list[openai.AsyncOpenAI] = []
+        self._idle: list[openai.AsyncOpenAI] = []
+        self._clients_lock = threading.Lock()
+        self.client: openai.AsyncOpenAI = self._borrow()
+        self._give_back(self.client)
 
-        self.client: openai.AsyncOpenAI = self._runner.run(build(), wait_s=30)
+    def _borrow(self) -> openai.AsyncOpenAI:
+        with self._clients_lock:
+            if self._idle:
+                return self._idle.pop()
+
+        async def build() -> openai.AsyncOpenAI:
+            http_client = openai.DefaultAsyncHttpxClient(verify=self._ssl_context)
+            return openai.AsyncOpenAI(**self._options, http_client=http_client)
+
+        client = self._runner.run(build(), wait_s=30)
+        with self._clients_lock:
+            self._clients.append(client)
+        return client
+
+    def _give_back(self, client: openai.AsyncOpenAI) -> None:
+        with self._clients_lock:
+            self._idle.append(client)
 
     def chat(
         self,
@@ -181,39 +232,33 @@ class ChatTransport:
             request["max_tokens"] = max_tokens
         if extra_body:
             request["extra_body"] = dict(extra_body)
-        call = self._streamed(request) if stream else self._plain(request)
+        client = self._borrow()
+        call = self._streamed(client, request) if stream else self._plain(client, request)
         wait_s = None if deadline_s is None else deadline_s + _UNWIND_GRACE_S
         try:
             return self._runner.run(_bounded(call, deadline_s), wait_s)
         except concurrent.futures.TimeoutError:
             assert deadline_s is not None
             raise DeadlineExceeded(deadline_s) from None
+        finally:
+            self._give_back(client)
 
-    async def _plain(self, request: dict[str, Any]) -> ChatReply:
+    async def _plain(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> ChatReply:
+        # The SDK's low-level post keeps its retries, timeout and error classes but skips
+        # the typed request transform and response model, over half of its CPU per call:
+        # that is what lets 16 parallel judge calls reach the server's pace.
         started = time.monotonic()
-        completion = await self.client.chat.completions.create(**request)
-        choice = completion.choices[0] if completion.choices else None
-        message = choice.message if choice else None
-        content = (message.content or "") if message else ""
-        reasoning = _reasoning_of(message) if message else ""
-        prompt_t, completion_t, reasoning_t = _usage_numbers(completion.usage)
-        return ChatReply(
-            content=content,
-            reasoning=reasoning,
-            finish_reason=(choice.finish_reason or "") if choice else "",
-            latency_s=time.monotonic() - started,
-            prompt_tokens=prompt_t,
-            completion_tokens=completion_t,
-            reasoning_tokens=reasoning_t,
-        )
+        body = {**request, **request.pop("extra_body", {})}
+        data = await client.post("/chat/completions", body=body, cast_to=object)
+        return _reply_from_json(data, time.monotonic() - started)
 
-    async def _streamed(self, request: dict[str, Any]) -> ChatReply:
+    async def _streamed(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> ChatReply:
         started = time.monotonic()
         content: list[str] = []
         reasoning: list[str] = []
         finish_reason = ""
         usage: Any = None
-        stream = await self._open_stream(request)
+        stream = await self._open_stream(client, request)
         try:
             async for chunk in stream:
                 if chunk.usage is not None:
@@ -240,17 +285,17 @@ class ChatTransport:
             reasoning_tokens=reasoning_t,
         )
 
-    async def _open_stream(self, request: dict[str, Any]) -> Any:
+    async def _open_stream(self, client: openai.AsyncOpenAI, request: dict[str, Any]) -> Any:
         if self._ask_for_usage:
             try:
-                return await self.client.chat.completions.create(
+                return await client.chat.completions.create(
                     **request, stream=True, stream_options={"include_usage": True}
                 )
             except openai.BadRequestError as exc:
                 if "stream_options" not in str(exc):
                     raise
                 self._ask_for_usage = False
-        return await self.client.chat.completions.create(**request, stream=True)
+        return await client.chat.completions.create(**request, stream=True)
 
     def close(self) -> None:
         """Cancel calls still running (a Ctrl-C or SIGTERM arrived), then close the client."""
@@ -260,7 +305,10 @@ class ChatTransport:
             for task in running:
                 task.cancel()
             await asyncio.gather(*running, return_exceptions=True)
-            await self.client.close()
+            with self._clients_lock:
+                clients = list(self._clients)
+            for client in clients:
+                await client.close()
 
         # Closing a half-dead connection may fail; that must not mask the run's result.
         with contextlib.suppress(Exception):
