@@ -260,3 +260,47 @@ def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
     verdicts, _ = judge_bundle(failing, items, tiny_pack, prior_verdicts=prior, rejudge="all")
     # A failed re-judge keeps the verdict that was there.
     assert [v.judge_error for v in verdicts] == [False, False, False]
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
+    sim: SimServer, answered_run: Path, tmp_path: Path, sig: signal.Signals, code: int
+) -> None:
+    RunDir(answered_run).rewrite_verdicts([])  # nothing judged yet
+    hanging = judge_config(
+        tmp_path / "hang.yaml", sim, "sim-hang", call_timeout_s=60, concurrency=4
+    )
+    events = tmp_path / "events.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "touchstone",
+            "judge",
+            str(answered_run),
+            "--config",
+            str(hanging),
+            "--events",
+            str(events),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and '"start"' not in (
+        events.read_text(encoding="utf-8") if events.exists() else ""
+    ):
+        time.sleep(0.05)
+    time.sleep(0.3)  # the calls are now hanging
+    started = time.monotonic()
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=20)
+    assert proc.returncode == code, stderr
+    assert time.monotonic() - started < 5  # not the 60 s deadline of the hanging calls
+    assert "Traceback" not in stderr and "alles bisher Gespeicherte bleibt erhalten" in stderr
+    assert json.loads(events.read_text(encoding="utf-8").splitlines()[-1])["event"] == "aborted"
+    assert RunDir(answered_run).load_responses()  # the run dir still loads
