@@ -228,20 +228,27 @@ def _judge_model_of(backend: JudgeBackend) -> str:
     return str(getattr(backend, "model", "") or "")
 
 
+def _cell_fields(resp: EvalResponse, prompt: Prompt) -> dict[str, Any]:
+    """What a verdict takes over from the answer and the prompt it judges."""
+    return {
+        "model": resp.model,
+        "variant": resp.variant,
+        "prompt_id": resp.prompt_id,
+        "repeat": resp.repeat,
+        "category": resp.category,
+        "safety_critical": prompt.safety_critical,
+    }
+
+
 def _unscored(
     resp: EvalResponse, prompt: Prompt, reason: str, rationale: str, **extra: Any
 ) -> Verdict:
     return Verdict(
-        model=resp.model,
-        variant=resp.variant,
-        prompt_id=resp.prompt_id,
-        repeat=resp.repeat,
-        category=resp.category,
+        **_cell_fields(resp, prompt),
         score=0,
         red_flag=False,
         rationale=rationale,
         unscored=True,
-        safety_critical=prompt.safety_critical,
         unscored_reason=reason,
         **extra,
     )
@@ -311,15 +318,10 @@ def _scored(
     resp: EvalResponse, prompt: Prompt, entry: CachedVerdict, key: str, cached: bool
 ) -> Verdict:
     return Verdict(
-        model=resp.model,
-        variant=resp.variant,
-        prompt_id=resp.prompt_id,
-        repeat=resp.repeat,
-        category=resp.category,
+        **_cell_fields(resp, prompt),
         score=entry.score,
         red_flag=entry.red_flag,
         rationale=entry.rationale,
-        safety_critical=prompt.safety_critical,
         judge_model=entry.judge_model,
         cached=cached,
         cache_key=key,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from touchstone.client import AnswerBackend
 from touchstone.concurrency import CallPool
@@ -64,15 +65,21 @@ def plan_cells(pack: Pack, models: list[str], variants: list[str], repeats: int)
                     yield Cell(model, variant, prompt, repeat)
 
 
+def _cell_fields(cell: Cell) -> dict[str, Any]:
+    return {
+        "model": cell.model,
+        "variant": cell.variant,
+        "prompt_id": cell.prompt.id,
+        "repeat": cell.repeat,
+        "category": cell.prompt.category,
+    }
+
+
 def response_from_reply(cell: Cell, reply: ChatReply) -> EvalResponse:
     content, inline_reasoning = split_think(reply.content)
     reasoning_chars = len(reply.reasoning) + len(inline_reasoning)
     return EvalResponse(
-        model=cell.model,
-        variant=cell.variant,
-        prompt_id=cell.prompt.id,
-        repeat=cell.repeat,
-        category=cell.prompt.category,
+        **_cell_fields(cell),
         response_text=content,
         ok=True,
         content_empty=not content,
@@ -87,11 +94,7 @@ def response_from_reply(cell: Cell, reply: ChatReply) -> EvalResponse:
 
 def failed_response(cell: Cell, error: str, kind: ErrorKind) -> EvalResponse:
     return EvalResponse(
-        model=cell.model,
-        variant=cell.variant,
-        prompt_id=cell.prompt.id,
-        repeat=cell.repeat,
-        category=cell.prompt.category,
+        **_cell_fields(cell),
         response_text="",
         ok=False,
         content_empty=True,

@@ -38,19 +38,24 @@ REPORT_HTML = "report.html"
 LOCK = ".lock"
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old or the new file, never half."""
+def _atomic_write(path: Path, write: Callable[[IO[str]], object]) -> None:
+    """Let ``write`` fill a temp file, then rename it over ``path``: readers see the old or
+    the new file, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    _atomic_write(path, lambda handle: handle.write(text))
 
 
 # Lines validated per call on the fast path: one pydantic-core call on a joined chunk parses
@@ -176,19 +181,13 @@ def _cut_truncated_tail(path: Path) -> None:
 
 def atomic_write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> None:
     """Like ``atomic_write_text``, streaming: 100k verdicts never sit in one string."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            dumps = json.JSONEncoder(ensure_ascii=False).encode
-            for record in records:
-                handle.write(dumps(record) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+    def write(handle: IO[str]) -> None:
+        for record in records:
+            handle.write(dumps(record) + "\n")
+
+    _atomic_write(path, write)
 
 
 class RunDir:
