@@ -55,6 +55,10 @@ def test_success_and_max_tokens_only_when_set(sim: SimServer, backend_for) -> No
     assert sim.history[-1]["chat_template_kwargs"] == {"enable_thinking": False}
 
 
+def test_json_labelled_as_text_is_still_read(backend_for) -> None:
+    assert '"score"' in backend_for("sim-plaintext").judge(system="s", user="Skala: 0 bis 5")
+
+
 @pytest.mark.parametrize(
     ("model", "stream"),
     [

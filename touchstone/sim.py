@@ -18,6 +18,7 @@ Faults:
     sim-500, sim-429, sim-401, sim-403   that HTTP status
     sim-filter      400 with a content-filter error (the input was refused)
     sim-flaky       alternates: 500 on every other call, a good judge otherwise
+    sim-plaintext   a good judge that labels its JSON as text/plain (seen in the wild)
     sim-picky       a good judge whose content filter refuses every prompt mentioning "IBAN"
     sim-old         a good answerer that rejects ``stream_options`` like older servers
     any other name  404 model_not_found
@@ -50,6 +51,7 @@ FAULTS = (
     "sim-filter",
     "sim-flaky",
     "sim-picky",
+    "sim-plaintext",
 )
 MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
 TRICKLE_INTERVAL_S = 0.2
@@ -175,10 +177,10 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: the simulator must not clutter the user's terminal."""
 
     # -- plumbing -------------------------------------------------------------------------
-    def _send_json(self, status: int, payload: Any) -> None:
+    def _send_json(self, status: int, payload: Any, content_type: str = "application/json") -> None:
         body = json.dumps(payload, ensure_ascii=False).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -309,7 +311,7 @@ class _Handler(BaseHTTPRequestHandler):
             content = simulated_answer(base, user)
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
-        elif base in ("sim-judge", "sim-flaky", "sim-picky"):
+        elif base in ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext"):
             if _DIMENSIONS.search(user):
                 content = json.dumps(simulated_dimensions(user), ensure_ascii=False)
             else:
@@ -349,6 +351,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                     "usage": usage,
                 },
+                "text/plain" if base == "sim-plaintext" else "application/json",
             )
 
     def _stream_reply(

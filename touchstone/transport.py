@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import re
 import threading
 import time
@@ -105,6 +106,12 @@ def _usage_numbers(usage: Any) -> tuple[int | None, int | None, int | None]:
 
 def _reply_from_json(data: object, latency_s: float) -> ChatReply:
     """A ``ChatReply`` from a chat completion's JSON; anything missing reads as empty."""
+    if isinstance(data, str | bytes):
+        # Servers that label their JSON text/plain: the SDK then hands over the raw text.
+        try:
+            data = json.loads(data)
+        except ValueError:
+            data = {}
     body = data if isinstance(data, dict) else {}
     choices = body.get("choices") or [{}]
     choice = choices[0] if isinstance(choices[0], dict) else {}
