@@ -90,7 +90,8 @@ def _heatmap(
 
 
 def _scorecard_table(card: Scorecard, titles: dict[str, str]) -> str:
-    cats = "".join(f"<th>{_e(titles.get(c, c))}</th>" for c in card.categories)
+    # Category ids keep the table narrow; the title attribute and the legend name them.
+    cats = "".join(f'<th title="{_e(titles.get(c, c))}">{_e(c)}</th>' for c in card.categories)
     rows = []
     for row in card.rows:
         cat_cells = "".join(
@@ -111,6 +112,9 @@ def _scorecard_table(card: Scorecard, titles: dict[str, str]) -> str:
         "<table><tr><th>Modell</th><th>Variante</th><th>Zellen</th><th>bewertet</th>"
         f"<th>Mittel</th>{cats}<th>⚑ Warnsignale</th><th>davon sicherheitskritisch</th>"
         f"<th>unbewertet (Grund)</th><th>offen</th></tr>{''.join(rows)}</table>"
+        '<p class="meta">Kategorien: '
+        + ", ".join(f"{_e(c)} = {_e(titles.get(c, c))}" for c in card.categories)
+        + "</p>"
     )
 
 
@@ -139,7 +143,8 @@ def _verdict_rows(verdicts: Sequence[Verdict], answers: dict[VerdictKey, EvalRes
         rows.append(
             f"<tr{cls}><td>{_e(v.model)}</td><td>{_e(v.variant)}</td><td>{_e(v.prompt_id)}</td>"
             f'<td class="num">{v.repeat}</td><td>{score}</td><td>{flag}</td>'
-            f"<td>{_e(v.rationale)}{answer_html}</td><td>{_e(v.judge_model)}</td></tr>"
+            f"<td>{_e(v.rationale)}{answer_html}</td>"
+            f"<td>{_e(v.judge_model)}{' (Cache)' if v.cached else ''}</td></tr>"
         )
     return (
         "<table><tr><th>Modell</th><th>Variante</th><th>Prompt</th><th>Wdh.</th><th>Wertung</th>"
