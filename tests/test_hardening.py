@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -102,7 +103,9 @@ class SlowJudge(FakeJudge):
             self.active += 1
             self.max_active = max(self.max_active, self.active)
         try:
-            time.sleep(0.05 if "Wdh" not in user else 0.01)
+            # Early cells take longest, so completion order is the reverse of input order.
+            repeat = int(re.search(r"#(\d+) ", user).group(1))  # type: ignore[union-attr]
+            time.sleep(0.01 * (13 - repeat))
             return super().judge(system=system, user=user)
         finally:
             with self.lock:

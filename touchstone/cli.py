@@ -25,18 +25,16 @@ from touchstone import __version__
 from touchstone.client import DEFAULT_CALL_TIMEOUT_S
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventLog, fan_out
-from touchstone.pack import load_pack
 from touchstone.pipeline import (
     JudgeOutcome,
     RunOutcome,
-    default_run_name,
     execute_judge,
     execute_run,
     load_run,
     write_report,
 )
 from touchstone.results import UNSCORED_REASONS
-from touchstone.scorecard import build_scorecard, render_scorecard
+from touchstone.scorecard import render_run_scorecard
 
 app = typer.Typer(
     name="touchstone",
@@ -67,14 +65,17 @@ def say_error(prefix: str, message: str) -> None:
 
 
 @contextmanager
-def handled(events: EventLog | None = None) -> Iterator[None]:
+def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     """Map expected failures to a message, an ``aborted`` event and an exit code.
 
-    Never a traceback for an expected failure.
+    Opens the ``--events`` log (yielded) inside the guard, so that an unwritable events
+    path is bad input like any other. Never a traceback for an expected failure.
     """
     code, prefix, message = 0, "", ""
+    events: EventLog | None = None
     try:
-        yield
+        events = EventLog(events_path) if events_path is not None else None
+        yield events
     except InputError as exc:
         code, prefix, message = 2, "Fehler:", str(exc)
     except JudgeAborted as exc:
@@ -95,10 +96,6 @@ def handled(events: EventLog | None = None) -> Iterator[None]:
     if code:
         say_error(prefix, message)
         raise typer.Exit(code)
-
-
-def open_events(path: Path | None) -> EventLog | None:
-    return EventLog(path) if path is not None else None
 
 
 class ProgressView:
@@ -142,9 +139,9 @@ class ProgressView:
 
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
-    card = build_scorecard(outcome.responses, outcome.verdicts, outcome.reports)
-    titles = {c.id: c.title for c in outcome.pack.categories}
-    stdout.print(render_scorecard(card, category_titles=titles))
+    stdout.print(
+        render_run_scorecard(outcome.pack, outcome.responses, outcome.verdicts, outcome.reports)
+    )
     stdout.print(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
     stdout.print(outcome.health.summary_de())
     if outcome.judge_errors:
@@ -221,15 +218,12 @@ def run(
     ] = 1,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
-    event_log = open_events(events)
-    with handled(event_log):
-        pack_id = load_pack(pack).id
-        target = out or Path("runs") / default_run_name(pack_id)
+    with handled(events) as event_log:
         with ProgressView("Antworten") as view:
             outcome = execute_run(
                 pack_path=pack,
                 models=model,
-                out=target,
+                out=out,
                 variants=variant or [],
                 repeats=repeats,
                 base_url=base_url,
@@ -271,12 +265,7 @@ def judge(
     ] = False,
 ) -> None:
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
-    event_log = open_events(events)
-    with handled(event_log):
-        if not config.is_file():
-            raise InputError(
-                f"Judge-Konfiguration nicht gefunden: {config} (Vorlage: judge.example.yaml)."
-            )
+    with handled(events) as event_log:
         with ProgressView("Bewertungen") as view:
             outcome = execute_judge(
                 run_dir,
@@ -298,9 +287,7 @@ def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) ->
         view = load_run(run_dir)
         path = write_report(view)
         show_warnings(view.run_dir.warnings)
-        card = build_scorecard(view.responses, view.verdicts, view.reports)
-        titles = {c.id: c.title for c in view.pack.categories}
-        stdout.print(render_scorecard(card, category_titles=titles))
+        stdout.print(render_run_scorecard(view.pack, view.responses, view.verdicts, view.reports))
         stdout.print(f"Bericht: {path}")
 
 

@@ -21,7 +21,7 @@ import touchstone
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pipeline import default_run_name, execute_judge, execute_run, load_run, write_report
-from touchstone.scorecard import build_scorecard, render_scorecard
+from touchstone.scorecard import render_run_scorecard
 from touchstone.sim import SimServer
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
@@ -95,8 +95,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
 
     view = load_run(target)
     report_path = write_report(view)
-    card = build_scorecard(view.responses, view.verdicts, view.reports)
     out.print()
-    out.print(render_scorecard(card, category_titles={c.id: c.title for c in view.pack.categories}))
+    out.print(render_run_scorecard(view.pack, view.responses, view.verdicts, view.reports))
     out.print(f"\n[bold]4. Bericht:[/bold] {report_path}")
     return report_path

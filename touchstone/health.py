@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from touchstone.errors import JudgeCallError
-from touchstone.judge import JudgeBackend
+from touchstone.judge import JudgeBackend, judge_model_of
 
 
 @dataclass
@@ -62,7 +62,7 @@ class MeteredJudge:
 
     def __init__(self, inner: JudgeBackend, clock: Callable[[], float] = time.monotonic) -> None:
         self.inner = inner
-        self.model = str(getattr(inner, "model", "") or "")
+        self.model = judge_model_of(inner)
         self.health = JudgeHealth()
         self._clock = clock
         self._lock = threading.Lock()

@@ -218,13 +218,18 @@ class JudgeConfig:
 
 def load_judge_config(path: str | Path) -> JudgeConfig:
     """Load a judge config; any problem is an ``InputError`` naming the file and key."""
+    if not Path(path).exists():
+        raise InputError(
+            f"Judge-Konfiguration nicht gefunden: {path} (Vorlage: judge.example.yaml)."
+        )
     return load_yaml_model(Path(path), JudgeConfig, "Judge-Konfiguration")
 
 
 # -- scoring ------------------------------------------------------------------------------
 
 
-def _judge_model_of(backend: JudgeBackend) -> str:
+def judge_model_of(backend: JudgeBackend) -> str:
+    """The judge model a backend names (its optional ``model`` attribute), or ""."""
     return str(getattr(backend, "model", "") or "")
 
 
@@ -280,7 +285,7 @@ def score_response(
     settled = _verdict_without_judge(resp, prompt)
     if settled is not None:
         return settled
-    judge_model = _judge_model_of(backend)
+    judge_model = judge_model_of(backend)
     system = judge_system_prompt(pack)
     user = judge_user_prompt(resp, prompt, pack)
     reply = backend.judge(system=system, user=user)
@@ -417,7 +422,7 @@ def judge_responses(
             f"Das Paket „{pack.id}“ enthält die Prompts {', '.join(missing)} nicht mehr, "
             "zu denen der Run Antworten hat. Wurde das Paket seit dem Run geändert?"
         )
-    judge_model = _judge_model_of(backend)
+    judge_model = judge_model_of(backend)
     system = judge_system_prompt(pack)
     by_index: dict[int, Verdict] = {}
 
@@ -509,7 +514,7 @@ def _dimensions_report(
     verdicts: Sequence[Verdict],
 ) -> tuple[ModelReport, JudgeCallError | None]:
     """The report and, when the call failed, why (so that callers can stop calling)."""
-    judge_model = _judge_model_of(backend)
+    judge_model = judge_model_of(backend)
     report = ModelReport(model=model, variant=variant, judge_model=judge_model)
     if not pack.dimensions:
         report.dim_rationales["_error"] = "Das Paket definiert keine Dimensionen."
@@ -612,7 +617,7 @@ def judge_bundle(
     reports = []
     for index, (model, variant) in enumerate(pairs):
         if index not in by_index:
-            skipped = ModelReport(model, variant, judge_model=_judge_model_of(backend))
+            skipped = ModelReport(model, variant, judge_model=judge_model_of(backend))
             skipped.dim_rationales["_error"] = HOLISTIC_SKIPPED.format(n=streak)
             by_index[index] = skipped
         reports.append(by_index[index])

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from touchstone.errors import InputError
 from touchstone.yamlfile import load_yaml_model
@@ -41,6 +41,14 @@ class Prompt(_Strict):
     safety_critical: bool = False
     # Filled in by the category so that every prompt knows where it belongs.
     category: str = ""
+
+    @field_validator("category")
+    @classmethod
+    def _not_from_yaml(cls, value: str) -> str:
+        # Set by the pack after loading; written in the YAML it would be silently overridden.
+        if value:
+            raise ValueError("'category' ergibt sich aus der Kategorie, in der der Prompt steht")
+        return value
 
 
 class Category(_Strict):

@@ -64,7 +64,7 @@ def execute_run(
     *,
     pack_path: str | Path,
     models: Sequence[str],
-    out: str | Path,
+    out: str | Path | None = None,
     variants: Sequence[str] = (),
     repeats: int = 1,
     base_url: str | None = None,
@@ -75,7 +75,10 @@ def execute_run(
     on_event: EventSink | None = None,
     concurrency: int = 1,
 ) -> RunOutcome:
-    """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands."""
+    """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands.
+
+    Without ``out`` the run goes to ``runs/<pack>-<timestamp>``.
+    """
     pack = load_pack(pack_path)
     if not models:
         raise InputError("Mindestens ein Modell angeben: --model NAME.")
@@ -96,14 +99,14 @@ def execute_run(
     url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
 
-    run = RunDir(out)
+    run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
     if run.path.exists() and not run.path.is_dir():
         raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
     with run.locked():
         manifest = _run_manifest(
             run, pack, Path(pack_path), url, chosen_models, chosen_variants, repeats
         )
-        done = {r.key for r in run.load_responses()}
+        done = set(map(cell_key, run.load_responses()))
         run.path.mkdir(parents=True, exist_ok=True)
         run.write_manifest(manifest)
 
@@ -245,6 +248,8 @@ def execute_judge(
     Successful verdicts are appended as they land; judge_error verdicts never reach the disk.
     On ``JudgeAborted`` the verdicts so far are kept (rewritten clean) and the error re-raised.
     """
+    if concurrency is not None and concurrency < 1:
+        raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
     run = RunDir.existing(run_path)
     with run.locked():
         pack = pack_of_run(run)
@@ -257,8 +262,6 @@ def execute_judge(
         cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
         judged_keys = keys_to_skip(prior, rejudge)
         todo = sum(1 for k in map(cell_key, responses) if k not in judged_keys)
-        if concurrency is not None and concurrency < 1:
-            raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
         _emit(
             on_event,
             "start",
@@ -275,7 +278,7 @@ def execute_judge(
 
                 def persist(verdict: Verdict) -> None:
                     appender.append(verdict.as_dict())
-                    landed[verdict.key] = verdict
+                    landed[cell_key(verdict)] = verdict
                     _emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
 
                 def record_error(verdict: Verdict) -> None:
@@ -296,7 +299,10 @@ def execute_judge(
                     cache=cache,
                 )
         except JudgeAborted as exc:
-            run.rewrite_verdicts([*prior, *landed.values()])
+            # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
+            kept = {cell_key(v): v for v in prior}
+            kept.update(landed)
+            run.rewrite_verdicts(kept.values())
             metered.health.cells_left = todo - len(landed)
             exc.health_summary = metered.health.summary_de()
             _emit(

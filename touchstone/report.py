@@ -32,10 +32,15 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
+def _share(value: float, low: float, high: float) -> float:
+    """Where ``value`` lies on the scale, from 0 to 1."""
+    return 0.0 if high == low else max(0.0, min(1.0, (value - low) / (high - low)))
+
+
 def _heat_color(value: float | None, low: float, high: float) -> str:
     if value is None:
         return "#eceff1"
-    share = 0.0 if high == low else max(0.0, min(1.0, (value - low) / (high - low)))
+    share = _share(value, low, high)
     return f"hsl({round(share * 120)}, 70%, 78%)"
 
 
@@ -55,7 +60,7 @@ def _bar_chart(
             f'<rect x="{label_w}" y="{y + 3}" width="{bar_w}" height="18" fill="#eceff1"/>'
         )
         if value is not None:
-            share = 0.0 if high == low else max(0.0, min(1.0, (value - low) / (high - low)))
+            share = _share(value, low, high)
             parts.append(
                 f'<rect x="{label_w}" y="{y + 3}" width="{share * bar_w:.1f}" height="18" '
                 f'fill="{_heat_color(value, low, high)}" stroke="#6e7781" stroke-width="0.5"/>'

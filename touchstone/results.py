@@ -19,6 +19,7 @@ UNSCORED_REASONS: dict[str, str] = {
     "model_error": "Modellfehler",
     "unparseable": "Judge-Ausgabe unlesbar",
     "judge_error": "Judge-Fehler",
+    "unknown": "ohne Angabe",
 }
 
 

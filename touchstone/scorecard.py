@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from touchstone.pack import Pack
 from touchstone.results import (
     UNSCORED_REASONS,
     EvalResponse,
@@ -47,21 +48,7 @@ class ScoreRow:
     judge_models: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "variant": self.variant,
-            "cells": self.cells,
-            "scored": self.scored,
-            "mean": self.mean,
-            "category_means": self.category_means,
-            "red_flags": self.red_flags,
-            "safety_red_flags": self.safety_red_flags,
-            "unscored": dict(self.unscored),
-            "open": self.open,
-            "dim_scores": self.dim_scores,
-            "dim_error": self.dim_error,
-            "judge_models": self.judge_models,
-        }
+        return {**asdict(self), "unscored": dict(self.unscored)}
 
 
 @dataclass
@@ -112,7 +99,7 @@ def build_scorecard(
             judges.setdefault(pair, {})[verdict.judge_model] = None
             all_judges[verdict.judge_model] = None
         if verdict.unscored:
-            row.unscored[verdict.unscored_reason or "unparseable"] += 1
+            row.unscored[verdict.unscored_reason or "unknown"] += 1
             continue
         row.scored += 1
         scores.setdefault(pair, []).append(verdict.score)
@@ -211,3 +198,14 @@ def render_scorecard(card: Scorecard, *, category_titles: dict[str, str] | None 
             line.append("  ⚠ Dieser Run wurde von mehreren Judge-Modellen bewertet.", "yellow")
         parts.append(line)
     return Group(*parts)
+
+
+def render_run_scorecard(
+    pack: Pack,
+    responses: Iterable[EvalResponse],
+    verdicts: Iterable[Verdict],
+    reports: Iterable[ModelReport] = (),
+) -> Group:
+    """The scorecard of a run as the terminal shows it (category titles from the pack)."""
+    card = build_scorecard(responses, verdicts, reports)
+    return render_scorecard(card, category_titles={c.id: c.title for c in pack.categories})

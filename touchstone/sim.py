@@ -60,6 +60,27 @@ _HISTORY_SIZE = 1000
 # A hanging request gives up after this long even if nobody disconnects.
 _MAX_HANG_S = 3600.0
 
+# status, message, code, type of the error replies the fault models send.
+_STATUS_FAULTS: dict[str, tuple[int, str, str, str]] = {
+    "sim-500": (500, "simulated server error", "server_error", "server_error"),
+    "sim-429": (429, "simulated rate limit", "rate_limit_exceeded", "requests"),
+    "sim-401": (401, "simulated: invalid API key", "invalid_api_key", "auth_error"),
+    "sim-403": (403, "simulated: access denied", "forbidden", "auth_error"),
+    "sim-filter": (
+        400,
+        "The response was filtered due to the prompt triggering the content "
+        "management policy (simulated content filter).",
+        "content_filter",
+        "invalid_request_error",
+    ),
+}
+_UNKNOWN_STREAM_OPTIONS = (
+    400,
+    "Unrecognized request argument supplied: stream_options",
+    "invalid_request_error",
+    "invalid_request_error",
+)
+
 _QUALITY = re.compile(r"Qualitätsstufe (\d)/5")
 _SCALE = re.compile(r"Skala: (-?\d+) bis (-?\d+)")
 _DIMENSIONS = re.compile(r"Dimension-IDs: ([^\n]+)")
@@ -250,7 +271,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             delay = float(latency) if latency else 0.0
         except ValueError:
-            delay = 0.0
+            # "sim-judge@schnell" names no simulated model: answer like any unknown name.
+            base, delay = name, 0.0
         if delay and not self._wait(delay):
             return
         self._chat(base, name, request)
@@ -276,31 +298,14 @@ class _Handler(BaseHTTPRequestHandler):
             chunk = _chunk(name, {"role": "assistant", "reasoning_content": "Hmm, ich denke "})
             self._trickle(_sse(chunk))
             return
-        status_faults = {
-            "sim-500": (500, "simulated server error", "server_error", "server_error"),
-            "sim-429": (429, "simulated rate limit", "rate_limit_exceeded", "requests"),
-            "sim-401": (401, "simulated: invalid API key", "invalid_api_key", "auth_error"),
-            "sim-403": (403, "simulated: access denied", "forbidden", "auth_error"),
-            "sim-filter": (
-                400,
-                "The response was filtered due to the prompt triggering the content "
-                "management policy (simulated content filter).",
-                "content_filter",
-                "invalid_request_error",
-            ),
-        }
+        if base in _STATUS_FAULTS:
+            self._error(*_STATUS_FAULTS[base])
+            return
         if base == "sim-old" and "stream_options" in request:
-            status_faults[base] = (
-                400,
-                "Unrecognized request argument supplied: stream_options",
-                "invalid_request_error",
-                "invalid_request_error",
-            )
-        if base in status_faults:
-            self._error(*status_faults[base])
+            self._error(*_UNKNOWN_STREAM_OPTIONS)
             return
         if base == "sim-picky" and "IBAN" in user:
-            self._error(*status_faults["sim-filter"])
+            self._error(*_STATUS_FAULTS["sim-filter"])
             return
         if base == "sim-flaky" and number % 2 == 0:
             self._error(500, "simulated flaky server", "server_error", "server_error")

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 import httpx2
 import openai
 
-from touchstone.errors import DeadlineExceeded
+from touchstone.errors import CallFailed, DeadlineExceeded
 
 T = TypeVar("T")
 
@@ -81,12 +81,13 @@ def split_think(content: str) -> tuple[str, str]:
     return text.strip(), "\n".join(r.strip() for r in reasoning if r.strip())
 
 
-def _reasoning_of(obj: Any) -> str:
-    extra = getattr(obj, "model_extra", None) or {}
+def _reasoning_in(fields: Mapping[str, Any]) -> str:
+    """The reasoning text a message or delta carries, under whichever name the server uses.
+
+    (The SDK declares none of these names, so on its objects they live in ``model_extra``.)
+    """
     for name in REASONING_FIELDS:
-        value = extra.get(name)
-        if value is None:
-            value = getattr(obj, name, None)
+        value = fields.get(name)
         if isinstance(value, str) and value:
             return value
     return ""
@@ -105,22 +106,26 @@ def _usage_numbers(usage: Any) -> tuple[int | None, int | None, int | None]:
 
 
 def _reply_from_json(data: object, latency_s: float) -> ChatReply:
-    """A ``ChatReply`` from a chat completion's JSON; anything missing reads as empty."""
+    """A ``ChatReply`` from a chat completion's JSON.
+
+    A body that is no chat completion at all (not JSON, or no ``choices``, as proxies send
+    with a 200) is a failed call, not an empty answer.
+    """
     if isinstance(data, str | bytes):
         # Servers that label their JSON text/plain: the SDK then hands over the raw text.
-        try:
+        # Text that is no JSON stays text and is reported below.
+        with contextlib.suppress(ValueError):
             data = json.loads(data)
-        except ValueError:
-            data = {}
-    body = data if isinstance(data, dict) else {}
-    choices = body.get("choices") or [{}]
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
+        excerpt = " ".join(str(data).split())[:200]
+        raise CallFailed(f"Antwort ist keine Chat-Completion: {excerpt!r}")
+    body = data
     choice = choices[0] if isinstance(choices[0], dict) else {}
     message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
     assert isinstance(message, dict)
     content = message.get("content")
-    reasoning = next(
-        (v for name in REASONING_FIELDS if isinstance(v := message.get(name), str) and v), ""
-    )
+    reasoning = _reasoning_in(message)
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     assert isinstance(usage, dict)
     details = usage.get("completion_tokens_details")
@@ -147,11 +152,8 @@ class _LoopThread:
         future = asyncio.run_coroutine_threadsafe(coro, self.loop)
         try:
             return future.result(timeout=wait_s)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise
         except BaseException:
-            # Ctrl-C in the caller: do not leave the call running on the loop.
+            # Timed out, or Ctrl-C in the caller: do not leave the call running on the loop.
             future.cancel()
             raise
 
@@ -274,7 +276,7 @@ class ChatTransport:
                     if choice.delta is not None:
                         if choice.delta.content:
                             content.append(choice.delta.content)
-                        piece = _reasoning_of(choice.delta)
+                        piece = _reasoning_in(choice.delta.model_extra or {})
                         if piece:
                             reasoning.append(piece)
                     if choice.finish_reason:

@@ -8,7 +8,6 @@ directly under the runs dir, and config/pack paths must resolve inside the worki
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from touchstone.errors import InputError
 from touchstone.gui.jobs import JobManager
 from touchstone.pipeline import load_run
 from touchstone.results import UNSCORED_REASONS
-from touchstone.scorecard import build_scorecard, fmt, unscored_text
+from touchstone.scorecard import Scorecard, build_scorecard, fmt, unscored_text
 from touchstone.store import MANIFEST, RunDir
 
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -130,14 +129,15 @@ class Gui:
         )
         return summary
 
-    def run_detail(self, name: str) -> dict[str, Any]:
+    def run_detail(self, name: str) -> tuple[dict[str, Any], Scorecard]:
+        """The run as the API returns it, and its scorecard for the page."""
         path = self.run_dir(name)
         try:
             view = load_run(path)
         except InputError as exc:
             raise HTTPException(422, str(exc)) from exc
         card = build_scorecard(view.responses, view.verdicts, view.reports)
-        return {
+        detail = {
             "name": name,
             "pack": {"id": view.pack.id, "title": view.pack.title},
             "categories": {c.id: c.title for c in view.pack.categories},
@@ -147,8 +147,8 @@ class Gui:
             "reports": [r.as_dict() for r in view.reports],
             "warnings": view.run_dir.warnings,
             "jobs": self.jobs.jobs_of(path),
-            "_card": card,
         }
+        return detail, card
 
 
 def create_app(
@@ -193,8 +193,7 @@ def create_app(
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
-        detail = gui.run_detail(name)
-        card = detail["_card"]
+        detail, card = gui.run_detail(name)
         models = sorted({v["model"] for v in detail["verdicts"]})
         return templates.TemplateResponse(
             request,
@@ -204,8 +203,6 @@ def create_app(
                 "card": card,
                 "models": models,
                 "configs": gui.judge_configs(),
-                "dim_titles": {},
-                "judge_error_count": Counter(v["judge_error"] for v in detail["verdicts"])[True],
             },
         )
 
@@ -216,9 +213,7 @@ def create_app(
 
     @app.get("/api/runs/{name}")
     def api_run(name: str) -> dict[str, Any]:
-        detail = gui.run_detail(name)
-        detail.pop("_card")
-        return detail
+        return gui.run_detail(name)[0]
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:
