@@ -2,7 +2,9 @@
 
 It is a simulator and says so: every answer it writes starts with "Simulierte Antwort".
 Its behaviour is chosen by the requested model name; ``NAME@SECONDS`` (e.g. ``sim-judge@0.2``)
-adds a fixed latency before the reply.
+makes the reply (or the error, or the first byte of a stream) leave that long after the
+request arrived: the simulator's own work counts toward it, so a benchmark sees the latency
+it asked for. The call is counted when it arrives.
 
 Answerers (streaming and not):
     sim-gut, sim-mittel, sim-schwach   answers of quality 5, 3 and 1 (of 5)
@@ -184,6 +186,10 @@ class _Server(ThreadingHTTPServer):
             return self.calls[model]
 
 
+class _ClientGone(Exception):
+    """The client hung up (or the server stops) before its answer was due."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -200,6 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- plumbing -------------------------------------------------------------------------
     def _send_json(self, status: int, payload: Any, content_type: str = "application/json") -> None:
         body = json.dumps(payload, ensure_ascii=False).encode()
+        self._hold()
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -230,6 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _start_stream(self, content_type: str) -> None:
+        self._hold()
         self.send_response(200)
         self.send_header("Content-Type", content_type)
         self.send_header("Cache-Control", "no-cache")
@@ -256,6 +264,20 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._error(404, f"unknown path {self.path}", "not_found", "invalid_request_error")
 
+    def parse_request(self) -> bool:
+        # "@latency" is the time from the request to the answer: the simulator's own work
+        # (parsing, building the reply) counts toward it, so benchmarks see the stated L.
+        self.due = time.monotonic()
+        return super().parse_request()
+
+    def _hold(self) -> None:
+        """Wait until the answer is due; ``_ClientGone`` when the client left meanwhile."""
+        # The last millisecond is slept in one piece: a timed wait on an Event oversleeps
+        # by a few tenths of a millisecond, a plain sleep that short by a few hundredths.
+        if not self._wait(self.due - time.monotonic() - 0.001):
+            raise _ClientGone
+        time.sleep(max(0.0, self.due - time.monotonic()))
+
     def do_POST(self) -> None:
         if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._error(404, f"unknown path {self.path}", "not_found", "invalid_request_error")
@@ -273,9 +295,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             # "sim-judge@schnell" names no simulated model: answer like any unknown name.
             base, delay = name, 0.0
-        if delay and not self._wait(delay):
-            return
-        self._chat(base, name, request)
+        self.due += delay
+        try:
+            self._chat(base, name, request)
+        except _ClientGone:
+            self.close_connection = True
 
     def _chat(self, base: str, name: str, request: dict[str, Any]) -> None:
         stream = bool(request.get("stream"))
