@@ -53,6 +53,7 @@ def test_success_and_max_tokens_only_when_set(sim: SimServer, backend_for) -> No
     capped.judge(system="s", user="u")
     assert sim.history[-1]["max_tokens"] == 321
     assert sim.history[-1]["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "extra_body" not in sim.history[-1]  # merged into the body, not sent as a field
 
 
 def test_json_labelled_as_text_is_still_read(backend_for) -> None:
