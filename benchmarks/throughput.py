@@ -32,15 +32,14 @@ from touchstone.judge import (
     judge_user_prompt,
 )
 from touchstone.pack import Pack, load_pack
+from touchstone.results import EvalResponse
 
 LATENCY_S = 0.05
 CELLS = 96
 MODEL = f"sim-judge@{LATENCY_S}"
 
 
-def harness_rate(url: str, pack: Pack, concurrency: int) -> float:
-    prompts = [(c.id, p.id) for c, p in pack.all_prompts()]
-    cells = answered_cells(CELLS, prompts)
+def harness_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency: int) -> float:
     with OpenAIJudgeBackend(url, "", MODEL, timeout=30) as backend:
         # Warm up as many connections as calls will overlap (a long run's steady state).
         list(
@@ -56,14 +55,10 @@ def harness_rate(url: str, pack: Pack, concurrency: int) -> float:
     return CELLS / elapsed
 
 
-def sdk_alone_rate(url: str, pack: Pack, concurrency: int) -> float:
+def sdk_alone_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency: int) -> float:
     """The same judge prompts through the bare SDK: ``concurrency`` clients on one loop."""
-    prompts = [(c.id, p.id) for c, p in pack.all_prompts()]
     system = judge_system_prompt(pack)
-    users = [
-        judge_user_prompt(cell, pack.prompt(cell.prompt_id), pack)
-        for cell in answered_cells(CELLS, prompts)
-    ]
+    users = [judge_user_prompt(cell, pack.prompt(cell.prompt_id), pack) for cell in cells]
 
     async def measure() -> float:
         clients = [
@@ -95,10 +90,11 @@ def sdk_alone_rate(url: str, pack: Pack, concurrency: int) -> float:
 
 def main() -> None:
     pack = load_pack(BUERO)
+    cells = answered_cells(CELLS, [(c.id, p.id) for c, p in pack.all_prompts()])
     with sim_process(pinned=True) as url:
         for concurrency in (1, 4, 16):
             ideal = concurrency / LATENCY_S
-            rate = harness_rate(url, pack, concurrency)
+            rate = harness_rate(url, pack, cells, concurrency)
             report(
                 f"throughput c={concurrency:2d}",
                 rate,
@@ -106,7 +102,7 @@ def main() -> None:
                 f">= {0.85 * ideal:.0f}/s (85 % of {ideal:.0f}/s)",
                 rate >= 0.85 * ideal,
             )
-            ceiling = sdk_alone_rate(url, pack, concurrency)
+            ceiling = sdk_alone_rate(url, pack, cells, concurrency)
             print(
                 f"[REF ] openai SDK alone c={concurrency:2d}: {ceiling:.3f} calls/s   "
                 f"(same prompts, no harness: {ceiling / ideal:.0%} of {ideal:.0f}/s)"

@@ -48,7 +48,7 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 
 class _Record:
-    """``as_dict``/``from_dict`` for the dataclasses below, fast enough for 100k lines.
+    """``as_dict``/``from_dict`` for the dataclasses below.
 
     (``dataclasses.asdict`` deep-copies every value: ten times slower and not needed here.)
     """
@@ -60,12 +60,9 @@ class _Record:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
-        try:
-            return cls(**data)
-        except TypeError:
-            # Keys written by a newer version are ignored; a missing field still raises.
-            known = _field_names(cls)
-            return cls(**{k: v for k, v in data.items() if k in known})
+        """Keys written by a newer version are ignored; a missing field still raises."""
+        known = _field_names(cls)
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 class _CellRecord(_Record):

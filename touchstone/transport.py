@@ -108,8 +108,8 @@ def _usage_numbers(usage: Any) -> tuple[int | None, int | None, int | None]:
 def _reply_from_json(data: object, latency_s: float) -> ChatReply:
     """A ``ChatReply`` from a chat completion's JSON.
 
-    A body that is no chat completion at all (not JSON, or no ``choices``, as proxies send
-    with a 200) is a failed call, not an empty answer.
+    A body that is no chat completion at all (not JSON, or no choice with a message, as
+    proxies send with a 200) is a failed call, not an empty answer.
     """
     if isinstance(data, str | bytes):
         # Servers that label their JSON text/plain: the SDK then hands over the raw text.
@@ -117,21 +117,17 @@ def _reply_from_json(data: object, latency_s: float) -> ChatReply:
         with contextlib.suppress(ValueError):
             data = json.loads(data)
     choices = data.get("choices") if isinstance(data, dict) else None
-    if not isinstance(data, dict) or not isinstance(choices, list) or not choices:
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
         excerpt = " ".join(str(data).split())[:200]
         raise CallFailed(f"Antwort ist keine Chat-Completion: {excerpt!r}")
-    body = data
-    choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    assert isinstance(message, dict)
     content = message.get("content")
-    reasoning = _reasoning_in(message)
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-    assert isinstance(usage, dict)
+    usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
     details = usage.get("completion_tokens_details")
     return ChatReply(
         content=content if isinstance(content, str) else "",
-        reasoning=reasoning,
+        reasoning=_reasoning_in(message),
         finish_reason=str(choice.get("finish_reason") or ""),
         latency_s=latency_s,
         prompt_tokens=usage.get("prompt_tokens"),
