@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from touchstone.pack import load_pack
-from touchstone.pipeline import now_iso
 from touchstone.results import EvalResponse, Verdict
+from touchstone.stages import now_iso
 
 REPO = Path(__file__).resolve().parent.parent
 BUERO = REPO / "packs" / "buero.yaml"

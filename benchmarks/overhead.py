@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import report, write_run
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.pipeline import execute_judge
+from touchstone.stages import execute_judge
 
 HOLISTIC = (
     '{"korrektheit": {"score": 4, "rationale": "a"}, "sicherheit": {"score": 4, "rationale": "b"}, '

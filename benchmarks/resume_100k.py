@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import report, rss_mb, write_run
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.pipeline import execute_judge
 from touchstone.sim import SimServer
+from touchstone.stages import execute_judge
 
 
 def main() -> None:

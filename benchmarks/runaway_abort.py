@@ -22,7 +22,7 @@ from _common import BUERO, report, sim_process
 
 from touchstone.errors import JudgeAborted
 from touchstone.judge import load_judge_config
-from touchstone.pipeline import execute_judge, execute_run
+from touchstone.stages import execute_judge, execute_run
 
 K, T = 3, 1.0
 

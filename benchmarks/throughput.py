@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import openai
 from _common import BUERO, answered_cells, report, sim_process
-
 from touchstone.concurrency import CallPool
+
 from touchstone.judge import (
     OpenAIJudgeBackend,
     judge_responses,

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from touchstone.pipeline import execute_run
 from touchstone.sim import SimServer
+from touchstone.stages import execute_run
 
 from .conftest import TINY_PACK
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from touchstone.cache import CACHE_FILE, CachedVerdict, VerdictCache, cache_key
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_bundle
+from touchstone.judge.cache import CACHE_FILE, CachedVerdict, VerdictCache, cache_key
 from touchstone.pack import Pack
-from touchstone.pipeline import execute_judge, execute_run
 from touchstone.sim import SimServer
+from touchstone.stages import execute_judge, execute_run
 from touchstone.store import RunDir
 
 from .conftest import FakeJudge, make_response, timeout_error

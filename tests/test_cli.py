@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from touchstone.pipeline import execute_run
 from touchstone.sim import SimServer
+from touchstone.stages import execute_run
 from touchstone.store import JUDGEMENTS, RunDir
 
 from .conftest import TINY_PACK, run_cli

@@ -1,7 +1,7 @@
 from pathlib import Path
 
-from touchstone.pipeline import load_run
 from touchstone.scorecard import build_scorecard
+from touchstone.stages import load_run
 
 from .conftest import run_cli
 

@@ -15,8 +15,8 @@ import pytest
 from touchstone.errors import JudgeCallError
 from touchstone.judge import JudgeAborted, judge_responses
 from touchstone.pack import Pack
-from touchstone.pipeline import execute_run
 from touchstone.sim import SimServer
+from touchstone.stages import execute_run
 from touchstone.store import JUDGEMENTS, RunDir
 
 from .conftest import FakeJudge, make_response, run_cli, timeout_error
@@ -166,7 +166,7 @@ def test_concurrency_8_is_at_least_4x_faster_at_200ms(
         config = judge_config(
             tmp_path / f"j{concurrency}.yaml", sim, "sim-judge@0.2", concurrency=concurrency
         )
-        from touchstone.pipeline import execute_judge
+        from touchstone.stages import execute_judge
 
         started = time.monotonic()
         outcome = execute_judge(run, config=config)

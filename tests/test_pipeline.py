@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from touchstone.judge import JudgeAborted, JudgeConfig, JudgeEndpoint
-from touchstone.pipeline import execute_judge, execute_run
 from touchstone.sim import SimServer
+from touchstone.stages import execute_judge, execute_run
 from touchstone.store import RunDir
 
 from .conftest import FakeJudge, timeout_error

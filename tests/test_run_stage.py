@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from touchstone.client import OpenAIAnswerBackend
+from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
-from touchstone.pipeline import execute_run
-from touchstone.runner import run_cells
 from touchstone.sim import SimServer
+from touchstone.stages import execute_run
+from touchstone.stages.run import run_cells
 from touchstone.store import RunDir
 from touchstone.transport import ChatReply
 
@@ -143,20 +143,14 @@ def test_policy_by_kind_and_system_prompt_per_variant(tiny_pack: Pack) -> None:
 
 def test_answer_backend_maps_errors_at_the_boundary(sim: SimServer) -> None:
     backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=2)
-    try:
-        with pytest.raises(ModelCallError) as info:
-            backend.answer(model="kein-modell", system="", user="u")
-        assert info.value.kind == "not_found"
-    finally:
-        backend.close()
+    with pytest.raises(ModelCallError) as info:
+        backend.answer(model="kein-modell", system="", user="u")
+    assert info.value.kind == "not_found"
 
 
 def test_server_without_stream_options_still_answers(sim: SimServer) -> None:
     backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=2)
-    try:
-        first = backend.answer(model="sim-old", system="", user="Hallo")
-        second = backend.answer(model="sim-old", system="", user="Hallo")
-    finally:
-        backend.close()
+    first = backend.answer(model="sim-old", system="", user="Hallo")
+    second = backend.answer(model="sim-old", system="", user="Hallo")
     assert "Qualitätsstufe 4/5" in first.content and second.content == first.content
     assert first.completion_tokens is None  # no usage without stream_options

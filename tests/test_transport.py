@@ -1,14 +1,14 @@
 """The judge transport with the real openai SDK over real HTTP against the simulator."""
 
 import time
-from collections.abc import Iterator
 
 import httpx2
 import openai
 import pytest
 from openai.types.chat import ChatCompletion
 
-from touchstone.errors import ERROR_KINDS, DeadlineExceeded, ReasoningOnly, classify
+from touchstone.classify import classify
+from touchstone.errors import ERROR_KINDS, DeadlineExceeded, ReasoningOnly
 from touchstone.judge import JudgeCallError, OpenAIJudgeBackend
 from touchstone.sim import SimServer
 
@@ -18,27 +18,22 @@ SLACK = 0.6
 
 
 @pytest.fixture
-def backend_for(sim: SimServer) -> Iterator:
-    made: list[OpenAIJudgeBackend] = []
-
+def backend_for(sim: SimServer):  # type: ignore[no-untyped-def]
     def make(model: str, **options: object) -> OpenAIJudgeBackend:
         options.setdefault("timeout", DEADLINE)
-        backend = OpenAIJudgeBackend(sim.base_url, "", model, **options)  # type: ignore[arg-type]
-        made.append(backend)
-        return backend
+        return OpenAIJudgeBackend(sim.base_url, "", model, **options)  # type: ignore[arg-type]
 
-    yield make
-    for backend in made:
-        backend.close()
+    return make
 
 
-def test_client_gets_retries_and_timeout_only_when_set(sim: SimServer) -> None:
-    with OpenAIJudgeBackend(sim.base_url, "k", "sim-judge", timeout=7, max_retries=2) as b:
-        assert b.client.max_retries == 2
-        assert b.client.timeout == 7
-    with OpenAIJudgeBackend(sim.base_url, "k", "sim-judge") as b:
-        assert b.client.max_retries == 0
-        assert b.client.timeout != 7  # the SDK default, untouched
+@pytest.mark.parametrize(("max_retries", "calls"), [(0, 1), (2, 3)])
+def test_sdk_retries_only_when_configured(
+    sim: SimServer, backend_for, max_retries: int, calls: int
+) -> None:
+    before = sim.calls.get("sim-500", 0)
+    with pytest.raises(JudgeCallError):
+        backend_for("sim-500", max_retries=max_retries, timeout=10).judge(system="s", user="u")
+    assert sim.calls.get("sim-500", 0) - before == calls
 
 
 def test_success_and_max_tokens_only_when_set(sim: SimServer, backend_for) -> None:
@@ -57,7 +52,8 @@ def test_success_and_max_tokens_only_when_set(sim: SimServer, backend_for) -> No
 
 
 def test_json_labelled_as_text_is_still_read(backend_for) -> None:
-    assert '"score"' in backend_for("sim-plaintext").judge(system="s", user="Skala: 0 bis 5")
+    backend = backend_for("sim-plaintext", stream=False)
+    assert '"score"' in backend.judge(system="s", user="Skala: 0 bis 5")
 
 
 @pytest.mark.parametrize(
@@ -131,10 +127,8 @@ def test_reasoning_only_reply_is_a_call_failure(backend_for, max_tokens: int | N
 
 
 def test_connection_refused_is_a_connection_error() -> None:
-    with (
-        OpenAIJudgeBackend("http://127.0.0.1:9/v1", "", "x", timeout=DEADLINE) as backend,
-        pytest.raises(JudgeCallError) as info,
-    ):
+    backend = OpenAIJudgeBackend("http://127.0.0.1:9/v1", "", "x", timeout=DEADLINE)
+    with pytest.raises(JudgeCallError) as info:
         backend.judge(system="s", user="u")
     assert info.value.kind == "connection"
 

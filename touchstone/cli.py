@@ -13,7 +13,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, Any
 
 import typer
@@ -22,10 +21,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from touchstone import __version__
-from touchstone.client import DEFAULT_CALL_TIMEOUT_S
-from touchstone.errors import InputError, JudgeAborted
+from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
+from touchstone.engine import raise_terminated
+from touchstone.errors import InputError, JudgeAborted, Terminated
 from touchstone.events import EventLog, fan_out
-from touchstone.pipeline import (
+from touchstone.results import UNSCORED_REASONS
+from touchstone.scorecard import render_run_scorecard
+from touchstone.stages import (
     JudgeOutcome,
     RunOutcome,
     execute_judge,
@@ -33,8 +35,6 @@ from touchstone.pipeline import (
     load_run,
     write_report,
 )
-from touchstone.results import UNSCORED_REASONS
-from touchstone.scorecard import render_run_scorecard
 
 app = typer.Typer(
     name="touchstone",
@@ -50,14 +50,6 @@ stdout = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatt
 stderr = Console(
     stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
 )
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived (the GUI's cancel): unwind like Ctrl-C, keeping what was persisted."""
-
-
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise Terminated
 
 
 def say_error(prefix: str, message: str) -> None:
@@ -363,5 +355,5 @@ def main_options(
 
 
 def main() -> None:
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, raise_terminated)
     app()

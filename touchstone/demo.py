@@ -20,9 +20,9 @@ from rich.text import Text
 import touchstone
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.pipeline import default_run_name, execute_judge, execute_run, load_run, write_report
 from touchstone.scorecard import render_run_scorecard
 from touchstone.sim import SimServer
+from touchstone.stages import default_run_name, execute_judge, execute_run, load_run, write_report
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"

@@ -41,6 +41,12 @@ class EventLog:
             self._handle = None
 
 
+def emit(sink: EventSink | None, kind: str, **data: Any) -> None:
+    """Hand one event to ``sink`` when there is one."""
+    if sink is not None:
+        sink(kind, data)
+
+
 def fan_out(*sinks: EventSink | None) -> EventSink:
     """One sink that hands every event to each of ``sinks``."""
     active = [s for s in sinks if s is not None]

@@ -112,6 +112,10 @@ class Pack(_Strict):
     def has_prompt(self, prompt_id: str) -> bool:
         return prompt_id in self._by_id
 
+    @property
+    def prompt_count(self) -> int:
+        return len(self._by_id)
+
     def category_title(self, category_id: str) -> str:
         for category in self.categories:
             if category.id == category_id:

@@ -19,9 +19,9 @@ from starlette.middleware.base import RequestResponseEndpoint
 
 from touchstone.errors import InputError
 from touchstone.gui.jobs import JobManager
-from touchstone.pipeline import load_run
-from touchstone.results import UNSCORED_REASONS
-from touchstone.scorecard import Scorecard, build_scorecard, fmt, unscored_text
+from touchstone.report import template_environment
+from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages import load_run
 from touchstone.store import MANIFEST, RunDir
 
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -162,10 +162,9 @@ def create_app(
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     hosts = allowed_hosts(port, host)
     origins = frozenset(f"http://{h}" for h in hosts)
-    templates = Jinja2Templates(directory=str(TEMPLATES))
-    templates.env.globals.update(
-        fmt=fmt, unscored_text=unscored_text, reasons=UNSCORED_REASONS, states=JOB_STATES
-    )
+    env = template_environment(TEMPLATES)
+    env.globals.update(states=JOB_STATES)
+    templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gui = gui
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import statistics
-import threading
-import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from touchstone.errors import JudgeCallError
-from touchstone.judge import JudgeBackend, judge_model_of
+from touchstone.engine import Done
+from touchstone.judge.backend import JudgeReply
 
 
 @dataclass
@@ -22,6 +19,17 @@ class JudgeHealth:
     latencies_s: list[float] = field(default_factory=list)
     unparseable: int = 0
     cells_left: int = 0
+    rate_limited: int = 0
+
+    def record(self, done: Done[Any, JudgeReply]) -> None:
+        """Count one finished judge call (with the rate-limited attempts before it)."""
+        self.calls += 1 + done.rate_limited
+        self.rate_limited += done.rate_limited
+        if done.error is not None:
+            self.failures[done.error.kind] += 1
+            return
+        self.successes += 1
+        self.latencies_s.append(done.latency_s)
 
     def percentile(self, share: float) -> float | None:
         if not self.latencies_s:
@@ -38,6 +46,7 @@ class JudgeHealth:
             "successes": self.successes,
             "failures": dict(self.failures),
             "unparseable": self.unparseable,
+            "rate_limited": self.rate_limited,
             "latency_median_s": None if median is None else round(median, 3),
             "latency_p95_s": None if p95 is None else round(p95, 3),
             "cells_left": self.cells_left,
@@ -50,35 +59,9 @@ class JudgeHealth:
         median = data["latency_median_s"]
         p95 = data["latency_p95_s"]
         latency = "–" if median is None else f"Median {median:.2f} s, p95 {p95:.2f} s"
+        waits = f"; Rate-Limit abgewartet: {self.rate_limited}-mal" if self.rate_limited else ""
         return (
             f"Judge-Bilanz: {self.calls} Aufrufe, {self.successes} erfolgreich, "
-            f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}; "
+            f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}{waits}; "
             f"Latenz: {latency}; offen für einen späteren Lauf: {self.cells_left}."
         )
-
-
-class MeteredJudge:
-    """Wraps a judge backend and records every call in a ``JudgeHealth``."""
-
-    def __init__(self, inner: JudgeBackend, clock: Callable[[], float] = time.monotonic) -> None:
-        self.inner = inner
-        self.model = judge_model_of(inner)
-        self.health = JudgeHealth()
-        self._clock = clock
-        self._lock = threading.Lock()
-
-    def judge(self, *, system: str, user: str) -> str:
-        started = self._clock()
-        try:
-            reply = self.inner.judge(system=system, user=user)
-        except JudgeCallError as exc:
-            with self._lock:
-                self.health.calls += 1
-                self.health.failures[exc.kind] += 1
-            raise
-        elapsed = self._clock() - started
-        with self._lock:
-            self.health.calls += 1
-            self.health.successes += 1
-            self.health.latencies_s.append(elapsed)
-        return reply

@@ -26,9 +26,9 @@ JUDGE_TEMPLATE_VERSION = "1"
 CACHE_FILE = "verdicts.jsonl"
 
 
-def cache_key(judge_model: str, system: str, user: str) -> str:
+def cache_key(judge_identity: str, system: str, user: str) -> str:
     digest = hashlib.sha256()
-    for part in (JUDGE_TEMPLATE_VERSION, judge_model, system, user):
+    for part in (JUDGE_TEMPLATE_VERSION, judge_identity, system, user):
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()

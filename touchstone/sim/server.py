@@ -1,36 +1,8 @@
-"""A simulated OpenAI-compatible server for the demo, the tests and the benchmarks (§7).
-
-It is a simulator and says so: every answer it writes starts with "Simulierte Antwort".
-Its behaviour is chosen by the requested model name; ``NAME@SECONDS`` (e.g. ``sim-judge@0.2``)
-makes the reply (or the error, or the first byte of a stream) leave that long after the
-request arrived: the simulator's own work counts toward it, so a benchmark sees the latency
-it asked for. The call is counted when it arrives.
-
-Answerers (streaming and not):
-    sim-gut, sim-mittel, sim-schwach   answers of quality 5, 3 and 1 (of 5)
-    sim-denker                         good answers with ``reasoning_content`` before them
-Judge:
-    sim-judge       valid verdict JSON, derived from the quality the simulated answer states
-Faults:
-    sim-hang        accepts the request and never answers
-    sim-trickle     200, then a byte of whitespace (or an SSE comment) every 0.2 s, forever
-    sim-think-endless  a stream of reasoning that never ends (plain: like sim-trickle)
-    sim-reasoning   reasoning only, empty content (finish_reason "length" when max_tokens set)
-    sim-garbage     prose without any JSON
-    sim-500, sim-429, sim-401, sim-403   that HTTP status
-    sim-filter      400 with a content-filter error (the input was refused)
-    sim-flaky       alternates: 500 on every other call, a good judge otherwise
-    sim-plaintext   a good judge that labels its JSON as text/plain (seen in the wild)
-    sim-picky       a good judge whose content filter refuses every prompt mentioning "IBAN"
-    sim-old         a good answerer that rejects ``stream_options`` like older servers
-    any other name  404 model_not_found
-"""
+"""The simulator's HTTP server: an OpenAI-compatible endpoint on loopback (see ``sim``)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import select
 import socket
 import threading
@@ -39,128 +11,22 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5, "sim-old": 4}
-FAULTS = (
-    "sim-hang",
-    "sim-trickle",
-    "sim-think-endless",
-    "sim-reasoning",
-    "sim-garbage",
-    "sim-500",
-    "sim-429",
-    "sim-401",
-    "sim-403",
-    "sim-filter",
-    "sim-flaky",
-    "sim-picky",
-    "sim-plaintext",
+from touchstone.sim.catalogue import (
+    ANSWERERS,
+    DIMENSIONS,
+    MODELS,
+    STATUS_FAULTS,
+    UNKNOWN_STREAM_OPTIONS,
+    simulated_answer,
+    simulated_dimensions,
+    simulated_verdict,
 )
-MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
+
 TRICKLE_INTERVAL_S = 0.2
 # Request bodies kept for inspection (tests, benchmarks); older ones are dropped.
 _HISTORY_SIZE = 1000
 # A hanging request gives up after this long even if nobody disconnects.
 _MAX_HANG_S = 3600.0
-
-# status, message, code, type of the error replies the fault models send.
-_STATUS_FAULTS: dict[str, tuple[int, str, str, str]] = {
-    "sim-500": (500, "simulated server error", "server_error", "server_error"),
-    "sim-429": (429, "simulated rate limit", "rate_limit_exceeded", "requests"),
-    "sim-401": (401, "simulated: invalid API key", "invalid_api_key", "auth_error"),
-    "sim-403": (403, "simulated: access denied", "forbidden", "auth_error"),
-    "sim-filter": (
-        400,
-        "The response was filtered due to the prompt triggering the content "
-        "management policy (simulated content filter).",
-        "content_filter",
-        "invalid_request_error",
-    ),
-}
-_UNKNOWN_STREAM_OPTIONS = (
-    400,
-    "Unrecognized request argument supplied: stream_options",
-    "invalid_request_error",
-    "invalid_request_error",
-)
-
-_QUALITY = re.compile(r"Qualitätsstufe (\d)/5")
-_SCALE = re.compile(r"Skala: (-?\d+) bis (-?\d+)")
-_DIMENSIONS = re.compile(r"Dimension-IDs: ([^\n]+)")
-
-_ANSWER_BODIES = {
-    5: (
-        "Die Aufgabe wird vollständig bearbeitet: alle Angaben sind geprüft, die Rechnung ist "
-        "nachvollziehbar, Risiken werden benannt und der nächste Schritt ist klar."
-    ),
-    3: (
-        "Die Aufgabe wird im Wesentlichen bearbeitet, einige Angaben fehlen jedoch und die "
-        "Begründung bleibt knapp."
-    ),
-    4: "Die Aufgabe wird gut bearbeitet; eine Angabe bleibt ungeprüft.",
-    1: "Kurze, ungenaue Antwort ohne Prüfung der Angaben.",
-}
-
-
-def _stable(*parts: str) -> int:
-    return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16)
-
-
-def simulated_answer(model: str, prompt: str) -> str:
-    quality = ANSWERERS[model]
-    topic = " ".join(prompt.split())[:80]
-    return (
-        f"Simulierte Antwort ({model}, Qualitätsstufe {quality}/5) zu: „{topic}“\n\n"
-        f"{_ANSWER_BODIES[quality]}"
-    )
-
-
-def simulated_verdict(user: str) -> dict[str, Any]:
-    """The sim judge's verdict for a per-answer judge prompt."""
-    low, high = 0, 5
-    scale = _SCALE.search(user)
-    if scale:
-        low, high = int(scale.group(1)), int(scale.group(2))
-    found = _QUALITY.search(user)
-    seed = _stable(user)
-    if not found:
-        return {
-            "score": (low + high) // 2,
-            "red_flag": False,
-            "rationale": "Simulierter Judge: keine simulierte Antwort erkannt, mittlere Wertung.",
-        }
-    quality = int(found.group(1))
-    jitter = seed % 3 - 1 if quality < 5 else -(seed % 4 == 0)
-    raw = low + round((quality + jitter) * (high - low) / 5)
-    score = max(low, min(high, raw))
-    red_flag = quality <= 1 and seed % 3 == 0
-    return {
-        "score": score,
-        "red_flag": red_flag,
-        "rationale": (
-            f"Simulierter Judge: Qualitätsstufe {quality}/5 erkannt, Wertung {score}."
-            + (" Warnsignal: Angaben wurden nicht geprüft." if red_flag else "")
-        ),
-    }
-
-
-def simulated_dimensions(user: str) -> dict[str, Any]:
-    """The sim judge's holistic reply: every dimension from the mean quality it sees."""
-    dims = _DIMENSIONS.search(user)
-    ids = [d.strip() for d in dims.group(1).split(",")] if dims else []
-    low, high = 0, 5
-    scale = _SCALE.search(user)
-    if scale:
-        low, high = int(scale.group(1)), int(scale.group(2))
-    qualities = [int(q) for q in _QUALITY.findall(user)] or [3]
-    mean = sum(qualities) / len(qualities)
-    out: dict[str, Any] = {}
-    for index, dim in enumerate(ids):
-        value = low + (mean - (index % 2) * 0.5) * (high - low) / 5
-        out[dim] = {
-            "score": round(max(low, min(high, value)), 1),
-            "rationale": f"Simulierter Judge: Gesamteindruck aus Qualitätsstufe {mean:.1f}/5.",
-        }
-    return out
 
 
 class _Server(ThreadingHTTPServer):
@@ -322,14 +188,14 @@ class _Handler(BaseHTTPRequestHandler):
             chunk = _chunk(name, {"role": "assistant", "reasoning_content": "Hmm, ich denke "})
             self._trickle(_sse(chunk))
             return
-        if base in _STATUS_FAULTS:
-            self._error(*_STATUS_FAULTS[base])
+        if base in STATUS_FAULTS:
+            self._error(*STATUS_FAULTS[base])
             return
         if base == "sim-old" and "stream_options" in request:
-            self._error(*_UNKNOWN_STREAM_OPTIONS)
+            self._error(*UNKNOWN_STREAM_OPTIONS)
             return
         if base == "sim-picky" and "IBAN" in user:
-            self._error(*_STATUS_FAULTS["sim-filter"])
+            self._error(*STATUS_FAULTS["sim-filter"])
             return
         if base == "sim-flaky" and number % 2 == 0:
             self._error(500, "simulated flaky server", "server_error", "server_error")
@@ -341,7 +207,7 @@ class _Handler(BaseHTTPRequestHandler):
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
         elif base in ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext"):
-            if _DIMENSIONS.search(user):
+            if DIMENSIONS.search(user):
                 content = json.dumps(simulated_dimensions(user), ensure_ascii=False)
             else:
                 content = json.dumps(simulated_verdict(user), ensure_ascii=False)

@@ -1,0 +1,255 @@
+"""The engine: every model call of touchstone runs here, as a task on one asyncio loop.
+
+    items ──► admission (adaptive limit) ──► call tasks ──► completion order ──► consumer
+                  ▲                               │
+                  └──── parked (Retry-After) ◄────┘ rate limit
+
+``completed(items, call, ...)`` starts ``call(item, deadline_s)`` for the items, at most
+``concurrency`` at a time, and yields a ``Done`` for each in the order the calls end. The
+consumer (the judge's breaker, the run stage's policy, persistence) runs in the consuming
+coroutine, between calls, so it needs no locks.
+
+- A call that fails with a rate limit (kind ``rate_limit``) is no result: its item waits as
+  the server asked (``retry_after_s``, or a doubling backoff) and is tried again, as long as
+  its budget allows. The budget (the call deadline) counts the item's attempts and its
+  waits, not the time it queues for a free slot. The in-flight limit halves on every rate
+  limit and grows by one per success, up to ``concurrency``.
+- Structured cancellation: when the consumer stops (it raised, the judge was aborted, Ctrl-C,
+  SIGTERM), closing the generator cancels every call in flight and waits until each has
+  unwound; a cancelled call closes its connection. No call is abandoned, none outlives it.
+- Items are pulled from ``items`` only when a slot is free, so a lazy iterable can still
+  decide what to offer (the run stage skips the cells of a model it just stopped).
+
+``run_blocking(coro)`` is the synchronous face of the engine: the CLI, the stages and the
+public sync API (``judge_responses`` and friends) run their coroutine through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import heapq
+import signal
+import threading
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from touchstone.errors import CallError, Terminated
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# The wait after a rate limit that names none: doubling from here, capped.
+BACKOFF_START_S = 0.5
+BACKOFF_MAX_S = 8.0
+# Without a budget, an item is tried at most this often against a rate limit.
+MAX_RATE_LIMITED = 20
+
+Call = Callable[[T, float | None], Awaitable[R]]
+
+
+@dataclass(frozen=True, slots=True)
+class Done(Generic[T, R]):
+    """One item's end: its result, or the ``CallError`` of its last attempt."""
+
+    index: int
+    item: T
+    result: R | None
+    error: CallError | None
+    latency_s: float
+    rate_limited: int = 0
+
+
+class AdaptiveLimit:
+    """How many calls may be in flight: halves on a rate limit, grows by one per success."""
+
+    def __init__(self, ceiling: int) -> None:
+        if ceiling < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.ceiling = ceiling
+        self.current = ceiling
+
+    def rate_limited(self) -> None:
+        self.current = max(1, self.current // 2)
+
+    def succeeded(self) -> None:
+        self.current = min(self.ceiling, self.current + 1)
+
+
+@dataclass(order=True, slots=True)
+class _Cell(Generic[T]):
+    ready_at: float
+    index: int
+    item: T = field(compare=False)
+    spent_s: float = field(default=0.0, compare=False)
+    rate_limited: int = field(default=0, compare=False)
+
+
+def _wait_after(error: CallError, tries: int) -> float:
+    if error.retry_after_s is not None:
+        return error.retry_after_s
+    return min(BACKOFF_MAX_S, BACKOFF_START_S * 2.0 ** (tries - 1))
+
+
+async def completed(
+    items: Iterable[T],
+    call: Call[T, R],
+    *,
+    concurrency: int = 1,
+    budget_s: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> AsyncGenerator[Done[T, R]]:
+    """``Done`` per item in completion order; see the module docstring.
+
+    Consume it inside ``contextlib.aclosing`` so that leaving the loop early cancels the calls
+    in flight at once. An exception of a call that is not a ``CallError`` is a bug and
+    propagates (after the other calls were cancelled).
+    """
+    limit = AdaptiveLimit(concurrency)
+    source = iter(enumerate(items))
+    exhausted = False
+    parked: list[_Cell[T]] = []
+    running: dict[asyncio.Future[R], tuple[_Cell[T], float]] = {}
+    finished: collections.deque[asyncio.Future[R]] = collections.deque()
+    wake = asyncio.Event()
+
+    def on_done(task: asyncio.Future[R]) -> None:
+        finished.append(task)
+        wake.set()
+
+    def next_cell() -> _Cell[T] | None:
+        nonlocal exhausted
+        if parked and parked[0].ready_at <= clock():
+            return heapq.heappop(parked)
+        if exhausted:
+            return None
+        try:
+            index, item = next(source)
+        except StopIteration:
+            exhausted = True
+            return None
+        return _Cell(0.0, index, item)
+
+    try:
+        while True:
+            while len(running) < limit.current and (cell := next_cell()) is not None:
+                remaining = None if budget_s is None else max(0.0, budget_s - cell.spent_s)
+                started = asyncio.ensure_future(call(cell.item, remaining))
+                running[started] = (cell, clock())
+                started.add_done_callback(on_done)
+            if not running and not parked and exhausted:
+                return
+            if not finished:
+                timeout = None
+                if parked:
+                    timeout = max(0.0, parked[0].ready_at - clock())
+                wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(timeout):
+                        await wake.wait()
+            while finished:
+                ended = finished.popleft()
+                cell, began = running.pop(ended)
+                elapsed = clock() - began
+                error = ended.exception()
+                if error is None:
+                    limit.succeeded()
+                    yield Done(
+                        cell.index, cell.item, ended.result(), None, elapsed, cell.rate_limited
+                    )
+                    continue
+                if not isinstance(error, CallError):
+                    raise error
+                if error.kind == "rate_limit":
+                    wait = _wait_after(error, cell.rate_limited + 1)
+                    spent = cell.spent_s + elapsed + wait
+                    fits = (
+                        spent < budget_s
+                        if budget_s is not None
+                        else cell.rate_limited < MAX_RATE_LIMITED
+                    )
+                    if fits:
+                        limit.rate_limited()
+                        cell.spent_s = spent
+                        cell.rate_limited += 1
+                        cell.ready_at = clock() + wait
+                        heapq.heappush(parked, cell)
+                        continue
+                yield Done(cell.index, cell.item, None, error, elapsed, cell.rate_limited)
+    finally:
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+
+def in_threads(
+    fn: Callable[..., R], executor: concurrent.futures.Executor
+) -> Callable[..., Awaitable[R]]:
+    """A coroutine function that runs the blocking ``fn`` in ``executor`` (sync backends).
+
+    A cancelled call leaves the thread running until ``fn`` returns: only native async
+    backends (the openai transport) can be cut off; sync ones are fakes and test doubles.
+    """
+
+    async def run(*args: Any, **kwargs: Any) -> R:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(executor, lambda: fn(*args, **kwargs))
+
+    return run
+
+
+def run_blocking(coro: Coroutine[Any, Any, R]) -> R:
+    """Run ``coro`` to its end on a new event loop and return its result.
+
+    In a thread that already runs a loop (a notebook, an async caller) it runs in a thread
+    of its own. In the main thread, when the process turned SIGTERM into ``Terminated``
+    (the CLI does), SIGTERM cancels ``coro`` like Ctrl-C does, so that every call in flight
+    unwinds and closes its connection, and then raises ``Terminated``.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_with_sigterm(coro))
+    with concurrent.futures.ThreadPoolExecutor(1) as executor:
+        return executor.submit(asyncio.run, _with_sigterm(coro)).result()
+
+
+def raise_terminated(signum: int, frame: object) -> None:
+    """The SIGTERM handler of the CLI (outside an event loop)."""
+    raise Terminated
+
+
+async def _with_sigterm(coro: Coroutine[Any, Any, R]) -> R:
+    main = asyncio.current_task()
+    terminated = False
+    installed = False
+    if (
+        threading.current_thread() is threading.main_thread()
+        and hasattr(signal, "SIGTERM")
+        and signal.getsignal(signal.SIGTERM) is raise_terminated
+    ):
+
+        def on_sigterm() -> None:
+            nonlocal terminated
+            terminated = True
+            if main is not None:
+                main.cancel()
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_sigterm)
+            installed = True
+    try:
+        return await coro
+    except asyncio.CancelledError:
+        if terminated:
+            raise Terminated from None
+        raise
+    finally:
+        if installed:
+            asyncio.get_running_loop().remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, raise_terminated)

@@ -1,0 +1,160 @@
+"""Judging one cell: the single per-cell path that ``score_response`` and the engine share.
+
+CellTask.of(answer, prompt, pack, judge)
+    ├── .settled      an answer that needs no judge call (model error, empty, reasoning
+    │                 only): its unscored verdict
+    └── .system/.user the judge prompt, and .key, its verdict-cache key
+task.verdict(reply)   the verdict from the judge's reply (unscored "unparseable" if the
+                      reply cannot be read)
+task.failed(error)    the unscored judge_error verdict of a failed call (never persisted)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from touchstone.errors import CallError
+from touchstone.judge.backend import JudgeBackend, JudgeReply, judge_identity, judge_model_of
+from touchstone.judge.cache import CachedVerdict, cache_key
+from touchstone.judge.replies import parse_verdict_reply
+from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt
+from touchstone.pack import Pack, Prompt
+from touchstone.results import EvalResponse, Verdict
+
+JUDGE_ERROR_RATIONALE = "⚠ Judge-Fehler (nicht bewertbar): {err}"
+
+
+@dataclass(frozen=True, slots=True)
+class Judge:
+    """Who judges: the model recorded in verdicts, and the identity the cache keys cover."""
+
+    model: str
+    identity: str
+
+    @classmethod
+    def of(cls, backend: object) -> Judge:
+        return cls(judge_model_of(backend), judge_identity(backend))
+
+
+def _cell_fields(resp: EvalResponse, prompt: Prompt) -> dict[str, Any]:
+    """What a verdict takes over from the answer and the prompt it judges."""
+    return {
+        "model": resp.model,
+        "variant": resp.variant,
+        "prompt_id": resp.prompt_id,
+        "repeat": resp.repeat,
+        "category": resp.category,
+        "safety_critical": prompt.safety_critical,
+    }
+
+
+def _unscored(
+    resp: EvalResponse, prompt: Prompt, reason: str, rationale: str, **extra: Any
+) -> Verdict:
+    return Verdict(
+        **_cell_fields(resp, prompt),
+        score=0,
+        red_flag=False,
+        rationale=rationale,
+        unscored=True,
+        unscored_reason=reason,
+        **extra,
+    )
+
+
+def _verdict_without_judge(resp: EvalResponse, prompt: Prompt) -> Verdict | None:
+    """The unscored verdict for an answer that needs no judge call, else ``None``."""
+    if not resp.ok:
+        why = resp.error or "unbekannter Fehler"
+        return _unscored(
+            resp, prompt, "model_error", f"Modellfehler: {why}", error_kind=resp.error_kind
+        )
+    if not resp.response_text.strip():
+        if resp.reasoning_chars > 0:
+            return _unscored(
+                resp,
+                prompt,
+                "reasoning_only",
+                f"Nur Reasoning ({resp.reasoning_chars} Zeichen), keine Antwort.",
+            )
+        return _unscored(resp, prompt, "empty", "Leere Antwort.")
+    return None
+
+
+@dataclass(slots=True)
+class CellTask:
+    """One answer to judge, with everything its verdict depends on."""
+
+    resp: EvalResponse
+    prompt: Prompt
+    pack: Pack
+    judge: Judge
+    settled: Verdict | None
+    system: str = ""
+    key: str = ""
+
+    @classmethod
+    def of(
+        cls, resp: EvalResponse, prompt: Prompt, pack: Pack, judge: Judge, system: str = ""
+    ) -> CellTask:
+        """``system`` may be passed in: it is the same for every cell of a pack."""
+        settled = _verdict_without_judge(resp, prompt)
+        if settled is not None:
+            return cls(resp, prompt, pack, judge, settled)
+        system = system or judge_system_prompt(pack)
+        key = cache_key(judge.identity, system, judge_user_prompt(resp, prompt, pack))
+        return cls(resp, prompt, pack, judge, None, system, key)
+
+    @property
+    def user(self) -> str:
+        # Rendered on demand rather than kept: 100k judge prompts would not fit in memory.
+        return judge_user_prompt(self.resp, self.prompt, self.pack)
+
+    def verdict(self, reply: JudgeReply, *, cached: bool = False) -> Verdict:
+        """The verdict the judge's reply gives; unscored "unparseable" if it cannot be read."""
+        parsed = parse_verdict_reply(reply.text, self.pack.scale)
+        if parsed is None:
+            excerpt = " ".join(reply.text.split())[:300]
+            return _unscored(
+                self.resp,
+                self.prompt,
+                "unparseable",
+                f"Judge-Ausgabe nicht auswertbar: {excerpt!r}",
+                judge_model=self.judge.model,
+            )
+        score, red_flag, rationale = parsed
+        return self.from_cache(CachedVerdict(score, red_flag, rationale, self.judge.model), cached)
+
+    def from_cache(self, entry: CachedVerdict, cached: bool = True) -> Verdict:
+        return Verdict(
+            **_cell_fields(self.resp, self.prompt),
+            score=entry.score,
+            red_flag=entry.red_flag,
+            rationale=entry.rationale,
+            judge_model=entry.judge_model,
+            cached=cached,
+            cache_key=self.key,
+        )
+
+    def failed(self, error: CallError) -> Verdict:
+        """The unscored judge_error verdict of a failed call: shown, never persisted."""
+        return _unscored(
+            self.resp,
+            self.prompt,
+            "judge_error",
+            JUDGE_ERROR_RATIONALE.format(err=error),
+            judge_error=True,
+            judge_model=self.judge.model,
+            error_kind=error.kind,
+        )
+
+
+def score_response(
+    backend: JudgeBackend, resp: EvalResponse, prompt: Prompt, pack: Pack
+) -> Verdict:
+    """Judge one answer. Exceptions of the judge call propagate; nothing else raises."""
+    task = CellTask.of(resp, prompt, pack, Judge.of(backend))
+    if task.settled is not None:
+        return task.settled
+    return task.verdict(JudgeReply(backend.judge(system=task.system, user=task.user)))

@@ -1,0 +1,77 @@
+"""The judge configuration (``judge.yaml``): endpoint, model and the guard's settings.
+
+Every key but ``endpoint.base_url`` and ``model`` is optional; old configs without the newer
+keys load unchanged. ``judge.example.yaml`` documents every key.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+from touchstone.errors import InputError
+from touchstone.judge.backend import OpenAIJudgeBackend
+from touchstone.yamlfile import load_yaml_model
+
+
+@dataclass(config=ConfigDict(extra="forbid"))
+class JudgeEndpoint:
+    base_url: str
+    api_key: str = ""
+    # Name of an environment variable holding the key, so the key stays out of the file.
+    api_key_env: str = ""
+
+    def resolved_api_key(self) -> str:
+        if self.api_key:
+            return self.api_key
+        if self.api_key_env:
+            value = os.environ.get(self.api_key_env)
+            if value is None:
+                raise InputError(
+                    f"Die Judge-Konfiguration nennt api_key_env: {self.api_key_env}, "
+                    "aber diese Umgebungsvariable ist nicht gesetzt."
+                )
+            return value
+        return ""
+
+
+@dataclass(config=ConfigDict(extra="forbid"))
+class JudgeConfig:
+    endpoint: JudgeEndpoint
+    model: str = Field(min_length=1)
+    temperature: float = 0.0
+    call_timeout_s: float = Field(default=120, gt=0)
+    max_consecutive_failures: int = Field(default=3, ge=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    max_failure_ratio: float = Field(default=0.2, ge=0, le=1)
+    max_retries: int = Field(default=0, ge=0)
+    concurrency: int = Field(default=1, ge=1, le=256)
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    stream: bool = True
+
+    def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
+        """The backend this config describes (``model`` overrides the configured one)."""
+        return OpenAIJudgeBackend(
+            self.endpoint.base_url,
+            self.endpoint.resolved_api_key(),
+            model or self.model,
+            self.temperature,
+            timeout=self.call_timeout_s,
+            max_retries=self.max_retries,
+            max_tokens=self.max_tokens,
+            extra_body=self.extra_body,
+            stream=self.stream,
+        )
+
+
+def load_judge_config(path: str | Path) -> JudgeConfig:
+    """Load a judge config; any problem is an ``InputError`` naming the file and key."""
+    if not Path(path).exists():
+        raise InputError(
+            f"Judge-Konfiguration nicht gefunden: {path} (Vorlage: judge.example.yaml)."
+        )
+    return load_yaml_model(Path(path), JudgeConfig, "Judge-Konfiguration")

@@ -1,0 +1,32 @@
+"""A simulated OpenAI-compatible server for the demo, the tests and the benchmarks (§7).
+
+It is a simulator and says so: every answer it writes starts with "Simulierte Antwort".
+Its behaviour is chosen by the requested model name; ``NAME@SECONDS`` (e.g. ``sim-judge@0.2``)
+makes the reply (or the error, or the first byte of a stream) leave that long after the
+request arrived: the simulator's own work counts toward it, so a benchmark sees the latency
+it asked for. The call is counted when it arrives.
+
+Answerers (streaming and not):
+    sim-gut, sim-mittel, sim-schwach   answers of quality 5, 3 and 1 (of 5)
+    sim-denker                         good answers with ``reasoning_content`` before them
+Judge:
+    sim-judge       valid verdict JSON, derived from the quality the simulated answer states
+Faults:
+    sim-hang        accepts the request and never answers
+    sim-trickle     200, then a byte of whitespace (or an SSE comment) every 0.2 s, forever
+    sim-think-endless  a stream of reasoning that never ends (plain: like sim-trickle)
+    sim-reasoning   reasoning only, empty content (finish_reason "length" when max_tokens set)
+    sim-garbage     prose without any JSON
+    sim-500, sim-429, sim-401, sim-403   that HTTP status
+    sim-filter      400 with a content-filter error (the input was refused)
+    sim-flaky       alternates: 500 on every other call, a good judge otherwise
+    sim-plaintext   a good judge that labels its JSON as text/plain (seen in the wild)
+    sim-picky       a good judge whose content filter refuses every prompt mentioning "IBAN"
+    sim-old         a good answerer that rejects ``stream_options`` like older servers
+    any other name  404 model_not_found
+"""
+
+from touchstone.sim.catalogue import ANSWERERS, MODELS
+from touchstone.sim.server import SimServer
+
+__all__ = ["ANSWERERS", "MODELS", "SimServer"]

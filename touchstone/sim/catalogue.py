@@ -1,0 +1,129 @@
+"""What the simulated models say: the model catalogue and the simulated content.
+
+Answerers state their quality ("Qualitätsstufe N/5") in every answer; the simulated judge
+reads it back, so a demo run has models of known, clearly different quality.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5, "sim-old": 4}
+FAULTS = (
+    "sim-hang",
+    "sim-trickle",
+    "sim-think-endless",
+    "sim-reasoning",
+    "sim-garbage",
+    "sim-500",
+    "sim-429",
+    "sim-401",
+    "sim-403",
+    "sim-filter",
+    "sim-flaky",
+    "sim-picky",
+    "sim-plaintext",
+)
+MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
+
+# status, message, code, type of the error replies the fault models send.
+STATUS_FAULTS: dict[str, tuple[int, str, str, str]] = {
+    "sim-500": (500, "simulated server error", "server_error", "server_error"),
+    "sim-429": (429, "simulated rate limit", "rate_limit_exceeded", "requests"),
+    "sim-401": (401, "simulated: invalid API key", "invalid_api_key", "auth_error"),
+    "sim-403": (403, "simulated: access denied", "forbidden", "auth_error"),
+    "sim-filter": (
+        400,
+        "The response was filtered due to the prompt triggering the content "
+        "management policy (simulated content filter).",
+        "content_filter",
+        "invalid_request_error",
+    ),
+}
+UNKNOWN_STREAM_OPTIONS = (
+    400,
+    "Unrecognized request argument supplied: stream_options",
+    "invalid_request_error",
+    "invalid_request_error",
+)
+
+_QUALITY = re.compile(r"Qualitätsstufe (\d)/5")
+_SCALE = re.compile(r"Skala: (-?\d+) bis (-?\d+)")
+DIMENSIONS = re.compile(r"Dimension-IDs: ([^\n]+)")
+
+_ANSWER_BODIES = {
+    5: (
+        "Die Aufgabe wird vollständig bearbeitet: alle Angaben sind geprüft, die Rechnung ist "
+        "nachvollziehbar, Risiken werden benannt und der nächste Schritt ist klar."
+    ),
+    3: (
+        "Die Aufgabe wird im Wesentlichen bearbeitet, einige Angaben fehlen jedoch und die "
+        "Begründung bleibt knapp."
+    ),
+    4: "Die Aufgabe wird gut bearbeitet; eine Angabe bleibt ungeprüft.",
+    1: "Kurze, ungenaue Antwort ohne Prüfung der Angaben.",
+}
+
+
+def _stable(*parts: str) -> int:
+    return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16)
+
+
+def simulated_answer(model: str, prompt: str) -> str:
+    quality = ANSWERERS[model]
+    topic = " ".join(prompt.split())[:80]
+    return (
+        f"Simulierte Antwort ({model}, Qualitätsstufe {quality}/5) zu: „{topic}“\n\n"
+        f"{_ANSWER_BODIES[quality]}"
+    )
+
+
+def simulated_verdict(user: str) -> dict[str, Any]:
+    """The sim judge's verdict for a per-answer judge prompt."""
+    low, high = 0, 5
+    scale = _SCALE.search(user)
+    if scale:
+        low, high = int(scale.group(1)), int(scale.group(2))
+    found = _QUALITY.search(user)
+    seed = _stable(user)
+    if not found:
+        return {
+            "score": (low + high) // 2,
+            "red_flag": False,
+            "rationale": "Simulierter Judge: keine simulierte Antwort erkannt, mittlere Wertung.",
+        }
+    quality = int(found.group(1))
+    jitter = seed % 3 - 1 if quality < 5 else -(seed % 4 == 0)
+    raw = low + round((quality + jitter) * (high - low) / 5)
+    score = max(low, min(high, raw))
+    red_flag = quality <= 1 and seed % 3 == 0
+    return {
+        "score": score,
+        "red_flag": red_flag,
+        "rationale": (
+            f"Simulierter Judge: Qualitätsstufe {quality}/5 erkannt, Wertung {score}."
+            + (" Warnsignal: Angaben wurden nicht geprüft." if red_flag else "")
+        ),
+    }
+
+
+def simulated_dimensions(user: str) -> dict[str, Any]:
+    """The sim judge's holistic reply: every dimension from the mean quality it sees."""
+    dims = DIMENSIONS.search(user)
+    ids = [d.strip() for d in dims.group(1).split(",")] if dims else []
+    low, high = 0, 5
+    scale = _SCALE.search(user)
+    if scale:
+        low, high = int(scale.group(1)), int(scale.group(2))
+    qualities = [int(q) for q in _QUALITY.findall(user)] or [3]
+    mean = sum(qualities) / len(qualities)
+    out: dict[str, Any] = {}
+    for index, dim in enumerate(ids):
+        value = low + (mean - (index % 2) * 0.5) * (high - low) / 5
+        out[dim] = {
+            "score": round(max(low, min(high, value)), 1),
+            "rationale": f"Simulierter Judge: Gesamteindruck aus Qualitätsstufe {mean:.1f}/5.",
+        }
+    return out

@@ -1,0 +1,28 @@
+"""The stages as the CLI, the demo and the GUI drive them: run, judge, report.
+
+    run.py       execute_run: answers of the evaluated models -> responses.jsonl
+    judge.py     execute_judge: verdicts -> judgements.jsonl, reports.json
+    view.py      load_run, write_report: the run read back -> report.html
+    manifest.py  run.json and the pack a run was made with
+
+Each stage owns its run-dir bookkeeping (manifest, append streams, clean rewrite) and reports
+what happens through an ``on_event(kind, data)`` callback; it never prints. Errors leave as
+the exceptions of ``errors``; ``cli`` turns them into messages and exit codes.
+"""
+
+from touchstone.stages.judge import JudgeOutcome, execute_judge
+from touchstone.stages.manifest import default_run_name, now_iso
+from touchstone.stages.run import RunOutcome, execute_run
+from touchstone.stages.view import RunView, load_run, write_report
+
+__all__ = [
+    "JudgeOutcome",
+    "RunOutcome",
+    "RunView",
+    "default_run_name",
+    "execute_judge",
+    "execute_run",
+    "load_run",
+    "now_iso",
+    "write_report",
+]

@@ -1,0 +1,197 @@
+"""The judge stage: judge a run directory's answers, with its bookkeeping and events.
+
+Successful verdicts are appended to ``judgements.jsonl`` as they land, and the file is
+rewritten clean at the end; judge_error verdicts never reach the disk. On ``JudgeAborted``
+the verdicts so far are kept (rewritten clean) and the error re-raised for the CLI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from touchstone.engine import run_blocking
+from touchstone.errors import InputError, JudgeAborted
+from touchstone.events import EventSink, emit
+from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
+from touchstone.judge.cache import CACHE_FILE, CachedVerdict, VerdictCache, default_cache_dir
+from touchstone.judge.health import JudgeHealth
+from touchstone.judge.passes import judge_run, keys_to_skip, open_session
+from touchstone.pack import Pack
+from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.stages.manifest import pack_of_run
+from touchstone.store import RunDir
+
+
+@dataclass
+class JudgeOutcome:
+    run_dir: RunDir
+    pack: Pack
+    responses: list[EvalResponse]
+    verdicts: list[Verdict]
+    reports: list[ModelReport]
+    new_verdicts: int = 0
+    judge_errors: list[Verdict] = field(default_factory=list)
+    health: JudgeHealth = field(default_factory=JudgeHealth)
+
+    @property
+    def cells_left(self) -> int:
+        return len(self.judge_errors)
+
+
+def execute_judge(
+    run_path: str | Path,
+    *,
+    config: JudgeConfig | str | Path,
+    model: str | None = None,
+    backend: JudgeBackend | None = None,
+    on_event: EventSink | None = None,
+    concurrency: int | None = None,
+    rejudge: Rejudge = "none",
+    use_cache: bool = True,
+) -> JudgeOutcome:
+    """Judge every answer of the run that has no persisted verdict, then the holistic pass."""
+    if concurrency is not None and concurrency < 1:
+        raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
+    run = RunDir.existing(run_path)
+    with run.locked():
+        pack = pack_of_run(run)
+        responses = run.load_responses()
+        prior = run.load_verdicts()
+        judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+        judge_backend = backend or judge_config.backend(model)
+        cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
+        judged_keys = keys_to_skip(prior, rejudge)
+        todo = sum(1 for k in map(cell_key, responses) if k not in judged_keys)
+        landed: dict[VerdictKey, Verdict] = {}
+        errors: list[Verdict] = []
+        health = JudgeHealth()
+        try:
+            with run.verdict_appender() as appender:
+
+                def persist(verdict: Verdict) -> None:
+                    appender.append(verdict.as_dict())
+                    landed[cell_key(verdict)] = verdict
+                    emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
+
+                def record_error(verdict: Verdict) -> None:
+                    errors.append(verdict)
+                    emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
+
+                async def judge_all() -> tuple[list[Verdict], list[ModelReport]]:
+                    async with open_session(
+                        judge_backend,
+                        concurrency=concurrency or judge_config.concurrency,
+                        max_consecutive_failures=judge_config.max_consecutive_failures,
+                        max_failure_ratio=judge_config.max_failure_ratio,
+                        cache=cache,
+                        health=health,
+                    ) as session:
+                        emit(
+                            on_event,
+                            "start",
+                            stage="judge",
+                            run=run.name,
+                            total=len(responses),
+                            todo=todo,
+                            judge_model=session.judge.model,
+                        )
+                        return await judge_run(
+                            session,
+                            responses,
+                            pack,
+                            prior_verdicts=prior,
+                            rejudge=rejudge,
+                            on_verdict=persist,
+                            on_judge_error=record_error,
+                        )
+
+                verdicts, reports = run_blocking(judge_all())
+        except JudgeAborted as exc:
+            # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
+            kept = {cell_key(v): v for v in prior}
+            kept.update(landed)
+            run.rewrite_verdicts(kept.values())
+            health.cells_left = todo - len(landed)
+            exc.health_summary = health.summary_de()
+            emit(
+                on_event,
+                "aborted",
+                stage="judge",
+                message=str(exc),
+                persisted=len(landed),
+                health=health.as_dict(),
+            )
+            raise
+        finally:
+            cache.close()
+            run.warnings.extend(cache.warnings)
+        if landed or not run.judgements_clean:
+            run.rewrite_verdicts(verdicts)
+        reports = keep_better_reports(run.load_reports(), reports)
+        run.write_reports(reports)
+        health.cells_left = len(errors)
+        outcome = JudgeOutcome(
+            run_dir=run,
+            pack=pack,
+            responses=responses,
+            verdicts=verdicts,
+            reports=reports,
+            new_verdicts=len(landed),
+            judge_errors=errors,
+            health=health,
+        )
+        emit(
+            on_event,
+            "done",
+            stage="judge",
+            new_verdicts=outcome.new_verdicts,
+            judge_errors=len(errors),
+            cells_left=outcome.cells_left,
+            health=health.as_dict(),
+        )
+        return outcome
+
+
+def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:
+    """The verdict cache for one judge run.
+
+    ``--rejudge`` asks for fresh verdicts, so nothing is looked up (new ones are still stored
+    for later runs); ``--no-cache`` keeps to this run: identical cells still share a call.
+    """
+    path = default_cache_dir() / CACHE_FILE if use_cache else None
+    if rejudge != "none":
+        return VerdictCache(path, lookups=False)
+    cache = VerdictCache(path)
+    for verdict in prior:
+        if verdict.cache_key and not verdict.unscored:
+            entry = CachedVerdict(
+                verdict.score, verdict.red_flag, verdict.rationale, verdict.judge_model
+            )
+            cache.remember(verdict.cache_key, entry)
+    return cache
+
+
+def keep_better_reports(
+    old: Sequence[ModelReport], new: Sequence[ModelReport]
+) -> list[ModelReport]:
+    """New reports, except that a degraded one never replaces a report that had scores.
+
+    A bad judge tried on a finished run must not wipe the holistic scores of a good one.
+    """
+    previous = {(r.model, r.variant): r for r in old if not r.degraded}
+    return [previous.get((r.model, r.variant), r) if r.degraded else r for r in new]
+
+
+def _verdict_event(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "model": verdict.model,
+        "variant": verdict.variant,
+        "prompt_id": verdict.prompt_id,
+        "repeat": verdict.repeat,
+        "unscored": verdict.unscored,
+        "error_kind": verdict.error_kind,
+        "rationale": verdict.rationale if verdict.judge_error else "",
+    }

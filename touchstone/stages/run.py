@@ -1,0 +1,305 @@
+"""The run stage: ask every evaluated model every prompt of a pack, persist each answer.
+
+Failure policy (by error kind, DESIGN §8):
+- ``timeout``, ``refused``, ``bad_request``: a finding about the model (it overran its
+  deadline, a filter refused the prompt, the request cannot work): persisted as a failed
+  answer that the judge marks unscored.
+- ``auth``, ``not_found``, ``quota``: the model can never answer: its remaining cells are
+  skipped and the run says why (``RunSummary.stopped_models``).
+- everything else (``connection``, ``server``, ``rate_limit``, ``other``): transient, not
+  persisted, so the next ``touchstone run`` on the same directory retries the cell. (A rate
+  limit is first waited out by the engine, within the call deadline.)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from touchstone.answers import (
+    DEFAULT_CALL_TIMEOUT_S,
+    AnswerBackend,
+    AnswerCall,
+    OpenAIAnswerBackend,
+    answer_caller,
+    answer_fields,
+    failure_fields,
+)
+from touchstone.engine import completed, run_blocking
+from touchstone.errors import ErrorKind, InputError
+from touchstone.events import EventSink, emit
+from touchstone.pack import Pack, Prompt, load_pack
+from touchstone.results import EvalResponse, VerdictKey, cell_key
+from touchstone.stages.manifest import default_run_name, run_manifest
+from touchstone.store import RunDir
+from touchstone.transport import ChatReply
+
+PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset({"timeout", "refused", "bad_request"})
+STOPPING_FAILURES: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+@dataclass
+class RunSummary:
+    total: int = 0
+    already_done: int = 0
+    recorded: int = 0
+    failed_recorded: int = 0
+    left: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    stopped_models: dict[str, str] = field(default_factory=dict)
+    last_error: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.left == 0
+
+
+@dataclass(frozen=True)
+class Cell:
+    model: str
+    variant: str
+    prompt: Prompt
+    repeat: int
+
+    @property
+    def key(self) -> VerdictKey:
+        return VerdictKey(self.model, self.variant, self.prompt.id, self.repeat)
+
+    def response(self, **fields: object) -> EvalResponse:
+        return EvalResponse(
+            model=self.model,
+            variant=self.variant,
+            prompt_id=self.prompt.id,
+            repeat=self.repeat,
+            category=self.prompt.category,
+            **fields,  # type: ignore[arg-type]
+        )
+
+
+def plan_cells(pack: Pack, models: list[str], variants: list[str], repeats: int) -> Iterator[Cell]:
+    """Cells in a stable order: model, variant, repeat, then prompts in file order."""
+    for model in models:
+        for variant in variants:
+            for repeat in range(1, repeats + 1):
+                for _, prompt in pack.all_prompts():
+                    yield Cell(model, variant, prompt, repeat)
+
+
+OnCell = Callable[[Cell, str], None]
+
+
+async def answer_cells(
+    call: AnswerCall,
+    pack: Pack,
+    *,
+    models: list[str],
+    variants: list[str],
+    repeats: int,
+    done_keys: set[VerdictKey],
+    on_response: Callable[[EvalResponse], None],
+    on_cell: OnCell | None = None,
+    concurrency: int = 1,
+    budget_s: float | None = None,
+) -> RunSummary:
+    """Answer every planned cell not in ``done_keys``; ``on_response`` persists each answer.
+
+    ``on_cell(cell, outcome)`` reports progress; outcome is ``ok``, ``failed``, ``left``,
+    ``skipped`` (stopped model) or ``done`` (already in the run dir). Answers are persisted in
+    the order they complete.
+    """
+    summary = RunSummary()
+    report = on_cell or (lambda cell, outcome: None)
+    todo: list[Cell] = []
+    for cell in plan_cells(pack, models, variants, repeats):
+        summary.total += 1
+        if cell.key in done_keys:
+            summary.already_done += 1
+            report(cell, "done")
+        else:
+            todo.append(cell)
+
+    def startable() -> Iterator[Cell]:
+        # Pulled lazily by the engine, so a model stopped meanwhile gets no further calls.
+        for cell in todo:
+            if cell.model in summary.stopped_models:
+                summary.left += 1
+                report(cell, "skipped")
+                continue
+            yield cell
+
+    async def ask(cell: Cell, deadline_s: float | None) -> ChatReply:
+        return await call(cell.model, pack.variants[cell.variant], cell.prompt.text, deadline_s)
+
+    results = completed(startable(), ask, concurrency=concurrency, budget_s=budget_s)
+    async with contextlib.aclosing(results):
+        async for done in results:
+            cell = done.item
+            if done.error is None:
+                assert done.result is not None
+                on_response(cell.response(**answer_fields(done.result)))
+                summary.recorded += 1
+                report(cell, "ok")
+                continue
+            error = done.error
+            summary.failures[error.kind] += 1
+            summary.last_error = str(error)
+            if error.kind in PERSISTED_FAILURES:
+                on_response(cell.response(**failure_fields(str(error), error.kind)))
+                summary.recorded += 1
+                summary.failed_recorded += 1
+                report(cell, "failed")
+                continue
+            summary.left += 1
+            if error.kind in STOPPING_FAILURES:
+                summary.stopped_models.setdefault(cell.model, str(error))
+            report(cell, "left")
+    return summary
+
+
+def run_cells(
+    backend: AnswerBackend,
+    pack: Pack,
+    *,
+    models: list[str],
+    variants: list[str],
+    repeats: int,
+    done_keys: set[VerdictKey],
+    on_response: Callable[[EvalResponse], None],
+    on_cell: OnCell | None = None,
+    concurrency: int = 1,
+) -> RunSummary:
+    """``answer_cells`` for a backend, synchronously (see there)."""
+
+    async def run() -> RunSummary:
+        with _executor(concurrency) as executor:
+            try:
+                return await answer_cells(
+                    answer_caller(backend, executor),
+                    pack,
+                    models=models,
+                    variants=variants,
+                    repeats=repeats,
+                    done_keys=done_keys,
+                    on_response=on_response,
+                    on_cell=on_cell,
+                    concurrency=concurrency,
+                    budget_s=getattr(backend, "timeout", None),
+                )
+            finally:
+                aclose = getattr(backend, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+
+    return run_blocking(run())
+
+
+@contextlib.contextmanager
+def _executor(workers: int) -> Iterator[concurrent.futures.ThreadPoolExecutor]:
+    # Only synchronous backends (fakes) use the threads; they are made on demand.
+    executor = concurrent.futures.ThreadPoolExecutor(workers, "touchstone-answer")
+    try:
+        yield executor
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class RunOutcome:
+    run_dir: RunDir
+    summary: RunSummary
+
+
+def execute_run(
+    *,
+    pack_path: str | Path,
+    models: Sequence[str],
+    out: str | Path | None = None,
+    variants: Sequence[str] = (),
+    repeats: int = 1,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    max_tokens: int | None = None,
+    backend: AnswerBackend | None = None,
+    on_event: EventSink | None = None,
+    concurrency: int = 1,
+) -> RunOutcome:
+    """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands.
+
+    Without ``out`` the run goes to ``runs/<pack>-<timestamp>``.
+    """
+    pack = load_pack(pack_path)
+    if not models:
+        raise InputError("Mindestens ein Modell angeben: --model NAME.")
+    if repeats < 1:
+        raise InputError(f"--repeats muss mindestens 1 sein, ist {repeats}.")
+    if concurrency < 1:
+        raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
+    if call_timeout_s <= 0:
+        raise InputError(f"--call-timeout-s muss größer als 0 sein, ist {call_timeout_s}.")
+    unknown = [v for v in variants if v not in pack.variants]
+    if unknown:
+        raise InputError(
+            f"Unbekannte Variante(n) {', '.join(unknown)} – das Paket {pack_path} kennt: "
+            f"{', '.join(pack.variants)}."
+        )
+    chosen_variants = list(dict.fromkeys(variants)) or list(pack.variants)
+    chosen_models = list(dict.fromkeys(models))
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+
+    run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
+    if run.path.exists() and not run.path.is_dir():
+        raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
+    with run.locked():
+        manifest = run_manifest(
+            run, pack, Path(pack_path), url, chosen_models, chosen_variants, repeats
+        )
+        done = set(map(cell_key, run.load_responses()))
+        run.path.mkdir(parents=True, exist_ok=True)
+        run.write_manifest(manifest)
+        answer_backend = backend or OpenAIAnswerBackend(
+            url, key, call_timeout_s=call_timeout_s, max_tokens=max_tokens
+        )
+        total = len(chosen_models) * len(chosen_variants) * repeats * pack.prompt_count
+        emit(on_event, "start", stage="run", run=run.name, total=total, already_done=len(done))
+
+        def progress(cell: Cell, outcome: str) -> None:
+            emit(
+                on_event,
+                "progress",
+                stage="run",
+                model=cell.model,
+                variant=cell.variant,
+                prompt_id=cell.prompt.id,
+                repeat=cell.repeat,
+                outcome=outcome,
+            )
+
+        with run.response_appender() as appender:
+            summary = run_cells(
+                answer_backend,
+                pack,
+                models=chosen_models,
+                variants=chosen_variants,
+                repeats=repeats,
+                done_keys=done,
+                on_response=lambda resp: appender.append(resp.as_dict()),
+                concurrency=concurrency,
+                on_cell=progress,
+            )
+        emit(
+            on_event,
+            "done",
+            stage="run",
+            recorded=summary.recorded,
+            left=summary.left,
+            failures=dict(summary.failures),
+        )
+        return RunOutcome(run, summary)

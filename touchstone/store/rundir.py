@@ -1,0 +1,152 @@
+"""The run directory (§4): manifest, answer and verdict streams, reports, the lock.
+
+runs/<name>/run.json          manifest (never an API key)
+runs/<name>/responses.jsonl   one EvalResponse per line, appended as answers land
+runs/<name>/judgements.jsonl  one Verdict per line, appended, then rewritten clean
+runs/<name>/reports.json      holistic ModelReports of the last judge run
+runs/<name>/report.html       written by ``touchstone report``
+runs/<name>/.lock             held by ``run`` and ``judge`` (``.lock.holder``: its PID)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import filelock
+
+from touchstone.errors import InputError
+from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.store.files import atomic_write_text
+from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, bulk_allocation, iter_jsonl
+
+MANIFEST = "run.json"
+RESPONSES = "responses.jsonl"
+JUDGEMENTS = "judgements.jsonl"
+REPORTS = "reports.json"
+REPORT_HTML = "report.html"
+LOCK = ".lock"
+LOCK_HOLDER = ".lock.holder"
+
+
+class RunDir:
+    """One run directory. Collects reader warnings in ``warnings`` for the CLI to show."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.warnings: list[str] = []
+        self.judgements_clean = False
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    @classmethod
+    def existing(cls, path: str | Path) -> RunDir:
+        """An existing run dir; anything else is an ``InputError``."""
+        run = cls(path)
+        if not run.path.is_dir():
+            raise InputError(f"Run-Verzeichnis nicht gefunden: {run.path}")
+        if not run.file(MANIFEST).is_file():
+            raise InputError(f"{run.path} ist kein touchstone-Run-Verzeichnis ({MANIFEST} fehlt).")
+        return run
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the run dir exclusively (``run`` and ``judge``); a second holder is bad input.
+
+        An OS file lock (``filelock``: flock on POSIX, msvcrt on Windows) is released by the
+        kernel when its holder dies, even by kill -9, so a dead holder's lock is taken over.
+        The holder's PID is written beside it, for the message a second process gets.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(self.path / LOCK), timeout=0)
+        try:
+            lock.acquire()
+        except filelock.Timeout:
+            try:
+                holder = (self.path / LOCK_HOLDER).read_text(encoding="utf-8").strip()
+            except OSError:
+                holder = ""
+            raise InputError(
+                f"{self.path} wird gerade von einem anderen touchstone-Prozess bearbeitet "
+                f"(PID {holder or 'unbekannt'}). Warten Sie, bis er fertig ist, oder beenden "
+                "Sie ihn."
+            ) from None
+        try:
+            atomic_write_text(self.path / LOCK_HOLDER, str(os.getpid()))
+            yield
+        finally:
+            lock.release()
+
+    def read_manifest(self) -> dict[str, Any]:
+        path = self.file(MANIFEST)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path} fehlt.") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{path}: kein gültiges JSON ({exc}).") from exc
+        if not isinstance(data, dict):
+            raise InputError(f"{path}: erwartet ein JSON-Objekt.")
+        return data
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.file(MANIFEST), text)
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def load_responses(self) -> list[EvalResponse]:
+        with bulk_allocation():
+            return list(iter_jsonl(self.file(RESPONSES), EvalResponse, self._warn))
+
+    def load_verdicts(self) -> list[Verdict]:
+        """Persisted verdicts, de-duplicated by cell key (the last line of a key wins).
+
+        Sets ``judgements_clean``: the file holds exactly these verdicts, one line each, so
+        a judge run that adds nothing need not rewrite it.
+        """
+        warnings_before = len(self.warnings)
+        by_key: dict[VerdictKey, Verdict] = {}
+        lines = 0
+        with bulk_allocation():
+            for verdict in iter_jsonl(self.file(JUDGEMENTS), Verdict, self._warn):
+                lines += 1
+                if not verdict.judge_error:
+                    by_key[cell_key(verdict)] = verdict
+        self.judgements_clean = lines == len(by_key) and len(self.warnings) == warnings_before
+        return list(by_key.values())
+
+    def response_appender(self) -> JsonlAppender:
+        return JsonlAppender(self.file(RESPONSES))
+
+    def verdict_appender(self) -> JsonlAppender:
+        return JsonlAppender(self.file(JUDGEMENTS))
+
+    def rewrite_verdicts(self, verdicts: Iterable[Verdict]) -> None:
+        """Atomically replace judgements.jsonl; judge_error verdicts are never written."""
+        clean = (v.as_dict() for v in verdicts if not v.judge_error)
+        atomic_write_jsonl(self.file(JUDGEMENTS), clean)
+
+    def write_reports(self, reports: Iterable[ModelReport]) -> None:
+        text = json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.file(REPORTS), text)
+
+    def load_reports(self) -> list[ModelReport]:
+        path = self.file(REPORTS)
+        if not path.exists():
+            return []
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return [ModelReport.from_dict(item) for item in data]
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
+            raise InputError(f"{path}: ungültig ({exc}).") from exc

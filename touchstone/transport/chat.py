@@ -1,0 +1,180 @@
+"""Chat calls over the openai SDK, as coroutines, each bounded by a hard wall-clock deadline.
+
+Why a deadline of our own: the SDK's ``timeout`` bounds each network *read*, not the call.
+A server that trickles bytes (keep-alive whitespace before a JSON body, SSE comments in a
+stream, as some proxies send while a model thinks) resets that read timeout with every byte
+and keeps a call with ``timeout=2`` alive for as long as it likes.
+
+How: the whole call (connect, the SDK's retries, every byte of the reply) runs inside
+``asyncio.timeout(deadline)``. When it passes, or when the caller cancels the call (an
+abort, Ctrl-C, SIGTERM), the pending read is cancelled wherever it is, and httpcore closes
+the connection: a connection that was mid-response is never reused. A streamed call is how
+the *server* learns of it: it notices the closed connection on its next write and stops
+generating (llama.cpp, LM Studio, Ollama, vLLM do). A non-streamed call gives a server no
+such chance until its reply is written; that is why judge and answer calls stream.
+
+The clients belong to the event loop that uses them (an httpx connection lives on one loop).
+``aclose`` releases them on that loop; a transport used from a later loop makes new ones.
+Exceptions of the SDK pass through unchanged: callers classify them (``classify``) once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx2
+import openai
+
+from touchstone.errors import DeadlineExceeded
+from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
+
+# Local servers (LM Studio, Ollama, llama.cpp) need no key, but the SDK insists on one.
+PLACEHOLDER_API_KEY = "touchstone-no-key"
+
+
+class ChatTransport:
+    """One OpenAI-compatible endpoint; ``chat`` is a coroutine bounded by ``deadline_s``.
+
+    ``timeout`` is the SDK's per-read timeout (``None``: the SDK default) and
+    ``max_retries`` its retry count, both inside the deadline. Calls may overlap: each
+    borrows a client of its own from a small pool, because httpcore scans every pooled
+    connection on every request (one shared pool of 16 connections costs a third of a
+    call's CPU at concurrency 16). The clients share one SSL context, which makes a new one
+    cheap.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float | None = None,
+        max_retries: int = 0,
+    ) -> None:
+        self._options: dict[str, Any] = {
+            "base_url": base_url or None,
+            "api_key": api_key or PLACEHOLDER_API_KEY,
+            "max_retries": max_retries,
+        }
+        if timeout is not None:
+            self._options["timeout"] = timeout
+        self._ssl_context = httpx2.create_ssl_context()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: list[openai.AsyncOpenAI] = []
+        self._idle: list[openai.AsyncOpenAI] = []
+        # Cleared once a server rejects ``stream_options`` (older OpenAI-compatible servers).
+        self._ask_for_usage = True
+
+    def _borrow(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # A new loop: the clients of an earlier one cannot serve it (their loop is gone).
+            self._loop, self._clients, self._idle = loop, [], []
+        if self._idle:
+            return self._idle.pop()
+        http_client = openai.DefaultAsyncHttpxClient(verify=self._ssl_context)
+        client = openai.AsyncOpenAI(**self._options, http_client=http_client)
+        self._clients.append(client)
+        return client
+
+    def _give_back(self, client: openai.AsyncOpenAI) -> None:
+        if client in self._clients:
+            self._idle.append(client)
+
+    async def chat(
+        self,
+        *,
+        model: str,
+        messages: list[dict[str, str]],
+        deadline_s: float | None,
+        stream: bool,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> ChatReply:
+        body: dict[str, Any] = {"model": model, "messages": messages}
+        if temperature is not None:
+            body["temperature"] = temperature
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if extra_body:
+            body.update(extra_body)
+        client = self._borrow()
+        try:
+            if deadline_s is None:
+                return await self._call(client, body, stream)
+            scope = asyncio.timeout(deadline_s)
+            try:
+                async with scope:
+                    return await self._call(client, body, stream)
+            except TimeoutError as exc:
+                if not scope.expired():
+                    raise  # a TimeoutError of the call itself, not our deadline
+                raise DeadlineExceeded(deadline_s) from exc
+        finally:
+            self._give_back(client)
+
+    async def _call(
+        self, client: openai.AsyncOpenAI, body: dict[str, Any], stream: bool
+    ) -> ChatReply:
+        started = time.monotonic()
+        if not stream:
+            # The SDK's low-level post keeps its retries, timeout and error classes but skips
+            # the typed request transform and response model, over half of its CPU per call.
+            data = await client.post("/chat/completions", body=body, cast_to=object)
+            return reply_from_json(data, time.monotonic() - started)
+        response = await self._open_stream(client, body)
+        reader = StreamReader()
+        try:
+            # Read to the end, [DONE] included: a fully read HTTP/1.1 response lets the
+            # connection be reused; a cancelled read closes it.
+            async for line in response.aiter_lines():
+                reader.feed(line)
+        finally:
+            await response.aclose()
+        return reader.reply(time.monotonic() - started)
+
+    async def _open_stream(
+        self, client: openai.AsyncOpenAI, body: dict[str, Any]
+    ) -> httpx2.Response:
+        streamed = {**body, "stream": True}
+        if self._ask_for_usage:
+            try:
+                return await client.post(
+                    "/chat/completions",
+                    body={**streamed, "stream_options": {"include_usage": True}},
+                    cast_to=httpx2.Response,
+                    stream=True,
+                )
+            except openai.BadRequestError as exc:
+                if "stream_options" not in str(exc):
+                    raise
+                self._ask_for_usage = False
+        return await client.post(
+            "/chat/completions", body=streamed, cast_to=httpx2.Response, stream=True
+        )
+
+    async def model_ids(self, deadline_s: float = 10.0) -> list[str]:
+        """The model ids the endpoint lists (``GET /models``)."""
+        client = self._borrow()
+        try:
+            async with asyncio.timeout(deadline_s):
+                data = await client.get("/models", cast_to=object)
+        finally:
+            self._give_back(client)
+        entries = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            return []
+        return [str(e["id"]) for e in entries if isinstance(e, dict) and e.get("id")]
+
+    async def aclose(self) -> None:
+        """Close the clients of the running loop (their connections with them)."""
+        if self._loop is not asyncio.get_running_loop():
+            return
+        clients, self._clients, self._idle = self._clients, [], []
+        self._loop = None
+        for client in clients:
+            await client.close()

@@ -1,0 +1,212 @@
+"""What a chat call brings back: ``ChatReply``, read from a JSON body or from an SSE stream.
+
+A reply is only a reply when it is complete. A body that is no chat completion, a stream
+that broke off before its end (no ``finish_reason`` and no ``[DONE]``) and a stream without
+a single choice are ``BrokenReply``: a connection failure, never an empty answer.
+
+Reasoning is kept apart from content, under whichever name the server uses
+(``reasoning_content``, ``reasoning``, ``thinking``) or inline as ``<think>…</think>``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from touchstone.errors import BrokenReply, StreamError
+
+REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
+
+_THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+@dataclass(slots=True)
+class ChatReply:
+    content: str
+    reasoning: str
+    finish_reason: str
+    latency_s: float
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+def split_think(content: str) -> tuple[str, str]:
+    """Move inline ``<think>…</think>`` reasoning out of ``content``: ``(content, reasoning)``.
+
+    Handles an unterminated ``<think>`` (a model cut off while thinking) and a closing tag
+    without an opening one (chat templates that put ``<think>`` into the prompt).
+    """
+    reasoning: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        reasoning.append(match.group(1))
+        return ""
+
+    text = _THINK_BLOCK.sub(take, content)
+    if "<think>" in text:
+        before, _, after = text.partition("<think>")
+        reasoning.append(after)
+        text = before
+    elif "</think>" in text:
+        before, _, after = text.partition("</think>")
+        reasoning.insert(0, before)
+        text = after
+    return text.strip(), "\n".join(r.strip() for r in reasoning if r.strip())
+
+
+def reasoning_in(fields: Mapping[str, Any]) -> str:
+    """The reasoning text a message or delta carries, under whichever name the server uses."""
+    for name in REASONING_FIELDS:
+        value = fields.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _usage(data: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        return None, None, None
+    details = usage.get("completion_tokens_details")
+    reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    return (
+        _int_or_none(usage.get("prompt_tokens")),
+        _int_or_none(usage.get("completion_tokens")),
+        _int_or_none(reasoning),
+    )
+
+
+def _excerpt(value: object) -> str:
+    return " ".join(str(value).split())[:200]
+
+
+def reply_from_json(data: object, latency_s: float) -> ChatReply:
+    """A ``ChatReply`` from a chat completion's JSON (a dict, or the text of one).
+
+    A body that is no chat completion at all (not JSON, or no choice with a message, as
+    proxies send with a 200) is a ``BrokenReply``, not an empty answer.
+    """
+    if isinstance(data, str | bytes):
+        # Servers that label their JSON text/plain: the SDK then hands over the raw text.
+        with contextlib.suppress(ValueError):
+            data = json.loads(data)
+    choices = data.get("choices") if isinstance(data, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
+        raise BrokenReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
+    content = message.get("content")
+    prompt_tokens, completion_tokens, reasoning_tokens = _usage(data)
+    return ChatReply(
+        content=content if isinstance(content, str) else "",
+        reasoning=reasoning_in(message),
+        finish_reason=str(choice.get("finish_reason") or ""),
+        latency_s=latency_s,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        reasoning_tokens=reasoning_tokens,
+    )
+
+
+class StreamReader:
+    """Collects a streamed chat completion from its SSE lines (``feed`` each, then ``reply``).
+
+    Server-sent events: ``data:`` lines make up an event, a blank line ends it, lines starting
+    with ``:`` are comments (keep-alives). ``data: [DONE]`` marks the regular end. The openai
+    SDK would parse the events too, but it hides whether ``[DONE]`` arrived, and that is how a
+    complete stream is told from one that broke off.
+    """
+
+    def __init__(self) -> None:
+        self.done = False
+        self._data: list[str] = []
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._finish_reason = ""
+        self._saw_choice = False
+        self._usage: tuple[int | None, int | None, int | None] = (None, None, None)
+
+    def feed(self, line: str) -> None:
+        if not line:
+            self._dispatch()
+        elif line.startswith("data:"):
+            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+        # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
+
+    def _dispatch(self) -> None:
+        if not self._data:
+            return
+        payload = "\n".join(self._data)
+        self._data = []
+        if payload.strip() == "[DONE]":
+            self.done = True
+            return
+        try:
+            chunk = json.loads(payload)
+        except ValueError:
+            raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
+        if not isinstance(chunk, dict):
+            raise BrokenReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
+        error = chunk.get("error")
+        if error:
+            raise _stream_error(error)
+        if chunk.get("usage"):
+            self._usage = _usage(chunk)
+        choices = chunk.get("choices")
+        if not isinstance(choices, list):
+            return
+        for choice in choices:
+            if not isinstance(choice, dict):
+                continue
+            self._saw_choice = True
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                piece = delta.get("content")
+                if isinstance(piece, str) and piece:
+                    self._content.append(piece)
+                thought = reasoning_in(delta)
+                if thought:
+                    self._reasoning.append(thought)
+            if choice.get("finish_reason"):
+                self._finish_reason = str(choice["finish_reason"])
+
+    def reply(self, latency_s: float) -> ChatReply:
+        """The complete reply; ``BrokenReply`` when the stream ended before it was complete."""
+        self._dispatch()  # a last event without its blank line
+        if not self._saw_choice:
+            raise BrokenReply("Stream endete ohne eine einzige Auswahl (choices)")
+        if not self.done and not self._finish_reason:
+            raise BrokenReply(
+                "Stream brach ab (weder finish_reason noch [DONE]) nach "
+                f"{len(''.join(self._content))} Zeichen"
+            )
+        prompt_tokens, completion_tokens, reasoning_tokens = self._usage
+        return ChatReply(
+            content="".join(self._content),
+            reasoning="".join(self._reasoning),
+            finish_reason=self._finish_reason,
+            latency_s=latency_s,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            reasoning_tokens=reasoning_tokens,
+        )
+
+
+def _stream_error(error: object) -> StreamError:
+    if not isinstance(error, dict):
+        return StreamError(_excerpt(error))
+    raw_code = error.get("code")
+    status = raw_code if isinstance(raw_code, int) and not isinstance(raw_code, bool) else None
+    if status is None and isinstance(raw_code, str) and raw_code.isdigit():
+        status = int(raw_code)
+    message = _excerpt(error.get("message") or error)
+    return StreamError(message, status=status, code=str(raw_code or error.get("type") or ""))
