@@ -1,62 +1,73 @@
 """Judge throughput against a simulated judge with fixed latency L = 50 ms (DESIGN §10).
 
-Target: at least 85 % of concurrency / L verdicts per second, for concurrency 1, 4 and 16.
-96 distinct cells, judged through the real transport (openai SDK over HTTP on loopback) by
-the same `judge_responses` the CLI uses; the simulator runs in its own process.
+Targets: at least 95 % of what the bare openai SDK reaches in the same run, and at least 85 %
+of concurrency / L verdicts per second where the SDK itself gets there; for concurrency 1, 4
+and 16. 96 distinct cells are judged through the real transport (openai SDK over HTTP on
+loopback), streamed as the judge streams by default, by the same engine the CLI uses. The
+simulator runs in its own process and is *not* pinned to a core: the harness's own CPU cost
+must show.
 
-Beside each figure, a reference: the same judge prompts sent by the bare openai SDK (one
-asyncio loop, one AsyncOpenAI client per concurrent call, no harness at all). It is the
-ceiling any harness built on the SDK can reach on this machine, so the gap between the two
-lines is what touchstone itself costs. The simulator gets a core of its own (Linux, 2+ cores):
-a real judge runs elsewhere, and a server sharing the harness's core bills its own CPU to it.
+The reference: the same judge prompts sent by the bare openai SDK, the way its docs stream a
+chat completion (``client.chat.completions.create(..., stream=True)``), from one asyncio loop
+with ``c`` lanes, each with a client of its own, no harness at all. Both sides first warm up as
+many connections as calls will overlap, then judge the cells; the two are measured
+alternately, ``ROUNDS`` times each, and the medians compared.
 Run: uv run python benchmarks/throughput.py
 """
 
 from __future__ import annotations
 
 import asyncio
+import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import httpx2
 import openai
 from _common import BUERO, answered_cells, report, sim_process
-from touchstone.concurrency import CallPool
 
-from touchstone.judge import (
-    OpenAIJudgeBackend,
-    judge_responses,
-    judge_system_prompt,
-    judge_user_prompt,
-)
+from touchstone.judge import OpenAIJudgeBackend, judge_system_prompt, judge_user_prompt
+from touchstone.judge.passes import judge_cells, open_session
 from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse
 
 LATENCY_S = 0.05
 CELLS = 96
+ROUNDS = 5
 MODEL = f"sim-judge@{LATENCY_S}"
+WARM_UP = "Skala: 0 bis 5"
 
 
 def harness_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency: int) -> float:
-    with OpenAIJudgeBackend(url, "", MODEL, timeout=30) as backend:
-        # Warm up as many connections as calls will overlap (a long run's steady state).
-        list(
-            CallPool(concurrency).run(
-                range(concurrency),
-                lambda _: backend.judge(system="warm-up", user="Skala: 0 bis 5"),
+    backend = OpenAIJudgeBackend(url, "", MODEL, timeout=30)
+
+    async def measure() -> float:
+        async with open_session(backend, concurrency=concurrency) as session:
+            system = judge_system_prompt(pack)
+            # Warm up as many connections as calls will overlap (a long run's steady state).
+            await asyncio.gather(
+                *(session.call(system, WARM_UP, None) for _ in range(concurrency))
             )
-        )
-        started = time.monotonic()
-        verdicts = judge_responses(backend, cells, pack, concurrency=concurrency)
-        elapsed = time.monotonic() - started
-    assert len(verdicts) == CELLS and not any(v.unscored for v in verdicts)
-    return CELLS / elapsed
+            started = time.monotonic()
+            verdicts = await judge_cells(session, cells, pack)
+            elapsed = time.monotonic() - started
+        assert len(verdicts) == CELLS and not any(v.unscored for v in verdicts)
+        return CELLS / elapsed
+
+    return asyncio.run(measure())
 
 
-def sdk_alone_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency: int) -> float:
-    """The same judge prompts through the bare SDK: ``concurrency`` clients on one loop."""
+def sdk_alone_rate(
+    url: str, pack: Pack, cells: list[EvalResponse], concurrency: int, *, raw: bool = False
+) -> float:
+    """The same judge prompts through the bare SDK, streamed: ``concurrency`` lanes.
+
+    ``raw``: the SDK's low-level ``post`` with the SSE lines read as bytes arrive, no chunk
+    models (what touchstone's transport does, without anything else of touchstone).
+    """
     system = judge_system_prompt(pack)
     users = [judge_user_prompt(cell, pack.prompt(cell.prompt_id), pack) for cell in cells]
 
@@ -68,15 +79,36 @@ def sdk_alone_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency:
 
         async def ask(client: openai.AsyncOpenAI, user: str) -> None:
             messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-            body = {"model": MODEL, "messages": messages, "temperature": 0.0}
-            reply = await client.post("/chat/completions", body=body, cast_to=object)
-            assert isinstance(reply, dict) and reply["choices"]
+            if raw:
+                body = {
+                    "model": MODEL,
+                    "messages": messages,
+                    "temperature": 0.0,
+                    "stream": True,
+                    "stream_options": {"include_usage": True},
+                }
+                response = await client.post(
+                    "/chat/completions", body=body, cast_to=httpx2.Response, stream=True
+                )
+                lines = [line async for line in response.aiter_lines()]
+                await response.aclose()
+                assert "score" in "".join(lines)
+                return
+            stream = await client.chat.completions.create(
+                model=MODEL,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=0.0,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            content = [c.choices[0].delta.content or "" async for c in stream if c.choices]
+            assert '"score"' in "".join(content)
 
         async def lane(client: openai.AsyncOpenAI, share: list[str]) -> None:
             for user in share:
                 await ask(client, user)
 
-        await asyncio.gather(*(ask(client, "Skala: 0 bis 5") for client in clients))
+        await asyncio.gather(*(ask(client, WARM_UP) for client in clients))
         started = time.monotonic()
         lanes = [users[i::concurrency] for i in range(concurrency)]
         await asyncio.gather(*(lane(c, share) for c, share in zip(clients, lanes, strict=True)))
@@ -91,22 +123,42 @@ def sdk_alone_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency:
 def main() -> None:
     pack = load_pack(BUERO)
     cells = answered_cells(CELLS, [(c.id, p.id) for c, p in pack.all_prompts()])
-    with sim_process(pinned=True) as url:
+    print(f"{CELLS} cells, L = {LATENCY_S * 1000:.0f} ms, simulator unpinned, {ROUNDS} rounds")
+    with sim_process() as url:
         for concurrency in (1, 4, 16):
             ideal = concurrency / LATENCY_S
-            rate = harness_rate(url, pack, cells, concurrency)
-            report(
-                f"throughput c={concurrency:2d}",
-                rate,
-                "verdicts/s",
-                f">= {0.85 * ideal:.0f}/s (85 % of {ideal:.0f}/s)",
-                rate >= 0.85 * ideal,
-            )
-            ceiling = sdk_alone_rate(url, pack, cells, concurrency)
+            ours, theirs, raws = [], [], []
+            for _ in range(ROUNDS):  # alternately, so that drift hits all alike
+                ours.append(harness_rate(url, pack, cells, concurrency))
+                theirs.append(sdk_alone_rate(url, pack, cells, concurrency))
+                raws.append(sdk_alone_rate(url, pack, cells, concurrency, raw=True))
+            rate, ceiling = statistics.median(ours), statistics.median(theirs)
+            raw = statistics.median(raws)
             print(
-                f"[REF ] openai SDK alone c={concurrency:2d}: {ceiling:.3f} calls/s   "
-                f"(same prompts, no harness: {ceiling / ideal:.0%} of {ideal:.0f}/s)"
+                f"[REF ] SDK low-level post, SSE lines unparsed c={concurrency:2d}: {raw:.1f} "
+                f"calls/s (touchstone reaches {rate / raw:.1%} of it)"
             )
+            print(
+                f"[REF ] openai SDK alone c={concurrency:2d}: {ceiling:.1f} calls/s "
+                f"({ceiling / ideal:.0%} of c/L = {ideal:.0f}/s; rounds "
+                f"{min(theirs):.0f}–{max(theirs):.0f})"
+            )
+            report(
+                f"touchstone c={concurrency:2d}",
+                rate,
+                f"verdicts/s = {rate / ceiling:.1%} of the SDK (rounds {min(ours):.0f}–"
+                f"{max(ours):.0f})",
+                ">= 95 % of the SDK",
+                rate >= 0.95 * ceiling,
+            )
+            if ceiling >= 0.85 * ideal:
+                report(
+                    f"touchstone c={concurrency:2d} vs c/L",
+                    rate / ideal * 100,
+                    "%",
+                    ">= 85 % of c/L",
+                    rate >= 0.85 * ideal,
+                )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import httpx2
 
 from touchstone.sim import SimServer
 
+from .conftest import coarse
+
 LATENCY = 0.25
 
 
@@ -33,11 +35,10 @@ def test_latency_counts_the_simulators_own_work(sim: SimServer) -> None:
     # A 3 MB prompt costs the simulator >10 ms of parsing and hashing: that time is part of
     # the stated latency, not added to it (what a server with fixed latency L looks like).
     times = _answer_times(sim, f"sim-judge@{LATENCY}", "Skala: 0 bis 5 " + "x" * 3_000_000)
-    assert min(times) >= LATENCY
-    assert min(times) < LATENCY + 0.009, times
+    assert LATENCY <= min(times) < coarse(LATENCY), times
 
 
 def test_errors_and_streams_keep_the_latency_too(sim: SimServer) -> None:
     for model, stream in ((f"sim-500@{LATENCY}", False), (f"sim-gut@{LATENCY}", True)):
         times = _answer_times(sim, model, "Hallo", stream=stream)
-        assert LATENCY <= min(times) < LATENCY + 0.05, (model, times)
+        assert LATENCY <= min(times) < coarse(LATENCY), (model, times)

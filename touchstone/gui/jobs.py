@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from touchstone.events import read_events
 from touchstone.store import atomic_write_text
 
@@ -41,13 +43,8 @@ def new_job_id() -> str:
 
 
 def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    # psutil, not os.kill(pid, 0): on Windows that signal number would kill the process.
+    return bool(psutil.pid_exists(pid))
 
 
 def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -117,9 +114,7 @@ class JobManager:
         return None
 
     # -- start, watch, cancel -------------------------------------------------------------
-    def start(
-        self, run_dir: Path, args: Sequence[str], *, secret_env: Mapping[str, str] | None = None
-    ) -> str:
+    def start(self, run_dir: Path, args: Sequence[str]) -> str:
         """Start ``python -m touchstone ARGS --events <file>`` for ``run_dir``; returns the id."""
         job_id = new_job_id()
         sentinel, events, log = self._files(run_dir, job_id)
@@ -136,7 +131,7 @@ class JobManager:
             "finished_at": None,
             "pid": None,
         }
-        env = {**self.child_env, **(secret_env or {}), "PYTHONUNBUFFERED": "1"}
+        env = {**self.child_env, "PYTHONUNBUFFERED": "1"}
         with log.open("wb") as log_handle:
             proc = subprocess.Popen(
                 argv,

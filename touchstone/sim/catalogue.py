@@ -25,6 +25,7 @@ FAULTS = (
     "sim-flaky",
     "sim-picky",
     "sim-plaintext",
+    "sim-runaway",
 )
 MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
 

@@ -1,14 +1,22 @@
-"""The simulator's HTTP server: an OpenAI-compatible endpoint on loopback (see ``sim``)."""
+"""The simulator's HTTP server: an OpenAI-compatible endpoint on loopback (see ``sim``).
+
+Streams use chunked transfer encoding on a kept-alive connection, like llama.cpp, vLLM or
+Ollama. Every chat call is a *generation* from its arrival until its reply is written or the
+generation notices that its client left; ``SimServer.generations`` (and ``GET
+/sim/generations``) tell how many run now and at most ran at once. A streamed generation
+notices a departed client at its next write, as real servers do; a non-streamed runaway does
+not notice it at all until it is done, as llama.cpp does not.
+
+``capacity``: at most that many generations at once; a call beyond it gets 429 with
+``Retry-After``/``retry-after-ms`` at once, like a rate-limited provider.
+"""
 
 from __future__ import annotations
 
 import json
-import select
-import socket
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from touchstone.sim.catalogue import (
@@ -21,128 +29,88 @@ from touchstone.sim.catalogue import (
     simulated_dimensions,
     simulated_verdict,
 )
+from touchstone.sim.plumbing import (
+    MAX_HANG_S,
+    TRICKLE_INTERVAL_S,
+    ClientGone,
+    Plumbing,
+    SimHTTPServer,
+    chunk,
+    sse,
+)
 
-TRICKLE_INTERVAL_S = 0.2
+# A runaway writes one token this often while streaming.
+TOKEN_INTERVAL_S = 0.05
 # Request bodies kept for inspection (tests, benchmarks); older ones are dropped.
 _HISTORY_SIZE = 1000
-# A hanging request gives up after this long even if nobody disconnects.
-_MAX_HANG_S = 3600.0
+_JUDGES = ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    # The default backlog of 5 drops connections of a burst of parallel calls, which then
-    # wait a whole SYN retry (1 s): fatal for concurrency benchmarks.
-    request_queue_size = 256
-
-    def __init__(self, address: tuple[str, int]) -> None:
+class _Server(SimHTTPServer):
+    def __init__(
+        self,
+        address: tuple[str, int],
+        *,
+        capacity: int | None,
+        retry_after_s: float,
+        runaway_limit_s: float,
+    ) -> None:
         super().__init__(address, _Handler)
-        self.stopping = threading.Event()
+        self.capacity = capacity
+        self.retry_after_s = retry_after_s
+        self.runaway_limit_s = runaway_limit_s
         self.calls: dict[str, int] = {}
         self.history: list[dict[str, Any]] = []
-        self.calls_lock = threading.Lock()
+        self.lock = threading.Lock()
+        self.running = 0
+        self.peak = 0
+        self.rejected = 0
 
     def record(self, model: str, request: dict[str, Any]) -> int:
         """Count the call and keep its request body; returns the model's call number."""
-        with self.calls_lock:
+        with self.lock:
             self.calls[model] = self.calls.get(model, 0) + 1
             self.history.append(request)
             del self.history[:-_HISTORY_SIZE]
             return self.calls[model]
 
-
-class _ClientGone(Exception):
-    """The client hung up (or the server stops) before its answer was due."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        # Headers and body go out in separate writes; without NODELAY, Nagle's algorithm
-        # and delayed ACKs add ~40 ms to every call, which would distort every benchmark.
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the simulator must not clutter the user's terminal."""
-
-    # -- plumbing -------------------------------------------------------------------------
-    def _send_json(self, status: int, payload: Any, content_type: str = "application/json") -> None:
-        body = json.dumps(payload, ensure_ascii=False).encode()
-        self._hold()
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _error(self, status: int, message: str, code: str, kind: str) -> None:
-        self._send_json(status, {"error": {"message": message, "type": kind, "code": code}})
-
-    def _client_gone(self) -> bool:
-        try:
-            readable, _, _ = select.select([self.connection], [], [], 0)
-            if not readable:
+    def admit(self) -> bool:
+        """Start a generation, unless the capacity is taken."""
+        with self.lock:
+            if self.capacity is not None and self.running >= self.capacity:
+                self.rejected += 1
                 return False
-            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
-            return peeked == b""
-        except OSError:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
             return True
 
-    def _wait(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; False when the server stops or the client left."""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if self.server.stopping.wait(min(0.05, max(0.0, end - time.monotonic()))):
-                return False
-            if self._client_gone():
-                return False
-        return True
+    def finish(self) -> None:
+        with self.lock:
+            self.running -= 1
 
-    def _start_stream(self, content_type: str) -> None:
-        self._hold()
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
 
-    def _trickle(self, piece: bytes) -> None:
-        deadline = time.monotonic() + _MAX_HANG_S
-        try:
-            while time.monotonic() < deadline and not self.server.stopping.is_set():
-                self.wfile.write(piece)
-                self.wfile.flush()
-                if self.server.stopping.wait(TRICKLE_INTERVAL_S):
-                    return
-        except OSError:
-            return
+class _Handler(Plumbing):
+    server: _Server
 
     # -- routes ---------------------------------------------------------------------------
     def do_GET(self) -> None:
-        if self.path.rstrip("/") in ("/v1/models", "/models"):
+        self.due = time.monotonic()
+        path = self.path.rstrip("/")
+        if path in ("/v1/models", "/models"):
             data = [{"id": m, "object": "model", "owned_by": "touchstone-sim"} for m in MODELS]
             self._send_json(200, {"object": "list", "data": data})
-            return
-        self._error(404, f"unknown path {self.path}", "not_found", "invalid_request_error")
+        elif path == "/sim/generations":
+            with self.server.lock:
+                counts = {"running": self.server.running, "peak": self.server.peak}
+            self._send_json(200, counts)
+        else:
+            self._error(404, f"unknown path {self.path}", "not_found", "invalid_request_error")
 
     def parse_request(self) -> bool:
         # "@latency" is the time from the request to the answer: the simulator's own work
         # (parsing, building the reply) counts toward it, so benchmarks see the stated L.
         self.due = time.monotonic()
         return super().parse_request()
-
-    def _hold(self) -> None:
-        """Wait until the answer is due; ``_ClientGone`` when the client left meanwhile."""
-        # The last millisecond is slept in one piece: a timed wait on an Event oversleeps
-        # by a few tenths of a millisecond, a plain sleep that short by a few hundredths.
-        if not self._wait(self.due - time.monotonic() - 0.001):
-            raise _ClientGone
-        time.sleep(max(0.0, self.due - time.monotonic()))
 
     def do_POST(self) -> None:
         if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
@@ -161,11 +129,26 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             # "sim-judge@schnell" names no simulated model: answer like any unknown name.
             base, delay = name, 0.0
+        if not self.server.admit():
+            wait_ms = round(self.server.retry_after_s * 1000)
+            headers = {"retry-after-ms": str(wait_ms), "retry-after": f"{wait_ms / 1000:g}"}
+            self.due = time.monotonic()
+            self._error(
+                429,
+                "Rate limit reached: the simulated server is busy (capacity "
+                f"{self.server.capacity}). Please try again in {wait_ms} ms.",
+                "rate_limit_exceeded",
+                "requests",
+                headers,
+            )
+            return
         self.due += delay
         try:
             self._chat(base, name, request)
-        except _ClientGone:
+        except ClientGone:
             self.close_connection = True
+        finally:
+            self.server.finish()
 
     def _chat(self, base: str, name: str, request: dict[str, Any]) -> None:
         stream = bool(request.get("stream"))
@@ -173,20 +156,23 @@ class _Handler(BaseHTTPRequestHandler):
         user = str(messages[-1].get("content", "")) if messages else ""
         number = self.server.record(base, request)
         if base == "sim-hang":
-            self._wait(_MAX_HANG_S)
+            self._wait(MAX_HANG_S)
             return
         if base in ("sim-trickle", "sim-think-endless") and not stream:
             self._start_stream("application/json")
-            self._trickle(b" ")
+            self._drip(b" ", TRICKLE_INTERVAL_S)
             return
         if base == "sim-trickle":
             self._start_stream("text/event-stream")
-            self._trickle(b": keep-alive\n\n")
+            self._drip(b": keep-alive\n\n", TRICKLE_INTERVAL_S)
             return
         if base == "sim-think-endless":
             self._start_stream("text/event-stream")
-            chunk = _chunk(name, {"role": "assistant", "reasoning_content": "Hmm, ich denke "})
-            self._trickle(_sse(chunk))
+            thought = chunk(name, {"role": "assistant", "reasoning_content": "Hmm, ich denke "})
+            self._drip(sse(thought), TRICKLE_INTERVAL_S)
+            return
+        if base == "sim-runaway":
+            self._runaway(name, stream)
             return
         if base in STATUS_FAULTS:
             self._error(*STATUS_FAULTS[base])
@@ -206,7 +192,7 @@ class _Handler(BaseHTTPRequestHandler):
             content = simulated_answer(base, user)
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
-        elif base in ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext"):
+        elif base in _JUDGES:
             if DIMENSIONS.search(user):
                 content = json.dumps(simulated_dimensions(user), ensure_ascii=False)
             else:
@@ -225,29 +211,31 @@ class _Handler(BaseHTTPRequestHandler):
                 "invalid_request_error",
             )
             return
+        prompt_tokens = max(1, len(user) // 4)
+        completion_tokens = max(1, (len(content) + len(reasoning)) // 4)
         usage = {
-            "prompt_tokens": max(1, len(user) // 4),
-            "completion_tokens": max(1, (len(content) + len(reasoning)) // 4),
-            "total_tokens": max(1, len(user) // 4) + max(1, (len(content) + len(reasoning)) // 4),
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
         }
         if stream:
             self._stream_reply(name, content, reasoning, finish, usage, request)
-        else:
-            message: dict[str, Any] = {"role": "assistant", "content": content}
-            if reasoning:
-                message["reasoning_content"] = reasoning
-            self._send_json(
-                200,
-                {
-                    "id": f"chatcmpl-sim-{uuid.uuid4().hex[:12]}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": name,
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": usage,
-                },
-                "text/plain" if base == "sim-plaintext" else "application/json",
-            )
+            return
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if reasoning:
+            message["reasoning_content"] = reasoning
+        self._send_json(
+            200,
+            {
+                "id": f"chatcmpl-sim-{uuid.uuid4().hex[:12]}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": name,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
+            },
+            "text/plain" if base == "sim-plaintext" else "application/json",
+        )
 
     def _stream_reply(
         self,
@@ -258,46 +246,61 @@ class _Handler(BaseHTTPRequestHandler):
         usage: dict[str, int],
         request: dict[str, Any],
     ) -> None:
-        self._start_stream("text/event-stream")
-        parts = [_chunk(name, {"role": "assistant", "content": ""})]
+        parts = [chunk(name, {"role": "assistant", "content": ""})]
         if reasoning:
-            parts.append(_chunk(name, {"reasoning_content": reasoning}))
+            parts.append(chunk(name, {"reasoning_content": reasoning}))
         for start in range(0, len(content), 40):
-            parts.append(_chunk(name, {"content": content[start : start + 40]}))
-        parts.append(_chunk(name, {}, finish))
+            parts.append(chunk(name, {"content": content[start : start + 40]}))
+        parts.append(chunk(name, {}, finish))
         if (request.get("stream_options") or {}).get("include_usage"):
-            final = _chunk(name, {})
+            final = chunk(name, {})
             final["choices"] = []
             final["usage"] = usage
             parts.append(final)
+        body = b"".join(map(sse, parts)) + b"data: [DONE]\n\n"
+        self._start_stream("text/event-stream")
         try:
-            for part in parts:
-                self.wfile.write(_sse(part))
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
+            # A reply of fixed latency leaves at once, in one chunk.
+            self._send_chunk(body)
+            self._end_stream()
         except OSError:
+            self.close_connection = True
+
+    def _runaway(self, name: str, stream: bool) -> None:
+        """Generate without end (``ignore_eos``): streamed until the client leaves; not
+        streamed until ``runaway_limit_s``, blind to the client, as llama.cpp is."""
+        if stream:
+            self._start_stream("text/event-stream")
+            self._drip(sse(chunk(name, {"content": "und "})), TOKEN_INTERVAL_S)
             return
-
-
-def _chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-sim",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-
-
-def _sse(payload: dict[str, Any]) -> bytes:
-    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
+        self._hold()
+        if self._wait(self.server.runaway_limit_s, watch_client=False):
+            self._error(500, "simulated runaway hit its limit", "server_error", "server_error")
+        self.close_connection = True
 
 
 class SimServer:
-    """The simulator on a loopback port, in a background thread (``port=0``: a free one)."""
+    """The simulator on a loopback port, in a background thread (``port=0``: a free one).
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._server = _Server((host, port))
+    ``capacity`` caps the generations at once (429 + Retry-After beyond it);
+    ``runaway_limit_s`` bounds how long a non-streamed ``sim-runaway`` generates.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        capacity: int | None = None,
+        retry_after_s: float = 0.1,
+        runaway_limit_s: float = 30.0,
+    ) -> None:
+        self._server = _Server(
+            (host, port),
+            capacity=capacity,
+            retry_after_s=retry_after_s,
+            runaway_limit_s=runaway_limit_s,
+        )
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="touchstone-sim", daemon=True
         )
@@ -314,14 +317,24 @@ class SimServer:
     @property
     def calls(self) -> dict[str, int]:
         """Chat calls received so far, by model name without latency suffix."""
-        with self._server.calls_lock:
+        with self._server.lock:
             return dict(self._server.calls)
 
     @property
     def history(self) -> list[dict[str, Any]]:
         """The most recent chat request bodies, oldest first."""
-        with self._server.calls_lock:
+        with self._server.lock:
             return list(self._server.history)
+
+    @property
+    def generations(self) -> dict[str, int]:
+        """Generations running now, the most that ran at once, calls rejected for capacity."""
+        with self._server.lock:
+            return {
+                "running": self._server.running,
+                "peak": self._server.peak,
+                "rejected": self._server.rejected,
+            }
 
     def start(self) -> SimServer:
         self._thread.start()

@@ -1,0 +1,143 @@
+"""The engine: bounded calls on one loop, completion order, rate limits, structured cancel."""
+
+import asyncio
+import contextlib
+
+import pytest
+
+from touchstone.engine import AdaptiveLimit, completed, run_blocking
+from touchstone.errors import CallError
+
+
+def collect(items, call, **options):  # type: ignore[no-untyped-def]
+    async def run() -> list:
+        results = completed(items, call, **options)
+        async with contextlib.aclosing(results):
+            return [done async for done in results]
+
+    return run_blocking(run())
+
+
+def test_results_come_in_completion_order_with_at_most_concurrency_calls() -> None:
+    active, peak = 0, 0
+
+    async def call(item: int, deadline_s: float | None) -> int:
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0.01 * (10 - item))  # early items end last
+        active -= 1
+        return item * item
+
+    done = collect(range(10), call, concurrency=3)
+    assert peak == 3
+    assert sorted(d.result for d in done) == [i * i for i in range(10)]
+    assert [d.index for d in done] != list(range(10))  # not input order
+    assert all(d.error is None and d.latency_s > 0 for d in done)
+
+
+def test_leaving_early_cancels_every_call_in_flight_before_it_returns() -> None:
+    started, unwound = [], []
+
+    async def call(item: int, deadline_s: float | None) -> int:
+        started.append(item)
+        try:
+            if item == 0:
+                return 0
+            await asyncio.sleep(3600)
+            return item
+        finally:
+            unwound.append(item)
+
+    async def run() -> None:
+        results = completed(range(100), call, concurrency=4)
+        async with contextlib.aclosing(results):
+            async for _ in results:
+                break  # the consumer stops: an abort
+        # Nothing is left running once the results are closed: no call is abandoned.
+        assert sorted(unwound) == sorted(started)
+        assert all(t.done() for t in asyncio.all_tasks() if t is not asyncio.current_task())
+
+    run_blocking(run())
+    assert len(started) <= 5  # no new call started after the stop
+
+
+def test_a_rate_limited_item_waits_as_told_and_is_tried_again() -> None:
+    tries: dict[int, int] = {}
+
+    async def call(item: int, deadline_s: float | None) -> str:
+        tries[item] = tries.get(item, 0) + 1
+        if tries[item] == 1:
+            raise CallError("429", kind="rate_limit", retry_after_s=0.05)
+        return "ok"
+
+    done = collect(range(4), call, concurrency=4, budget_s=5)
+    assert [d.result for d in done] == ["ok"] * 4
+    assert all(d.rate_limited == 1 and d.error is None for d in done)
+    assert tries == dict.fromkeys(range(4), 2)
+
+
+def test_rate_limits_use_up_the_budget_then_the_item_fails() -> None:
+    async def call(item: int, deadline_s: float | None) -> str:
+        assert deadline_s is not None and deadline_s > 0
+        raise CallError("429", kind="rate_limit", retry_after_s=0.1)
+
+    (done,) = collect([1], call, budget_s=0.35)
+    assert done.error is not None and done.error.kind == "rate_limit"
+    assert done.rate_limited == 3  # 0.1 s waits until the next would pass 0.35 s
+
+
+def test_other_call_errors_are_results_and_bugs_propagate() -> None:
+    async def failing(item: int, deadline_s: float | None) -> str:
+        raise CallError("boom", kind="server")
+
+    (done,) = collect([1], failing)
+    assert done.error is not None and done.error.kind == "server" and done.rate_limited == 0
+
+    async def buggy(item: int, deadline_s: float | None) -> str:
+        raise ZeroDivisionError
+
+    with pytest.raises(ZeroDivisionError):
+        collect([1, 2], buggy)
+
+
+def test_items_are_pulled_only_when_a_slot_is_free() -> None:
+    pulled: list[int] = []
+
+    def items():  # type: ignore[no-untyped-def]
+        for i in range(6):
+            pulled.append(i)
+            yield i
+
+    seen_when_done: list[int] = []
+
+    async def call(item: int, deadline_s: float | None) -> int:
+        await asyncio.sleep(0.001)
+        seen_when_done.append(len(pulled))
+        return item
+
+    collect(items(), call, concurrency=2)
+    assert seen_when_done[0] <= 2  # the first call ended before the third item was pulled
+
+
+def test_the_limit_halves_on_a_rate_limit_and_grows_back_by_one() -> None:
+    limit = AdaptiveLimit(16)
+    limit.rate_limited()
+    limit.rate_limited()
+    assert limit.current == 4
+    for _ in range(20):
+        limit.succeeded()
+    assert limit.current == 16
+    with pytest.raises(ValueError):
+        AdaptiveLimit(0)
+
+
+def test_run_blocking_works_inside_a_running_loop() -> None:
+    async def inner() -> int:
+        return 7
+
+    async def outer() -> int:
+        # e.g. a notebook calling the synchronous API
+        return run_blocking(inner())
+
+    assert asyncio.run(outer()) == 7

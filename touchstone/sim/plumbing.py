@@ -1,0 +1,143 @@
+"""HTTP plumbing of the simulator: JSON replies, timed waits, chunked streams."""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+TRICKLE_INTERVAL_S = 0.2
+# A hanging request gives up after this long even if nobody disconnects.
+MAX_HANG_S = 3600.0
+
+
+class SimHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server that can tell its handlers to stop waiting."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+    # The default backlog of 5 drops connections of a burst of parallel calls, which then
+    # wait a whole SYN retry (1 s): fatal for concurrency benchmarks.
+    request_queue_size = 256
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self.stopping = threading.Event()
+
+
+class ClientGone(Exception):
+    """The client hung up (or the server stops) before its answer was due."""
+
+
+class Plumbing(BaseHTTPRequestHandler):
+    """Replies, waits and chunked streams; the routes live in ``server``."""
+
+    protocol_version = "HTTP/1.1"
+    server: SimHTTPServer
+    due: float
+
+    def setup(self) -> None:
+        super().setup()
+        # Headers and body go out in separate writes; without NODELAY, Nagle's algorithm
+        # and delayed ACKs add ~40 ms to every call, which would distort every benchmark.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the simulator must not clutter the user's terminal."""
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _send_json(
+        self,
+        status: int,
+        payload: Any,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        body = json.dumps(payload, ensure_ascii=False).encode()
+        self._hold()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(
+        self, status: int, message: str, code: str, kind: str, headers: dict[str, str] | None = None
+    ) -> None:
+        error = {"error": {"message": message, "type": kind, "code": code}}
+        self._send_json(status, error, headers=headers)
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
+        except OSError:
+            return True
+
+    def _wait(self, seconds: float, *, watch_client: bool = True) -> bool:
+        """Sleep up to ``seconds``; False when the server stops or (watched) the client left."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if self.server.stopping.wait(min(0.05, max(0.0, end - time.monotonic()))):
+                return False
+            if watch_client and self._client_gone():
+                return False
+        return True
+
+    def _hold(self) -> None:
+        """Wait until the answer is due; ``ClientGone`` when the client left meanwhile."""
+        # The last millisecond is slept in one piece: a timed wait on an Event oversleeps
+        # by a few tenths of a millisecond, a plain sleep that short by a few hundredths.
+        if not self._wait(self.due - time.monotonic() - 0.001):
+            raise ClientGone
+        time.sleep(max(0.0, self.due - time.monotonic()))
+
+    def _start_stream(self, content_type: str) -> None:
+        self._hold()
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _send_chunk(self, data: bytes) -> None:
+        """One chunk of the body; ``OSError`` when the client is gone."""
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _drip(self, piece: bytes, interval_s: float) -> None:
+        """Write ``piece`` every ``interval_s`` until the client leaves or the server stops."""
+        deadline = time.monotonic() + MAX_HANG_S
+        try:
+            while time.monotonic() < deadline:
+                self._send_chunk(piece)
+                if self.server.stopping.wait(interval_s):
+                    break
+        except OSError:
+            pass  # the client left: that is how a generation notices
+        self.close_connection = True
+
+
+def chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-sim",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def sse(payload: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n".encode()
