@@ -48,9 +48,7 @@ def harness_rate(url: str, pack: Pack, cells: list[EvalResponse], concurrency: i
         async with open_session(backend, concurrency=concurrency) as session:
             system = judge_system_prompt(pack)
             # Warm up as many connections as calls will overlap (a long run's steady state).
-            await asyncio.gather(
-                *(session.call(system, WARM_UP, None) for _ in range(concurrency))
-            )
+            await asyncio.gather(*(session.call(system, WARM_UP, None) for _ in range(concurrency)))
             started = time.monotonic()
             verdicts = await judge_cells(session, cells, pack)
             elapsed = time.monotonic() - started
