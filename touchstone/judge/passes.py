@@ -180,21 +180,25 @@ async def judge_run(
     rejudge: Rejudge = "none",
     on_verdict: OnVerdict | None = None,
     on_judge_error: OnVerdict | None = None,
+    skip_keys: frozenset[VerdictKey] | None = None,
 ) -> tuple[list[Verdict], list[ModelReport]]:
     """Judge what ``prior_verdicts`` lacks, then score every (model, variant) holistically.
 
     A new verdict replaces a prior one, except that a judge_error never replaces a verdict:
     a failed re-judge keeps what was there. Returns all verdicts (prior and new, in response
     order, judge_error verdicts included) and one report per (model, variant).
+    ``skip_keys``: ``keys_to_skip(prior_verdicts, rejudge)`` when the caller has it already.
     """
     merged: dict[VerdictKey, Verdict] = {
         cell_key(v): v for v in (prior_verdicts or []) if not v.judge_error
     }
+    if skip_keys is None:
+        skip_keys = keys_to_skip(merged.values(), rejudge)
     new = await judge_cells(
         session,
         responses,
         pack,
-        skip_keys=keys_to_skip(merged.values(), rejudge),
+        skip_keys=skip_keys,
         on_verdict=on_verdict,
         on_judge_error=on_judge_error,
     )

@@ -23,6 +23,7 @@ from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import RunDir
+from touchstone.store.jsonl import kept_out_of_gc
 
 
 @dataclass
@@ -60,99 +61,131 @@ def execute_judge(
         pack = pack_of_run(run)
         responses = run.load_responses()
         prior = run.load_verdicts()
-        judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
-        judge_backend = backend or judge_config.backend(model)
-        cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
-        judged_keys = keys_to_skip(prior, rejudge)
-        todo = sum(1 for k in map(cell_key, responses) if k not in judged_keys)
-        landed: dict[VerdictKey, Verdict] = {}
-        errors: list[Verdict] = []
-        health = JudgeHealth()
-        try:
-            with run.verdict_appender() as appender:
-
-                def persist(verdict: Verdict) -> None:
-                    appender.append(verdict.as_dict())
-                    landed[cell_key(verdict)] = verdict
-                    emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
-
-                def record_error(verdict: Verdict) -> None:
-                    errors.append(verdict)
-                    emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
-
-                async def judge_all() -> tuple[list[Verdict], list[ModelReport]]:
-                    async with open_session(
-                        judge_backend,
-                        concurrency=concurrency or judge_config.concurrency,
-                        max_consecutive_failures=judge_config.max_consecutive_failures,
-                        max_failure_ratio=judge_config.max_failure_ratio,
-                        cache=cache,
-                        health=health,
-                    ) as session:
-                        emit(
-                            on_event,
-                            "start",
-                            stage="judge",
-                            run=run.name,
-                            total=len(responses),
-                            todo=todo,
-                            judge_model=session.judge.model,
-                        )
-                        return await judge_run(
-                            session,
-                            responses,
-                            pack,
-                            prior_verdicts=prior,
-                            rejudge=rejudge,
-                            on_verdict=persist,
-                            on_judge_error=record_error,
-                        )
-
-                verdicts, reports = run_blocking(judge_all())
-        except JudgeAborted as exc:
-            # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
-            kept = {cell_key(v): v for v in prior}
-            kept.update(landed)
-            run.rewrite_verdicts(kept.values())
-            health.cells_left = todo - len(landed)
-            exc.health_summary = health.summary_de()
-            emit(
-                on_event,
-                "aborted",
-                stage="judge",
-                message=str(exc),
-                persisted=len(landed),
-                health=health.as_dict(),
+        with kept_out_of_gc():
+            return _judge_loaded(
+                run,
+                pack,
+                responses,
+                prior,
+                config=config,
+                model=model,
+                backend=backend,
+                on_event=on_event,
+                concurrency=concurrency,
+                rejudge=rejudge,
+                use_cache=use_cache,
             )
-            raise
-        finally:
-            cache.close()
-            run.warnings.extend(cache.warnings)
-        if landed or not run.judgements_clean:
-            run.rewrite_verdicts(verdicts)
-        reports = keep_better_reports(run.load_reports(), reports)
-        run.write_reports(reports)
-        health.cells_left = len(errors)
-        outcome = JudgeOutcome(
-            run_dir=run,
-            pack=pack,
-            responses=responses,
-            verdicts=verdicts,
-            reports=reports,
-            new_verdicts=len(landed),
-            judge_errors=errors,
-            health=health,
-        )
+
+
+def _judge_loaded(
+    run: RunDir,
+    pack: Pack,
+    responses: list[EvalResponse],
+    prior: list[Verdict],
+    *,
+    config: JudgeConfig | str | Path,
+    model: str | None,
+    backend: JudgeBackend | None,
+    on_event: EventSink | None,
+    concurrency: int | None,
+    rejudge: Rejudge,
+    use_cache: bool,
+) -> JudgeOutcome:
+    """The judge stage once the run is loaded (see ``execute_judge``)."""
+    judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+    judge_backend = backend or judge_config.backend(model)
+    cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
+    judged_keys = keys_to_skip(prior, rejudge)
+    todo = sum(1 for k in map(cell_key, responses) if k not in judged_keys)
+    landed: dict[VerdictKey, Verdict] = {}
+    errors: list[Verdict] = []
+    health = JudgeHealth()
+    try:
+        with run.verdict_appender() as appender:
+
+            def persist(verdict: Verdict) -> None:
+                appender.append(verdict.as_dict())
+                landed[cell_key(verdict)] = verdict
+                emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
+
+            def record_error(verdict: Verdict) -> None:
+                errors.append(verdict)
+                emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
+
+            async def judge_all() -> tuple[list[Verdict], list[ModelReport]]:
+                async with open_session(
+                    judge_backend,
+                    concurrency=concurrency or judge_config.concurrency,
+                    max_consecutive_failures=judge_config.max_consecutive_failures,
+                    max_failure_ratio=judge_config.max_failure_ratio,
+                    cache=cache,
+                    health=health,
+                ) as session:
+                    emit(
+                        on_event,
+                        "start",
+                        stage="judge",
+                        run=run.name,
+                        total=len(responses),
+                        todo=todo,
+                        judge_model=session.judge.model,
+                    )
+                    return await judge_run(
+                        session,
+                        responses,
+                        pack,
+                        prior_verdicts=prior,
+                        rejudge=rejudge,
+                        on_verdict=persist,
+                        on_judge_error=record_error,
+                        skip_keys=judged_keys,
+                    )
+
+            verdicts, reports = run_blocking(judge_all())
+    except JudgeAborted as exc:
+        # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
+        kept = {cell_key(v): v for v in prior}
+        kept.update(landed)
+        run.rewrite_verdicts(kept.values())
+        health.cells_left = todo - len(landed)
+        exc.health_summary = health.summary_de()
         emit(
             on_event,
-            "done",
+            "aborted",
             stage="judge",
-            new_verdicts=outcome.new_verdicts,
-            judge_errors=len(errors),
-            cells_left=outcome.cells_left,
+            message=str(exc),
+            persisted=len(landed),
             health=health.as_dict(),
         )
-        return outcome
+        raise
+    finally:
+        cache.close()
+        run.warnings.extend(cache.warnings)
+    if landed or not run.judgements_clean:
+        run.rewrite_verdicts(verdicts)
+    reports = keep_better_reports(run.load_reports(), reports)
+    run.write_reports(reports)
+    health.cells_left = len(errors)
+    outcome = JudgeOutcome(
+        run_dir=run,
+        pack=pack,
+        responses=responses,
+        verdicts=verdicts,
+        reports=reports,
+        new_verdicts=len(landed),
+        judge_errors=errors,
+        health=health,
+    )
+    emit(
+        on_event,
+        "done",
+        stage="judge",
+        new_verdicts=outcome.new_verdicts,
+        judge_errors=len(errors),
+        cells_left=outcome.cells_left,
+        health=health.as_dict(),
+    )
+    return outcome
 
 
 def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:

@@ -81,6 +81,20 @@ def bulk_allocation() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def kept_out_of_gc() -> Iterator[None]:
+    """Exempt every object alive now from the cyclic GC until the block ends.
+
+    For a loaded run (100k records without cycles, kept for the whole stage): each
+    collection would otherwise walk them again, a fifth of the time a resume takes.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _parse_chunk(path: Path, first: int, lines: list[bytes], cls: type[T]) -> list[T]:
     if not lines:
         return []
