@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import load_pack
 from touchstone.results import EvalResponse, Verdict
 from touchstone.stages import now_iso
@@ -27,7 +28,9 @@ def rss_mb() -> float:
     return peak / 1024 if sys.platform != "darwin" else peak / 1024 / 1024
 
 
-def verdict_for(resp: EvalResponse, score: int, judge_model: str = "sim-judge") -> Verdict:
+def verdict_for(
+    resp: EvalResponse, score: int, judge_model: str = "sim-judge", rubric_hash: str = ""
+) -> Verdict:
     return Verdict(
         model=resp.model,
         variant=resp.variant,
@@ -38,12 +41,14 @@ def verdict_for(resp: EvalResponse, score: int, judge_model: str = "sim-judge") 
         red_flag=score == 0,
         rationale=f"Simulierte Begründung für {resp.prompt_id}, Wertung {score}.",
         judge_model=judge_model,
+        rubric_hash=rubric_hash,
     )
 
 
 def write_run(run: Path, *, models: int, repeats: int, judged: bool) -> int:
     """A run dir on ``buero`` with answers (and verdicts when ``judged``); returns the cells."""
     pack = load_pack(BUERO)
+    rubrics = RubricHashes(pack)
     run.mkdir(parents=True)
     manifest = {
         "name": run.name,
@@ -82,7 +87,7 @@ def write_run(run: Path, *, models: int, repeats: int, judged: bool) -> int:
                         answers.write(json.dumps(resp.as_dict(), ensure_ascii=False) + "\n")
                         if judged:
                             score = (m + repeat + len(prompt.id)) % 6
-                            verdict = verdict_for(resp, score)
+                            verdict = verdict_for(resp, score, rubric_hash=rubrics(prompt, variant))
                             verdicts.write(json.dumps(verdict.as_dict(), ensure_ascii=False) + "\n")
                         cells += 1
     return cells

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_bundle
-from touchstone.judge.cache import CACHE_FILE, CachedVerdict, VerdictCache, cache_key
+from touchstone.judge.cache import CACHE_FILE, VerdictCache, cache_key
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
@@ -100,15 +100,3 @@ def test_judge_errors_and_unparseable_replies_are_never_cached(
     judge = FakeJudge()
     execute_judge(second, config=config(sim), backend=judge)
     assert len(judge.history) == 2 + 2  # the failed and the unparseable cell, then holistic
-
-
-def test_damaged_cache_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
-    path = tmp_path / CACHE_FILE
-    cache = VerdictCache(path)
-    cache.put("k1", CachedVerdict(4, False, "gut", "j"))
-    cache.close()
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write("{kaputt\n")
-    reloaded = VerdictCache(path)
-    assert reloaded.get("k1") == CachedVerdict(4, False, "gut", "j")
-    assert "Zeile 2" in reloaded.warnings[0]

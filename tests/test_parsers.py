@@ -39,12 +39,13 @@ def test_verdict_parser_rejects_out_of_scale_and_malformed(reply: str) -> None:
 
 
 def test_verdict_parser_respects_other_scales() -> None:
-    assert parse_verdict_reply('{"score": 9, "red_flag": true}', Scale(min=1, max=10)) == (
+    ten = Scale(min=1, max=10)
+    assert parse_verdict_reply('{"score": 9, "red_flag": true, "rationale": ""}', ten) == (
         9,
         True,
         "",
     )
-    assert parse_verdict_reply('{"score": 0, "red_flag": true}', Scale(min=1, max=10)) is None
+    assert parse_verdict_reply('{"score": 0, "red_flag": true, "rationale": ""}', ten) is None
 
 
 def test_dimension_parser_plain_wrapped_and_invalid() -> None:

@@ -14,6 +14,7 @@ import math
 import time
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 
 from touchstone.errors import (
@@ -73,11 +74,14 @@ def classify(exc: BaseException) -> ErrorKind:
     """The error kind (DESIGN §8) of an exception raised by a chat call."""
     if isinstance(exc, CallError):
         return exc.kind
-    if isinstance(exc, DeadlineExceeded | TimeoutError | openai.APITimeoutError):
+    if isinstance(
+        exc, DeadlineExceeded | TimeoutError | openai.APITimeoutError | httpx2.TimeoutException
+    ):
         return "timeout"
     if isinstance(exc, ReasoningOnly | openai.LengthFinishReasonError):
         return "reasoning_only"
-    if isinstance(exc, BrokenReply | openai.APIConnectionError):
+    if isinstance(exc, BrokenReply | openai.APIConnectionError | httpx2.TransportError):
+        # (httpx errors reach us unwrapped while a stream's body is read.)
         return "connection"
     if isinstance(exc, StreamError):
         return _by_status(exc.status, f"{exc} {exc.code}".lower()) if exc.status else "server"

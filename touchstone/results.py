@@ -117,8 +117,18 @@ class Verdict(_CellRecord):
     unscored_reason: str = ""
     # True when the verdict was reused (verdict cache, or an identical cell of this run).
     cached: bool = False
-    # sha256 of judge model and rendered judge prompt; lets a resume reuse this verdict.
+    # sha256 of judge identity and rendered judge prompt; lets a resume reuse this verdict.
     cache_key: str = ""
+    # Hash of the rubric this verdict judged by (the judge prompt without the answer and the
+    # judge): when the pack changes it, the verdict is stale and the cell is judged again.
+    rubric_hash: str = ""
+    judge_prompt_tokens: int | None = None
+    judge_completion_tokens: int | None = None
+    judge_reasoning_tokens: int | None = None
+
+    @property
+    def scored(self) -> bool:
+        return not self.unscored
 
 
 @dataclass(slots=True)
@@ -128,7 +138,14 @@ class ModelReport(_Record):
     dim_scores: dict[str, float] = field(default_factory=dict)
     dim_rationales: dict[str, str] = field(default_factory=dict)
     judge_model: str = ""
+    # Hash of the holistic prompt this report answered: the pass runs again only when it
+    # changes (or with --rejudge).
+    input_hash: str = ""
 
     @property
     def degraded(self) -> bool:
         return not self.dim_scores
+
+    @property
+    def scored(self) -> bool:
+        return not self.degraded

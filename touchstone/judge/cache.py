@@ -1,29 +1,42 @@
-"""The verdict cache: identical judge work is paid for once.
+"""The verdict cache: identical judge work is paid for once, and only by the same judge.
 
-Key: sha256 over the judge model, the template version and the complete rendered judge
-prompt (system and user). The rendered prompt already holds everything a verdict depends on:
-the pack's judge instructions, the prompt, its expectations and red flags, the scale, the
-variant's system prompt and the answer. Changing any of them, or the template, is a miss.
+Key: sha256 over the template version, the judge's identity (model, endpoint, temperature,
+max_tokens, extra_body: ``backend.judge_identity``) and the complete rendered judge prompt
+(system and user). The rendered prompt holds everything a verdict depends on: the pack's
+judge instructions, the prompt, its expectations and red flags, the scale, the variant's
+system prompt and the answer. Changing any of them, or the judge, is a miss.
 
 Only scored verdicts are cached: a judge error or an unparseable reply is never reused, so a
-later run tries again. The user-level cache is one JSONL file (default
-``~/.cache/touchstone/verdicts.jsonl``, ``TOUCHSTONE_CACHE_DIR`` or ``XDG_CACHE_HOME`` move
-it) shared by all run dirs; it is a cache, so a damaged line is skipped with a warning.
+later run tries again. The user-level cache is one sqlite file (default
+``~/.cache/touchstone/verdicts.sqlite3``; ``TOUCHSTONE_CACHE_DIR`` or ``XDG_CACHE_HOME`` move
+it) shared by all run dirs, in WAL mode, looked up by key, each entry with its creation time.
+It is a cache: a damaged or unwritable file costs a warning, never the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import json
 import os
-import threading
+import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
 
-# Bump when the judge prompt changes meaning without changing its text (e.g. parsing rules).
-JUDGE_TEMPLATE_VERSION = "1"
-CACHE_FILE = "verdicts.jsonl"
+from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION
+
+CACHE_FILE = "verdicts.sqlite3"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS verdicts (
+    key TEXT PRIMARY KEY,
+    score INTEGER NOT NULL,
+    red_flag INTEGER NOT NULL,
+    rationale TEXT NOT NULL,
+    judge_model TEXT NOT NULL,
+    created_at REAL NOT NULL
+) WITHOUT ROWID
+"""
+_DAY_S = 86_400
 
 
 def cache_key(judge_identity: str, system: str, user: str) -> str:
@@ -42,7 +55,11 @@ def default_cache_dir() -> Path:
     return Path(base) / "touchstone"
 
 
-@dataclass(frozen=True)
+def default_cache_path() -> Path:
+    return default_cache_dir() / CACHE_FILE
+
+
+@dataclass(frozen=True, slots=True)
 class CachedVerdict:
     score: int
     red_flag: bool
@@ -50,79 +67,128 @@ class CachedVerdict:
     judge_model: str
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    # WAL with synchronous=NORMAL: a commit costs no fsync; a crash may lose the last
+    # entries of a cache, never corrupt it.
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute(_SCHEMA)
+    return db
+
+
 class VerdictCache:
-    """In memory, optionally backed by an append-only file. Thread-safe.
+    """Verdicts in memory (this run) and, with a ``path``, in the user-level sqlite store.
 
     ``lookups=False`` makes a cache that stores new verdicts but answers no lookup: what
-    ``--rejudge`` needs, which asks for fresh verdicts.
+    ``--rejudge`` needs, which asks for fresh verdicts. Used from one thread (the engine's
+    loop).
     """
 
     def __init__(self, path: Path | None = None, *, lookups: bool = True) -> None:
         self.path = path
         self.lookups = lookups
         self.warnings: list[str] = []
-        self._entries: dict[str, CachedVerdict] = {}
-        self._lock = threading.Lock()
-        self._handle: IO[str] | None = None
-        if path is not None and lookups:
-            self._load(path)
+        self._memory: dict[str, CachedVerdict] = {}
+        self._db: sqlite3.Connection | None = None
+        if path is not None:
+            try:
+                self._db = _connect(path)
+            except (sqlite3.Error, OSError) as exc:
+                self._give_up(exc, "nicht nutzbar")
 
-    def _load(self, path: Path) -> None:
-        try:
-            with path.open(encoding="utf-8") as handle:
-                for number, line in enumerate(handle, start=1):
-                    try:
-                        data = json.loads(line)
-                        self._entries[data["key"]] = CachedVerdict(
-                            int(data["score"]),
-                            bool(data["red_flag"]),
-                            str(data["rationale"]),
-                            str(data["judge_model"]),
-                        )
-                    except (ValueError, KeyError, TypeError):
-                        self.warnings.append(
-                            f"{path}, Zeile {number}: beschädigter Cache-Eintrag übersprungen."
-                        )
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            self.warnings.append(f"Verdict-Cache {path} nicht lesbar ({exc}); ohne Cache weiter.")
-            self.path = None
-
-    def __len__(self) -> int:
-        return len(self._entries)
+    def _give_up(self, exc: Exception, what: str) -> None:
+        self.warnings.append(f"Verdict-Cache {self.path} {what} ({exc}); weiter ohne ihn.")
+        if self._db is not None:
+            self._db.close()
+        self._db = None
 
     def get(self, key: str) -> CachedVerdict | None:
         if not self.lookups:
             return None
-        with self._lock:
-            return self._entries.get(key)
+        hit = self._memory.get(key)
+        if hit is not None or self._db is None:
+            return hit
+        try:
+            row = self._db.execute(
+                "SELECT score, red_flag, rationale, judge_model FROM verdicts WHERE key = ?",
+                (key,),
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._give_up(exc, "nicht lesbar")
+            return None
+        if row is None:
+            return None
+        return CachedVerdict(int(row[0]), bool(row[1]), str(row[2]), str(row[3]))
 
     def remember(self, key: str, entry: CachedVerdict) -> None:
         """Keep ``entry`` in memory only (e.g. verdicts already in this run dir)."""
-        with self._lock:
-            self._entries.setdefault(key, entry)
+        self._memory.setdefault(key, entry)
 
     def put(self, key: str, entry: CachedVerdict) -> None:
-        with self._lock:
-            if self._entries.get(key) == entry:
-                return
-            self._entries[key] = entry
-            if self.path is None:
-                return
-            try:
-                if self._handle is None:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    self._handle = self.path.open("a", encoding="utf-8")
-                record: dict[str, Any] = {"key": key, **entry.__dict__}
-                self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                self._handle.flush()
-            except OSError as exc:
-                self.warnings.append(f"Verdict-Cache {self.path} nicht schreibbar ({exc}).")
-                self.path = None
+        if self._memory.get(key) == entry:
+            return
+        self._memory[key] = entry
+        if self._db is None:
+            return
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    entry.score,
+                    int(entry.red_flag),
+                    entry.rationale,
+                    entry.judge_model,
+                    time.time(),
+                ),
+            )
+        except sqlite3.Error as exc:
+            self._give_up(exc, "nicht schreibbar")
 
     def close(self) -> None:
-        with self._lock:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    path: Path
+    entries: int
+    size_bytes: int
+    oldest: float | None
+    newest: float | None
+    by_judge: list[tuple[str, int]]
+
+
+def cache_stats(path: Path) -> CacheStats:
+    """What the user-level cache holds; ``sqlite3.Error``/``OSError`` when it cannot be read."""
+    if not path.exists():
+        return CacheStats(path, 0, 0, None, None, [])
+    with contextlib.closing(_connect(path)) as db:
+        entries, oldest, newest = db.execute(
+            "SELECT count(*), min(created_at), max(created_at) FROM verdicts"
+        ).fetchone()
+        by_judge = db.execute(
+            "SELECT judge_model, count(*) FROM verdicts GROUP BY judge_model ORDER BY 2 DESC"
+        ).fetchall()
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+    return CacheStats(
+        path, int(entries), size, oldest, newest, [(str(j), int(n)) for j, n in by_judge]
+    )
+
+
+def clear_cache(path: Path, *, older_than_days: float | None = None) -> int:
+    """Delete entries (those older than ``older_than_days``, or all); returns how many."""
+    if not path.exists():
+        return 0
+    with contextlib.closing(_connect(path)) as db:
+        if older_than_days is None:
+            deleted = db.execute("DELETE FROM verdicts").rowcount
+        else:
+            cutoff = time.time() - older_than_days * _DAY_S
+            deleted = db.execute("DELETE FROM verdicts WHERE created_at < ?", (cutoff,)).rowcount
+        db.execute("VACUUM")
+    return int(deleted)

@@ -18,7 +18,7 @@ from touchstone.errors import CallError
 from touchstone.judge.backend import JudgeBackend, JudgeReply, judge_identity, judge_model_of
 from touchstone.judge.cache import CachedVerdict, cache_key
 from touchstone.judge.replies import parse_verdict_reply
-from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt
+from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt, rubric_hash
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
 
@@ -37,7 +37,7 @@ class Judge:
         return cls(judge_model_of(backend), judge_identity(backend))
 
 
-def _cell_fields(resp: EvalResponse, prompt: Prompt) -> dict[str, Any]:
+def _cell_fields(resp: EvalResponse, prompt: Prompt, rubric: str) -> dict[str, Any]:
     """What a verdict takes over from the answer and the prompt it judges."""
     return {
         "model": resp.model,
@@ -46,14 +46,13 @@ def _cell_fields(resp: EvalResponse, prompt: Prompt) -> dict[str, Any]:
         "repeat": resp.repeat,
         "category": resp.category,
         "safety_critical": prompt.safety_critical,
+        "rubric_hash": rubric,
     }
 
 
-def _unscored(
-    resp: EvalResponse, prompt: Prompt, reason: str, rationale: str, **extra: Any
-) -> Verdict:
+def _unscored(fields: dict[str, Any], reason: str, rationale: str, **extra: Any) -> Verdict:
     return Verdict(
-        **_cell_fields(resp, prompt),
+        **fields,
         score=0,
         red_flag=False,
         rationale=rationale,
@@ -63,22 +62,19 @@ def _unscored(
     )
 
 
-def _verdict_without_judge(resp: EvalResponse, prompt: Prompt) -> Verdict | None:
+def _verdict_without_judge(resp: EvalResponse, fields: dict[str, Any]) -> Verdict | None:
     """The unscored verdict for an answer that needs no judge call, else ``None``."""
     if not resp.ok:
         why = resp.error or "unbekannter Fehler"
-        return _unscored(
-            resp, prompt, "model_error", f"Modellfehler: {why}", error_kind=resp.error_kind
-        )
+        return _unscored(fields, "model_error", f"Modellfehler: {why}", error_kind=resp.error_kind)
     if not resp.response_text.strip():
         if resp.reasoning_chars > 0:
             return _unscored(
-                resp,
-                prompt,
+                fields,
                 "reasoning_only",
                 f"Nur Reasoning ({resp.reasoning_chars} Zeichen), keine Antwort.",
             )
-        return _unscored(resp, prompt, "empty", "Leere Antwort.")
+        return _unscored(fields, "empty", "Leere Antwort.")
     return None
 
 
@@ -90,21 +86,30 @@ class CellTask:
     prompt: Prompt
     pack: Pack
     judge: Judge
+    fields: dict[str, Any]
     settled: Verdict | None
     system: str = ""
     key: str = ""
 
     @classmethod
     def of(
-        cls, resp: EvalResponse, prompt: Prompt, pack: Pack, judge: Judge, system: str = ""
+        cls,
+        resp: EvalResponse,
+        prompt: Prompt,
+        pack: Pack,
+        judge: Judge,
+        *,
+        system: str = "",
+        rubric: str = "",
     ) -> CellTask:
-        """``system`` may be passed in: it is the same for every cell of a pack."""
-        settled = _verdict_without_judge(resp, prompt)
+        """``system`` and ``rubric`` (its hash) may be passed in: they repeat across cells."""
+        fields = _cell_fields(resp, prompt, rubric or rubric_hash(pack, prompt, resp.variant))
+        settled = _verdict_without_judge(resp, fields)
         if settled is not None:
-            return cls(resp, prompt, pack, judge, settled)
+            return cls(resp, prompt, pack, judge, fields, settled)
         system = system or judge_system_prompt(pack)
         key = cache_key(judge.identity, system, judge_user_prompt(resp, prompt, pack))
-        return cls(resp, prompt, pack, judge, None, system, key)
+        return cls(resp, prompt, pack, judge, fields, None, system, key)
 
     @property
     def user(self) -> str:
@@ -112,36 +117,49 @@ class CellTask:
         return judge_user_prompt(self.resp, self.prompt, self.pack)
 
     def verdict(self, reply: JudgeReply, *, cached: bool = False) -> Verdict:
-        """The verdict the judge's reply gives; unscored "unparseable" if it cannot be read."""
+        """The verdict the judge's reply gives; unscored "unparseable" if it cannot be read.
+
+        The cell that paid for the call (``cached=False``) records its tokens.
+        """
+        tokens = (
+            {}
+            if cached
+            else {
+                "judge_prompt_tokens": reply.prompt_tokens,
+                "judge_completion_tokens": reply.completion_tokens,
+                "judge_reasoning_tokens": reply.reasoning_tokens,
+            }
+        )
         parsed = parse_verdict_reply(reply.text, self.pack.scale)
         if parsed is None:
             excerpt = " ".join(reply.text.split())[:300]
             return _unscored(
-                self.resp,
-                self.prompt,
+                self.fields,
                 "unparseable",
                 f"Judge-Ausgabe nicht auswertbar: {excerpt!r}",
                 judge_model=self.judge.model,
+                **tokens,
             )
         score, red_flag, rationale = parsed
-        return self.from_cache(CachedVerdict(score, red_flag, rationale, self.judge.model), cached)
+        entry = CachedVerdict(score, red_flag, rationale, self.judge.model)
+        return self.from_cache(entry, cached, **tokens)
 
-    def from_cache(self, entry: CachedVerdict, cached: bool = True) -> Verdict:
+    def from_cache(self, entry: CachedVerdict, cached: bool = True, **extra: Any) -> Verdict:
         return Verdict(
-            **_cell_fields(self.resp, self.prompt),
+            **self.fields,
             score=entry.score,
             red_flag=entry.red_flag,
             rationale=entry.rationale,
             judge_model=entry.judge_model,
             cached=cached,
             cache_key=self.key,
+            **extra,
         )
 
     def failed(self, error: CallError) -> Verdict:
         """The unscored judge_error verdict of a failed call: shown, never persisted."""
         return _unscored(
-            self.resp,
-            self.prompt,
+            self.fields,
             "judge_error",
             JUDGE_ERROR_RATIONALE.format(err=error),
             judge_error=True,

@@ -9,15 +9,18 @@ skipped, and a later ``touchstone judge`` makes up for them.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import operator
 from collections.abc import Sequence
 
 from touchstone.engine import completed
-from touchstone.errors import JudgeCallError
+from touchstone.errors import JudgeAborted, JudgeCallError
 from touchstone.judge.backend import JudgeBackend, JudgeCall, JudgeReply, judge_model_of
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE
 from touchstone.judge.health import JudgeHealth
+from touchstone.judge.policy import FATAL_KINDS, fatal_message, keep_better
 from touchstone.judge.replies import parse_dimensions_reply
-from touchstone.judge.rubric import judge_system_prompt, scale_line
+from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION, judge_system_prompt, scale_line
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 
@@ -29,17 +32,39 @@ HOLISTIC_SKIPPED = (
     "Ein späterer `touchstone judge` holt sie nach."
 )
 Pair = tuple[str, str]
+_SAMPLE_ORDER = operator.attrgetter("category", "repeat", "prompt_id")
 
 
-def holistic_sample(verdicts: Sequence[Verdict]) -> list[Verdict]:
-    """Up to ``MAX_HOLISTIC_ROWS`` verdicts: red flags first, then an even spread."""
-    if len(verdicts) <= MAX_HOLISTIC_ROWS:
-        return list(verdicts)
-    flagged = [v for v in verdicts if v.red_flag][: MAX_HOLISTIC_ROWS // 2]
-    rest = [v for v in verdicts if not v.red_flag]
-    room = MAX_HOLISTIC_ROWS - len(flagged)
-    step = max(1, len(rest) // room)
-    return flagged + rest[::step][:room]
+def holistic_sample(verdicts: Sequence[Verdict], limit: int = MAX_HOLISTIC_ROWS) -> list[Verdict]:
+    """Up to ``limit`` verdicts, deterministic whatever their order: red flags first (at most
+    half), then an even spread over categories and repeats (``_spread``)."""
+    ordered = sorted(verdicts, key=_SAMPLE_ORDER)
+    if len(ordered) <= limit:
+        return ordered
+    flagged = _spread([v for v in ordered if v.red_flag], limit // 2)
+    rest = _spread([v for v in ordered if not v.red_flag], limit - len(flagged))
+    return flagged + rest
+
+
+def _spread(verdicts: Sequence[Verdict], room: int) -> list[Verdict]:
+    """``room`` verdicts taken round-robin from the strata (repeat, category).
+
+    Each stratum starts at another prompt (rotated by its repeat), so that a small sample of
+    many repeats still shows different prompts of a category.
+    """
+    strata: dict[tuple[int, str], list[Verdict]] = {}
+    for verdict in verdicts:
+        strata.setdefault((verdict.repeat, verdict.category), []).append(verdict)
+    queues = []
+    for (repeat, _), members in sorted(strata.items()):
+        shift = (repeat - 1) % len(members)
+        queues.append(members[shift:] + members[:shift])
+    picked: list[Verdict] = []
+    depth = 0
+    while len(picked) < room and any(depth < len(q) for q in queues):
+        picked.extend(q[depth] for q in queues if depth < len(q))
+        depth += 1
+    return picked[:room]
 
 
 def _sample_note(verdicts: Sequence[Verdict]) -> str:
@@ -49,9 +74,12 @@ def _sample_note(verdicts: Sequence[Verdict]) -> str:
 
 
 def _category_overview(pack: Pack, verdicts: Sequence[Verdict]) -> str:
+    by_category: dict[str, list[Verdict]] = {}
+    for verdict in verdicts:
+        by_category.setdefault(verdict.category, []).append(verdict)
     lines = []
     for category in pack.categories:
-        mine = [v for v in verdicts if v.category == category.id]
+        mine = by_category.get(category.id)
         if not mine:
             continue
         scored = [v.score for v in mine if not v.unscored]
@@ -146,6 +174,15 @@ def score_dimensions(
     return _from_reply(pack, pair, reply, judge_model)
 
 
+def input_hash(system: str, user: str) -> str:
+    """What a holistic report answered: unchanged input, no new call (DESIGN §11)."""
+    digest = hashlib.sha256()
+    for part in (JUDGE_TEMPLATE_VERSION, system, user):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()[:32]
+
+
 async def holistic_pass(
     call: JudgeCall,
     pack: Pack,
@@ -156,38 +193,61 @@ async def holistic_pass(
     budget_s: float | None,
     max_consecutive_failures: int,
     health: JudgeHealth,
+    previous: dict[Pair, ModelReport] | None = None,
+    force: bool = False,
 ) -> list[ModelReport]:
-    """One report per pair of ``by_pair`` (in its order), calls through the engine."""
+    """One report per pair of ``by_pair`` (in its order), calls through the engine.
+
+    A pair whose ``previous`` report has scores and answered the same input keeps it without
+    a call, unless ``force``. A new report never replaces a previous one that had scores by
+    one without (``policy.keep_better``). An ``auth``/``not_found``/``quota`` failure stops
+    the judge like in the per-answer pass.
+    """
+    previous = previous or {}
     pairs = list(by_pair)
     reports: dict[Pair, ModelReport] = {}
-    todo = []
+    system = judge_system_prompt(pack)
+    prompts: dict[Pair, tuple[str, str]] = {}
     for pair in pairs:
         settled = _without_call(pack, pair, by_pair[pair], judge_model)
         if settled is not None:
             reports[pair] = settled
-        else:
-            todo.append(pair)
-    system = judge_system_prompt(pack)
-
-    async def ask(pair: Pair, deadline_s: float | None) -> JudgeReply:
+            continue
         model, variant = pair
         user = dimensions_user_prompt(pack, model=model, variant=variant, verdicts=by_pair[pair])
-        return await call(system, user, deadline_s)
+        digest = input_hash(system, user)
+        old = previous.get(pair)
+        if old is not None and old.scored and old.input_hash == digest and not force:
+            reports[pair] = old
+        else:
+            prompts[pair] = (user, digest)
+
+    async def ask(pair: Pair, deadline_s: float | None) -> JudgeReply:
+        return await call(system, prompts[pair][0], deadline_s)
 
     streak = 0
-    results = completed(todo, ask, concurrency=concurrency, budget_s=budget_s)
+    results = completed(list(prompts), ask, concurrency=concurrency, budget_s=budget_s)
     async with contextlib.aclosing(results):
         async for done in results:
             health.record(done)
+            pair = done.item
             if done.error is not None:
+                if done.error.kind in FATAL_KINDS:
+                    raise JudgeAborted(fatal_message(done.error, judge_model)) from done.error
                 streak += 1
                 why = JUDGE_ERROR_RATIONALE.format(err=done.error)
-                reports[done.item] = _degraded(done.item, judge_model, why)
+                reports[pair] = _degraded(pair, judge_model, why)
                 if max_consecutive_failures > 0 and streak >= max_consecutive_failures:
                     break  # the judge failed the holistic calls in a row: spare more deadlines
                 continue
             streak = 0
             assert done.result is not None
-            reports[done.item] = _from_reply(pack, done.item, done.result.text, judge_model)
+            report = _from_reply(pack, pair, done.result.text, judge_model)
+            report.input_hash = prompts[pair][1]
+            reports[pair] = report
     skipped = HOLISTIC_SKIPPED.format(n=streak)
-    return [reports.get(pair) or _degraded(pair, judge_model, skipped) for pair in pairs]
+    out = []
+    for pair in pairs:
+        report = reports.get(pair) or _degraded(pair, judge_model, skipped)
+        out.append(keep_better(previous.get(pair), report))
+    return out

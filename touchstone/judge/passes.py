@@ -29,8 +29,8 @@ from touchstone.judge.cache import CachedVerdict, VerdictCache
 from touchstone.judge.cells import CellTask, Judge
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.holistic import holistic_pass
-from touchstone.judge.policy import Breaker
-from touchstone.judge.rubric import judge_system_prompt
+from touchstone.judge.policy import Breaker, keep_better
+from touchstone.judge.rubric import RubricHashes, judge_system_prompt, rubric_hash
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 
@@ -101,6 +101,7 @@ async def judge_cells(
             "zu denen der Run Antworten hat. Wurde das Paket seit dem Run geändert?"
         )
     system = judge_system_prompt(pack)
+    rubrics = RubricHashes(pack)
     by_index: dict[int, Verdict] = {}
 
     def settle(index: int, verdict: Verdict) -> None:
@@ -112,7 +113,10 @@ async def judge_cells(
     tasks: dict[int, CellTask] = {}
     calls: dict[str, list[int]] = {}
     for index, resp in enumerate(todo):
-        task = CellTask.of(resp, pack.prompt(resp.prompt_id), pack, session.judge, system)
+        prompt = pack.prompt(resp.prompt_id)
+        task = CellTask.of(
+            resp, prompt, pack, session.judge, system=system, rubric=rubrics(prompt, resp.variant)
+        )
         if task.settled is not None:
             settle(index, task.settled)
             continue
@@ -146,14 +150,16 @@ async def judge_cells(
                         on_judge_error(verdict)
                 breaker.failure(done.error)
                 continue
-            breaker.success()
             assert done.result is not None
             for position, index in enumerate(done.item):
                 verdict = tasks[index].verdict(done.result, cached=position > 0)
                 if position == 0:
                     if verdict.unscored:
                         health.unparseable += 1
-                    elif session.cache is not None:
+                        breaker.unparseable(done.result.text)
+                    else:
+                        breaker.success()
+                    if verdict.scored and session.cache is not None:
                         entry = CachedVerdict(
                             verdict.score, verdict.red_flag, verdict.rationale, verdict.judge_model
                         )
@@ -171,48 +177,141 @@ def keys_to_skip(prior: Iterable[Verdict], rejudge: Rejudge = "none") -> frozens
     return frozenset(cell_key(v) for v in prior if not v.judge_error)
 
 
+@dataclass(repr=False)
+class JudgeRunResult:
+    """What a judge run did: every verdict and report, and how they came about."""
+
+    verdicts: list[Verdict]
+    reports: list[ModelReport]
+    # Verdicts a failed or unreadable re-judge did not replace (never downgrade).
+    kept: int = 0
+    # Cells judged again because their rubric changed since their verdict.
+    stale: int = 0
+    # Cells whose call failed and that have no verdict at all: left for a later run.
+    left: int = 0
+
+    def __repr__(self) -> str:
+        # Short on purpose: asyncio formats the result of its main task on the way out
+        # (Python 3.11), and the full repr of 100k verdicts takes seconds.
+        return (
+            f"JudgeRunResult({len(self.verdicts)} verdicts, {len(self.reports)} reports, "
+            f"kept={self.kept}, stale={self.stale}, left={self.left})"
+        )
+
+
+def stale_keys(prior: Iterable[Verdict], pack: Pack) -> set[VerdictKey]:
+    """Cells whose verdict was judged by another rubric than the pack's now (DESIGN §11).
+
+    A verdict without a rubric hash (written by an older touchstone) cannot be told stale.
+    """
+    current = {
+        (prompt.id, variant): rubric_hash(pack, prompt, variant)
+        for _, prompt in pack.all_prompts()
+        for variant in pack.variants
+    }
+    return {
+        cell_key(v)
+        for v in prior
+        if v.rubric_hash and current.get((v.prompt_id, v.variant), v.rubric_hash) != v.rubric_hash
+    }
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """Which cells a judge run leaves alone, and which it judges again as stale."""
+
+    skip: frozenset[VerdictKey]
+    stale: frozenset[VerdictKey]
+
+    @classmethod
+    def of(
+        cls,
+        prior: Iterable[Verdict],
+        responses: Sequence[EvalResponse],
+        pack: Pack,
+        rejudge: Rejudge = "none",
+    ) -> JudgePlan:
+        prior = [v for v in prior if not v.judge_error]
+        stale = stale_keys(prior, pack)
+        if stale:
+            stale &= set(map(cell_key, responses))
+        return cls(keys_to_skip(prior, rejudge) - stale, frozenset(stale))
+
+    def todo(self, responses: Iterable[EvalResponse]) -> int:
+        return sum(1 for key in map(cell_key, responses) if key not in self.skip)
+
+
 async def judge_run(
     session: JudgeSession,
     responses: Sequence[EvalResponse],
     pack: Pack,
     *,
     prior_verdicts: Iterable[Verdict] | None = None,
+    prior_reports: Iterable[ModelReport] = (),
     rejudge: Rejudge = "none",
     on_verdict: OnVerdict | None = None,
     on_judge_error: OnVerdict | None = None,
-    skip_keys: frozenset[VerdictKey] | None = None,
-) -> tuple[list[Verdict], list[ModelReport]]:
-    """Judge what ``prior_verdicts`` lacks, then score every (model, variant) holistically.
+    plan: JudgePlan | None = None,
+) -> JudgeRunResult:
+    """Judge what ``prior_verdicts`` lacks or what went stale, then the holistic pass.
 
-    A new verdict replaces a prior one, except that a judge_error never replaces a verdict:
-    a failed re-judge keeps what was there. Returns all verdicts (prior and new, in response
-    order, judge_error verdicts included) and one report per (model, variant).
-    ``skip_keys``: ``keys_to_skip(prior_verdicts, rejudge)`` when the caller has it already.
+    ``rejudge``: ``"unscored"`` also judges cells whose prior verdict is unscored, ``"all"``
+    every cell (and every holistic report). A new verdict replaces a prior one only when it
+    does not downgrade it (``policy.keep_better``): a failed or unreadable re-judge keeps the
+    scored verdict, which is then neither handed to ``on_verdict`` nor replaced. Verdicts come
+    in response order (judge_error verdicts included, never persisted).
+    ``plan``: ``JudgePlan.of(prior_verdicts, responses, pack, rejudge)`` when the caller has
+    it already.
     """
-    merged: dict[VerdictKey, Verdict] = {
+    prior: dict[VerdictKey, Verdict] = {
         cell_key(v): v for v in (prior_verdicts or []) if not v.judge_error
     }
-    if skip_keys is None:
-        skip_keys = keys_to_skip(merged.values(), rejudge)
+    if plan is None:
+        plan = JudgePlan.of(prior.values(), responses, pack, rejudge)
+    result = JudgeRunResult([], [], stale=len(plan.stale))
+
+    def standing(verdict: Verdict) -> bool:
+        """Whether a prior verdict stands against ``verdict`` (counted as kept)."""
+        old = prior.get(cell_key(verdict))
+        if old is not None and keep_better(old, verdict) is old:
+            result.kept += 1
+            return True
+        return False
+
+    def landed(verdict: Verdict) -> None:
+        if not standing(verdict) and on_verdict is not None:
+            on_verdict(verdict)
+
+    def failed(verdict: Verdict) -> None:
+        if not standing(verdict):
+            result.left += 1
+        if on_judge_error is not None:
+            on_judge_error(verdict)
+
     new = await judge_cells(
         session,
         responses,
         pack,
-        skip_keys=skip_keys,
-        on_verdict=on_verdict,
-        on_judge_error=on_judge_error,
+        skip_keys=plan.skip,
+        on_verdict=landed,
+        on_judge_error=failed,
     )
-    for verdict in new:
-        if not (verdict.judge_error and verdict.key in merged):
-            merged[verdict.key] = verdict
-    ordered = [merged.pop(k) for k in map(cell_key, responses) if k in merged]
-    ordered.extend(merged.values())
+    if new:
+        merged = dict(prior)
+        for verdict in new:
+            key = cell_key(verdict)
+            merged[key] = keep_better(merged.get(key), verdict)
+        ordered = [merged.pop(k) for k in map(cell_key, responses) if k in merged]
+        ordered.extend(merged.values())
+    else:
+        ordered = list(prior.values())  # as persisted: already in response order
     by_pair: dict[tuple[str, str], list[Verdict]] = {
         pair: [] for pair in dict.fromkeys((r.model, r.variant) for r in responses)
     }
     for verdict in ordered:
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
-    reports = await holistic_pass(
+    result.verdicts = ordered
+    result.reports = await holistic_pass(
         session.call,
         pack,
         by_pair,
@@ -221,8 +320,10 @@ async def judge_run(
         budget_s=session.budget_s,
         max_consecutive_failures=session.max_consecutive_failures,
         health=session.health,
+        previous={(r.model, r.variant): r for r in prior_reports},
+        force=rejudge != "none",
     )
-    return ordered, reports
+    return result
 
 
 def judge_responses(
@@ -280,6 +381,7 @@ def judge_bundle(
     concurrency: int = 1,
     rejudge: Rejudge = "none",
     cache: VerdictCache | None = None,
+    prior_reports: Iterable[ModelReport] = (),
 ) -> tuple[list[Verdict], list[ModelReport]]:
     """Judge what ``prior_verdicts`` lacks, then score every (model, variant) holistically.
 
@@ -287,7 +389,7 @@ def judge_bundle(
     judges every cell again. See ``judge_run``.
     """
 
-    async def run() -> tuple[list[Verdict], list[ModelReport]]:
+    async def run() -> JudgeRunResult:
         async with open_session(
             backend,
             concurrency=concurrency,
@@ -300,9 +402,11 @@ def judge_bundle(
                 responses,
                 pack,
                 prior_verdicts=prior_verdicts,
+                prior_reports=prior_reports,
                 rejudge=rejudge,
                 on_verdict=on_verdict,
                 on_judge_error=on_judge_error,
             )
 
-    return run_blocking(run())
+    result = run_blocking(run())
+    return result.verdicts, result.reports

@@ -6,10 +6,18 @@
 - every other kind counts toward ``max_consecutive_failures`` failures in a row (in
   completion order); a successful call resets the streak. 0 disables the streak.
 - ``max_failure_ratio``: once ``RATIO_MIN_CALLS`` calls were made and more than that share
-  failed, ``JudgeAborted``. 0 disables it.
+  failed *or came back unreadable*, ``JudgeAborted``. 0 disables it. An unreadable reply
+  (prose instead of the JSON verdict) is no call failure: it does not touch the streak, but a
+  judge answering in prose stops after 20 calls instead of filling a run with unscored cells.
+
+And which result stands: ``keep_better`` replaces a scored verdict (or a holistic report with
+scores) only by a scored one, and any verdict never by a judge error, so that a failed or
+unreadable re-judge never downgrades what is there.
 """
 
 from __future__ import annotations
+
+from typing import Protocol, TypeVar
 
 from touchstone.errors import CallError, ErrorKind, JudgeAborted
 
@@ -26,6 +34,31 @@ ABORT_ADVICE = (
 )
 
 
+UNREADABLE_ADVICE = (
+    "Der Judge antwortet nicht im verlangten JSON-Format. Wählen Sie ein Judge-Modell, das "
+    "Formatvorgaben befolgt; `touchstone judge --rejudge unscored` bewertet die unlesbaren "
+    "Zellen dann erneut."
+)
+
+
+class Scored(Protocol):
+    @property
+    def scored(self) -> bool: ...
+
+
+R = TypeVar("R", bound=Scored)
+
+
+def keep_better(old: R | None, new: R) -> R:
+    """The result that stands: ``new``, unless it would replace a scored ``old`` by an
+    unscored one, or any ``old`` by a failed call (a judge_error verdict)."""
+    if old is None:
+        return new
+    if (old.scored and not new.scored) or getattr(new, "judge_error", False):
+        return old
+    return new
+
+
 class Breaker:
     """Counts judge calls and decides when the judge run must stop."""
 
@@ -36,10 +69,19 @@ class Breaker:
         self.streak = 0
         self.calls = 0
         self.failures = 0
+        self.unreadable = 0
 
     def success(self) -> None:
         self.calls += 1
         self.streak = 0
+
+    def unparseable(self, reply: str) -> None:
+        """A call came back, but its reply is no verdict: counts toward the ratio only."""
+        self.calls += 1
+        self.streak = 0
+        self.unreadable += 1
+        excerpt = " ".join(reply.split())[:120]
+        self._check_ratio(f"letzte Antwort: {excerpt!r}. {UNREADABLE_ADVICE}", None)
 
     def failure(self, exc: CallError) -> None:
         self.calls += 1
@@ -53,15 +95,28 @@ class Breaker:
                 f"{self.streak} Judge-Aufrufe in Folge fehlgeschlagen; letzter Fehler: {exc}. "
                 f"{ABORT_ADVICE}"
             ) from exc
+        self._check_ratio(f"letzter Fehler: {exc}. {ABORT_ADVICE}", exc)
+
+    def _check_ratio(self, detail: str, cause: BaseException | None) -> None:
+        bad = self.failures + self.unreadable
         if (
-            self.max_ratio > 0
-            and self.calls >= RATIO_MIN_CALLS
-            and self.failures / self.calls > self.max_ratio
+            self.max_ratio <= 0
+            or self.calls < RATIO_MIN_CALLS
+            or bad / self.calls <= self.max_ratio
         ):
-            raise JudgeAborted(
-                f"{self.failures} von {self.calls} Judge-Aufrufen fehlgeschlagen "
-                f"(mehr als {self.max_ratio:.0%}); letzter Fehler: {exc}. {ABORT_ADVICE}"
-            ) from exc
+            return
+        if not self.unreadable:
+            what = f"{bad} von {self.calls} Judge-Aufrufen fehlgeschlagen"
+        elif not self.failures:
+            what = f"{bad} von {self.calls} Judge-Antworten unlesbar"
+        else:
+            what = (
+                f"{bad} von {self.calls} Judge-Aufrufen ohne Bewertung ({self.failures} "
+                f"fehlgeschlagen, {self.unreadable} unlesbar)"
+            )
+        if self.unreadable > self.failures and cause is not None:
+            detail = f"letzter Fehler: {cause}. {UNREADABLE_ADVICE}"
+        raise JudgeAborted(f"{what} (mehr als {self.max_ratio:.0%}); {detail}") from cause
 
 
 def fatal_message(exc: CallError, judge_model: str) -> str:

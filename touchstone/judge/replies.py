@@ -1,91 +1,112 @@
-"""What the judge answers: parsers for its per-answer and holistic replies.
+"""What the judge answers: strict parsers for its per-answer and holistic replies (§6, §11).
 
-Parsers tolerate code fences, text around the JSON object and extra keys; a score outside
-the pack's scale is unparseable, never clamped.
+The verdict is the *last top-level* JSON object of the reply, fenced or not: judges reason
+first and conclude last, and an object quoted earlier (e.g. from an answer that tries to
+inject a score) is not the judge's verdict. Nested objects are never taken on their own, and
+when the last object does not validate there is no fallback to an earlier one. Text around
+the object and extra keys are tolerated. A per-answer verdict needs an integer ``score`` on
+the pack's scale, a boolean ``red_flag`` and a string ``rationale``: anything else is
+unparseable, never a default. A score outside the scale is unparseable, never clamped.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
+from pydantic.functional_validators import AfterValidator
 
 from touchstone.pack import Scale
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 
-
-def _json_objects(text: str) -> Iterable[dict[str, Any]]:
-    """Every JSON object in ``text``: fenced blocks first, then objects in running text."""
-    decoder = json.JSONDecoder()
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    for candidate in candidates:
-        position = candidate.find("{")
-        while position != -1:
-            try:
-                value, _ = decoder.raw_decode(candidate, position)
-            except json.JSONDecodeError:
-                value = None
-            if isinstance(value, dict):
-                yield value
-            position = candidate.find("{", position + 1)
-
-
-def _integral(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
+def _whole(value: int | float) -> int:
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError("score must be a whole number")
         return int(value)
-    return None
+    return value
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
+class _VerdictReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    score: Annotated[StrictInt | StrictFloat, AfterValidator(_whole)]
+    red_flag: StrictBool
+    rationale: StrictStr
+
+
+class _DimensionEntry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    score: StrictInt | StrictFloat
+    rationale: StrictStr
+
+
+def last_top_level_object(text: str) -> dict[str, Any] | None:
+    """The last JSON object of ``text`` that is not inside another one, or None."""
+    decoder = json.JSONDecoder()
+    last: dict[str, Any] | None = None
+    position = text.find("{")
+    while position != -1:
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            position = text.find("{", position + 1)
+            continue
+        if isinstance(value, dict):
+            last = value
+        # Whatever the object contains is part of it, never an object of its own.
+        position = text.find("{", end)
+    return last
 
 
 def parse_verdict_reply(text: str, scale: Scale) -> tuple[int, bool, str] | None:
-    """``(score, red_flag, rationale)`` from a per-answer reply, or ``None`` if unparseable.
-
-    A score outside the scale is unparseable: it is never clamped.
-    """
-    for obj in _json_objects(text):
-        if "score" not in obj:
-            continue
-        score = _integral(obj.get("score"))
-        red_flag = obj.get("red_flag", False)
-        rationale = obj.get("rationale", "")
-        if score is None or not isinstance(red_flag, bool) or not isinstance(rationale, str):
-            continue
-        if not scale.min <= score <= scale.max:
-            continue
-        return score, red_flag, rationale
-    return None
+    """``(score, red_flag, rationale)`` from a per-answer reply, or ``None`` if unparseable."""
+    obj = last_top_level_object(text)
+    if obj is None:
+        return None
+    try:
+        reply = _VerdictReply.model_validate(obj)
+    except ValidationError:
+        return None
+    score = int(reply.score)
+    if not scale.min <= score <= scale.max:
+        return None
+    return score, reply.red_flag, reply.rationale
 
 
 def parse_dimensions_reply(
     text: str, dimension_ids: Sequence[str], scale: Scale
 ) -> tuple[dict[str, float], dict[str, str]] | None:
-    """Scores and rationales per dimension from a holistic reply, or ``None``."""
-    for obj in _json_objects(text):
-        inner = obj.get("dimensions")
-        mapping = inner if isinstance(inner, dict) else obj
-        scores: dict[str, float] = {}
-        rationales: dict[str, str] = {}
-        for dim in dimension_ids:
-            entry = mapping.get(dim)
-            if not isinstance(entry, dict):
-                break
-            score = _number(entry.get("score"))
-            rationale = entry.get("rationale", "")
-            if score is None or not scale.min <= score <= scale.max:
-                break
-            scores[dim] = score
-            rationales[dim] = rationale if isinstance(rationale, str) else str(rationale)
-        else:
-            return scores, rationales
-    return None
+    """Scores and rationales per dimension from a holistic reply, or ``None``.
+
+    The reply maps each dimension id to ``{"score", "rationale"}``, or wraps that mapping
+    as ``{"dimensions": {...}}``; every dimension must be there with a number on the scale.
+    """
+    obj = last_top_level_object(text)
+    if obj is None:
+        return None
+    inner = obj.get("dimensions")
+    mapping = inner if isinstance(inner, dict) else obj
+    scores: dict[str, float] = {}
+    rationales: dict[str, str] = {}
+    for dim in dimension_ids:
+        try:
+            entry = _DimensionEntry.model_validate(mapping.get(dim))
+        except ValidationError:
+            return None
+        if not scale.min <= entry.score <= scale.max:
+            return None
+        scores[dim] = float(entry.score)
+        rationales[dim] = entry.rationale
+    return scores, rationales

@@ -23,6 +23,11 @@ Faults:
     sim-plaintext   a good judge that labels its JSON as text/plain (seen in the wild)
     sim-picky       a good judge whose content filter refuses every prompt mentioning "IBAN"
     sim-old         a good answerer that rejects ``stream_options`` like older servers
+    sim-runaway     generates without end: streamed until the client leaves, not streamed
+                    blind to the client (until ``runaway_limit_s``), as llama.cpp does
+    sim-cutoff      a reply that breaks off: a stream ending after its first piece (no
+                    finish_reason, no [DONE]); a body shorter than its Content-Length
+    sim-nochoices   a chat completion (or stream) without a single choice
     any other name  404 model_not_found
 """
 

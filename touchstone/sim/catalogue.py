@@ -26,6 +26,8 @@ FAULTS = (
     "sim-picky",
     "sim-plaintext",
     "sim-runaway",
+    "sim-cutoff",
+    "sim-nochoices",
 )
 MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
 

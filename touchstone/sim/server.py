@@ -174,6 +174,9 @@ class _Handler(Plumbing):
         if base == "sim-runaway":
             self._runaway(name, stream)
             return
+        if base in ("sim-cutoff", "sim-nochoices"):
+            self._broken(base, name, stream)
+            return
         if base in STATUS_FAULTS:
             self._error(*STATUS_FAULTS[base])
             return
@@ -261,6 +264,44 @@ class _Handler(Plumbing):
         self._start_stream("text/event-stream")
         try:
             # A reply of fixed latency leaves at once, in one chunk.
+            self._send_chunk(body)
+            self._end_stream()
+        except OSError:
+            self.close_connection = True
+
+    def _broken(self, base: str, name: str, stream: bool) -> None:
+        """Replies that look like answers but are not complete chat completions."""
+        if base == "sim-nochoices":
+            if not stream:
+                self._send_json(
+                    200,
+                    {
+                        "id": "chatcmpl-sim",
+                        "object": "chat.completion",
+                        "model": name,
+                        "choices": [],
+                    },
+                )
+                return
+            empty = chunk(name, {})
+            empty["choices"] = []
+            body = sse(empty) + b"data: [DONE]\n\n"
+        else:
+            if not stream:
+                # A body shorter than announced: the connection breaks off mid-reply.
+                self._hold()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "4096")
+                self.end_headers()
+                self.wfile.write(b'{"id": "chatcmpl-sim", "choices": [{"index": 0, "mess')
+                self.close_connection = True
+                return
+            # The stream ends cleanly after its first piece: no finish_reason, no [DONE].
+            first = chunk(name, {"role": "assistant", "content": "Simulierte Antwort, abgebr"})
+            body = sse(first)
+        self._start_stream("text/event-stream")
+        try:
             self._send_chunk(body)
             self._end_stream()
         except OSError:

@@ -16,9 +16,9 @@ from touchstone.engine import run_blocking
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
-from touchstone.judge.cache import CACHE_FILE, CachedVerdict, VerdictCache, default_cache_dir
+from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
 from touchstone.judge.health import JudgeHealth
-from touchstone.judge.passes import judge_run, keys_to_skip, open_session
+from touchstone.judge.passes import JudgePlan, JudgeRunResult, judge_run, open_session
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.stages.manifest import pack_of_run
@@ -36,10 +36,14 @@ class JudgeOutcome:
     new_verdicts: int = 0
     judge_errors: list[Verdict] = field(default_factory=list)
     health: JudgeHealth = field(default_factory=JudgeHealth)
+    # Scored verdicts a failed or unreadable re-judge left in place (never downgrade).
+    kept: int = 0
+    # Cells judged again because the pack changed their rubric.
+    stale: int = 0
 
     @property
     def cells_left(self) -> int:
-        return len(self.judge_errors)
+        return self.health.cells_left
 
 
 def execute_judge(
@@ -92,11 +96,13 @@ def _judge_loaded(
     use_cache: bool,
 ) -> JudgeOutcome:
     """The judge stage once the run is loaded (see ``execute_judge``)."""
+    run.check_scores(prior, pack.scale)
+    prior_reports = run.load_reports()
     judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
     judge_backend = backend or judge_config.backend(model)
-    cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior)
-    judged_keys = keys_to_skip(prior, rejudge)
-    todo = sum(1 for k in map(cell_key, responses) if k not in judged_keys)
+    plan = JudgePlan.of(prior, responses, pack, rejudge)
+    todo = plan.todo(responses)
+    cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior if todo else ())
     landed: dict[VerdictKey, Verdict] = {}
     errors: list[Verdict] = []
     health = JudgeHealth()
@@ -112,7 +118,7 @@ def _judge_loaded(
                 errors.append(verdict)
                 emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
 
-            async def judge_all() -> tuple[list[Verdict], list[ModelReport]]:
+            async def judge_all() -> JudgeRunResult:
                 async with open_session(
                     judge_backend,
                     concurrency=concurrency or judge_config.concurrency,
@@ -128,6 +134,7 @@ def _judge_loaded(
                         run=run.name,
                         total=len(responses),
                         todo=todo,
+                        stale=len(plan.stale),
                         judge_model=session.judge.model,
                     )
                     return await judge_run(
@@ -135,13 +142,14 @@ def _judge_loaded(
                         responses,
                         pack,
                         prior_verdicts=prior,
+                        prior_reports=prior_reports,
                         rejudge=rejudge,
                         on_verdict=persist,
                         on_judge_error=record_error,
-                        skip_keys=judged_keys,
+                        plan=plan,
                     )
 
-            verdicts, reports = run_blocking(judge_all())
+            result = run_blocking(judge_all())
     except JudgeAborted as exc:
         # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
         kept = {cell_key(v): v for v in prior}
@@ -162,19 +170,21 @@ def _judge_loaded(
         cache.close()
         run.warnings.extend(cache.warnings)
     if landed or not run.judgements_clean:
-        run.rewrite_verdicts(verdicts)
-    reports = keep_better_reports(run.load_reports(), reports)
-    run.write_reports(reports)
-    health.cells_left = len(errors)
+        run.rewrite_verdicts(result.verdicts)
+    if result.reports != prior_reports:
+        run.write_reports(result.reports)
+    health.cells_left = result.left
     outcome = JudgeOutcome(
         run_dir=run,
         pack=pack,
         responses=responses,
-        verdicts=verdicts,
-        reports=reports,
+        verdicts=result.verdicts,
+        reports=result.reports,
         new_verdicts=len(landed),
         judge_errors=errors,
         health=health,
+        kept=result.kept,
+        stale=result.stale,
     )
     emit(
         on_event,
@@ -183,6 +193,8 @@ def _judge_loaded(
         new_verdicts=outcome.new_verdicts,
         judge_errors=len(errors),
         cells_left=outcome.cells_left,
+        kept=outcome.kept,
+        stale=outcome.stale,
         health=health.as_dict(),
     )
     return outcome
@@ -194,7 +206,7 @@ def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -
     ``--rejudge`` asks for fresh verdicts, so nothing is looked up (new ones are still stored
     for later runs); ``--no-cache`` keeps to this run: identical cells still share a call.
     """
-    path = default_cache_dir() / CACHE_FILE if use_cache else None
+    path = default_cache_path() if use_cache else None
     if rejudge != "none":
         return VerdictCache(path, lookups=False)
     cache = VerdictCache(path)
@@ -205,17 +217,6 @@ def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -
             )
             cache.remember(verdict.cache_key, entry)
     return cache
-
-
-def keep_better_reports(
-    old: Sequence[ModelReport], new: Sequence[ModelReport]
-) -> list[ModelReport]:
-    """New reports, except that a degraded one never replaces a report that had scores.
-
-    A bad judge tried on a finished run must not wipe the holistic scores of a good one.
-    """
-    previous = {(r.model, r.variant): r for r in old if not r.degraded}
-    return [previous.get((r.model, r.variant), r) if r.degraded else r for r in new]
 
 
 def _verdict_event(verdict: Verdict) -> dict[str, Any]:

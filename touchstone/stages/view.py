@@ -27,12 +27,15 @@ class RunView:
 
 def load_run(run_path: str | Path) -> RunView:
     run = RunDir.existing(run_path)
+    pack = pack_of_run(run)
+    verdicts = run.load_verdicts()
+    run.check_scores(verdicts, pack.scale)
     return RunView(
         run_dir=run,
-        pack=pack_of_run(run),
+        pack=pack,
         manifest=run.read_manifest(),
         responses=run.load_responses(),
-        verdicts=run.load_verdicts(),
+        verdicts=verdicts,
         reports=run.load_reports(),
     )
 

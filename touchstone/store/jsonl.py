@@ -128,7 +128,7 @@ class JsonlAppender:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        _cut_truncated_tail(path)
+        _repair_tail(path)
         self._handle: IO[str] = path.open("a", encoding="utf-8", newline="\n")
 
     def append(self, record: dict[str, Any]) -> None:
@@ -145,16 +145,37 @@ class JsonlAppender:
         self.close()
 
 
-def _cut_truncated_tail(path: Path) -> None:
+def _repair_tail(path: Path) -> None:
+    """Make the file end with a newline before appending to it.
+
+    A last line without its newline is either a complete record (the process died between
+    the record and its newline): it is kept and gets the newline; or a record cut short: it
+    is cut off. Nothing complete is ever dropped. Only the file's tail is read.
+    """
     if not path.exists() or path.stat().st_size == 0:
         return
     with path.open("rb+") as handle:
-        handle.seek(-1, os.SEEK_END)
+        end = handle.seek(0, os.SEEK_END)
+        handle.seek(end - 1)
         if handle.read(1) == b"\n":
             return
-        handle.seek(0)
-        data = handle.read()
-        handle.truncate(data.rfind(b"\n") + 1)
+        start = end
+        tail = b""
+        while start > 0 and b"\n" not in tail:
+            start = max(0, start - 65536)
+            handle.seek(start)
+            tail = handle.read(end - start)
+        cut = tail.rfind(b"\n") + 1
+        last = tail[cut:]
+        try:
+            complete = isinstance(json.loads(last), dict)
+        except ValueError:
+            complete = False
+        if complete:
+            handle.seek(end)
+            handle.write(b"\n")
+        else:
+            handle.truncate(start + cut)
 
 
 def atomic_write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import filelock
 
 from touchstone.errors import InputError
+from touchstone.pack import Scale
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.store.files import atomic_write_text
 from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, bulk_allocation, iter_jsonl
@@ -106,8 +107,25 @@ class RunDir:
         self.warnings.append(message)
 
     def load_responses(self) -> list[EvalResponse]:
+        """Persisted answers; of a cell recorded twice the first answer counts (warned)."""
         with bulk_allocation():
-            return list(iter_jsonl(self.file(RESPONSES), EvalResponse, self._warn))
+            responses = list(iter_jsonl(self.file(RESPONSES), EvalResponse, self._warn))
+            if len(set(map(cell_key, responses))) == len(responses):
+                return responses
+        seen: set[VerdictKey] = set()
+        first: list[EvalResponse] = []
+        for number, resp in enumerate(responses, start=1):
+            key = cell_key(resp)
+            if key in seen:
+                self._warn(
+                    f"{self.file(RESPONSES)}, Zeile {number}: doppelte Zelle "
+                    f"({resp.model}, {resp.variant}, {resp.prompt_id}, Wdh. {resp.repeat}); "
+                    "die erste Antwort gilt, diese wird ignoriert."
+                )
+                continue
+            seen.add(key)
+            first.append(resp)
+        return first
 
     def load_verdicts(self) -> list[Verdict]:
         """Persisted verdicts, de-duplicated by cell key (the last line of a key wins).
@@ -125,6 +143,17 @@ class RunDir:
                     by_key[cell_key(verdict)] = verdict
         self.judgements_clean = lines == len(by_key) and len(self.warnings) == warnings_before
         return list(by_key.values())
+
+    def check_scores(self, verdicts: Iterable[Verdict], scale: Scale) -> None:
+        """``InputError`` naming file, line and key when a scored verdict is off ``scale``."""
+        for verdict in verdicts:
+            if verdict.scored and not scale.min <= verdict.score <= scale.max:
+                path = self.file(JUDGEMENTS)
+                line = _last_line_of(path, cell_key(verdict))
+                raise InputError(
+                    f"{path}, Zeile {line}: 'score' ist {verdict.score}, liegt aber außerhalb "
+                    f"der Skala {scale.min}–{scale.max} des Pakets (von Hand geändert?)."
+                )
 
     def response_appender(self) -> JsonlAppender:
         return JsonlAppender(self.file(RESPONSES))
@@ -150,3 +179,19 @@ class RunDir:
             return [ModelReport.from_dict(item) for item in data]
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
             raise InputError(f"{path}: ungültig ({exc}).") from exc
+
+
+def _last_line_of(path: Path, key: VerdictKey) -> int | str:
+    """The number of the last line of ``path`` that holds the cell ``key`` ("?" if none)."""
+    found: int | str = "?"
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                data = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(data, dict) and tuple(
+                data.get(name) for name in ("model", "variant", "prompt_id", "repeat")
+            ) == tuple(key):
+                found = number
+    return found

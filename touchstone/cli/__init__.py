@@ -1,0 +1,12 @@
+"""The command line: thin commands over the stages; ``ui.handled`` maps errors to exit codes.
+
+app.py       the Typer app, ``--version``, ``main`` (SIGTERM -> Terminated)
+ui.py        consoles, the error guard, progress bars, outcome printing
+pipeline.py  run, judge, report
+tools.py     gui, sim, demo, cache
+"""
+
+from touchstone.cli import pipeline, tools
+from touchstone.cli.app import app, main
+
+__all__ = ["app", "main", "pipeline", "tools"]

@@ -1,0 +1,133 @@
+"""The pipeline commands: ``run``, ``judge``, ``report``."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
+from touchstone.cli.app import app
+from touchstone.cli.ui import (
+    ProgressView,
+    handled,
+    show_judge_outcome,
+    show_run_outcome,
+    show_warnings,
+    stdout,
+)
+from touchstone.events import fan_out
+from touchstone.scorecard import render_run_scorecard
+from touchstone.stages import execute_judge, execute_run, load_run, write_report
+
+
+class RejudgeChoice(enum.StrEnum):
+    none = "none"
+    unscored = "unscored"
+    all = "all"
+
+
+EventsOption = Annotated[
+    Path | None,
+    typer.Option("--events", help="Fortschritt als JSON-Zeilen an diese Datei anhängen."),
+]
+
+
+@app.command()
+def run(
+    pack: Annotated[Path, typer.Option("--pack", help="Pfad zum Aufgabenpaket (YAML).")],
+    model: Annotated[list[str], typer.Option("--model", help="Zu testendes Modell (mehrfach).")],
+    variant: Annotated[
+        list[str] | None, typer.Option("--variant", help="System-Prompt-Variante (mehrfach).")
+    ] = None,
+    repeats: Annotated[int, typer.Option("--repeats", help="Wiederholungen je Prompt.")] = 1,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-kompatibler Endpunkt.")
+    ] = None,
+    api_key: Annotated[str | None, typer.Option("--api-key", help="API-Schlüssel.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Run-Verzeichnis.")] = None,
+    call_timeout_s: Annotated[
+        float, typer.Option("--call-timeout-s", help="Frist je Aufruf in Sekunden.")
+    ] = DEFAULT_CALL_TIMEOUT_S,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="Obergrenze der Antwortlänge.")
+    ] = None,
+    events: EventsOption = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Parallele Aufrufe an die Modelle.")
+    ] = 1,
+) -> None:
+    """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
+    with handled(events) as event_log:
+        with ProgressView("Antworten") as view:
+            outcome = execute_run(
+                pack_path=pack,
+                models=model,
+                out=out,
+                variants=variant or [],
+                repeats=repeats,
+                base_url=base_url,
+                api_key=api_key,
+                call_timeout_s=call_timeout_s,
+                max_tokens=max_tokens,
+                on_event=fan_out(view, event_log),
+                concurrency=concurrency,
+            )
+        show_warnings(outcome.run_dir.warnings)
+        show_run_outcome(outcome)
+    raise typer.Exit(0 if outcome.summary.complete else 1)
+
+
+@app.command()
+def judge(
+    run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")],
+    config: Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")] = Path(
+        "judge.yaml"
+    ),
+    model: Annotated[
+        str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
+    ] = None,
+    events: EventsOption = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency", help="Parallele Judge-Aufrufe (überschreibt die Konfiguration)."
+        ),
+    ] = None,
+    rejudge: Annotated[
+        RejudgeChoice,
+        typer.Option(
+            "--rejudge", help="none: nur offene Zellen; unscored: auch unbewertete; all: alle."
+        ),
+    ] = RejudgeChoice.none,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Den Verdict-Cache weder lesen noch füllen.")
+    ] = False,
+) -> None:
+    """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
+    with handled(events) as event_log:
+        with ProgressView("Bewertungen") as view:
+            outcome = execute_judge(
+                run_dir,
+                config=config,
+                model=model,
+                on_event=fan_out(view, event_log),
+                concurrency=concurrency,
+                rejudge=rejudge.value,
+                use_cache=not no_cache,
+            )
+        show_warnings(outcome.run_dir.warnings)
+        show_judge_outcome(outcome)
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) -> None:
+    """Schreibt report.html (eigenständig, offline lesbar) und zeigt die Scorecard."""
+    with handled():
+        view = load_run(run_dir)
+        path = write_report(view)
+        show_warnings(view.run_dir.warnings)
+        stdout.print(render_run_scorecard(view.pack, view.responses, view.verdicts, view.reports))
+        stdout.print(f"Bericht: {path}")

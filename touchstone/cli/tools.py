@@ -1,0 +1,133 @@
+"""The tool commands: ``gui``, ``sim``, ``demo``, ``cache``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from touchstone.cli.app import app
+from touchstone.cli.ui import ProgressView, handled, stderr, stdout
+from touchstone.errors import InputError
+from touchstone.judge.cache import cache_stats, clear_cache, default_cache_path
+
+
+@app.command()
+def gui(
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Verzeichnis der Runs.")] = Path(
+        "runs"
+    ),
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="0 = freier Port.")] = 8642,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Keinen Browser öffnen.")
+    ] = False,
+) -> None:
+    """Startet die lokale Web-Oberfläche (Runs, Scorecards, Judge-Jobs)."""
+    from touchstone.gui.server import serve
+
+    with handled():
+        serve(
+            runs_dir=runs_dir,
+            host=host,
+            port=port,
+            open_browser=not no_browser,
+            announce=lambda url: stdout.print(f"touchstone-GUI: {url}  (Beenden mit Strg-C)"),
+        )
+
+
+@app.command()
+def sim(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8765,
+) -> None:
+    """Startet den Simulator: einen OpenAI-kompatiblen Server mit simulierten Modellen."""
+    from touchstone.sim import MODELS, SimServer
+
+    with handled():
+        try:
+            server = SimServer(host, port)
+        except OSError as exc:
+            raise InputError(f"Simulator kann {host}:{port} nicht belegen: {exc}") from exc
+        stdout.print(f"touchstone-Simulator (simulierte Modelle) auf {server.base_url}")
+        stdout.print(f"Modelle: {', '.join(MODELS)}")
+        stdout.print("Beenden mit Strg-C.")
+        server.serve_forever()
+
+
+@app.command()
+def demo(
+    runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Wohin der Demo-Run kommt.")] = Path(
+        "runs"
+    ),
+) -> None:
+    """Komplett-Durchlauf auf dem eingebauten Simulator: Run, Judge-Schutz, Judge, Bericht."""
+    from touchstone.demo import run_demo
+
+    with handled():
+        run_demo(runs_dir, out=stdout, err=stderr, progress=ProgressView)
+
+
+cache_app = typer.Typer(
+    help="Der Verdict-Cache (wiederverwendete Bewertungen desselben Judges).",
+    no_args_is_help=True,
+)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("stats")
+def cache_stats_command() -> None:
+    """Zeigt, was der Verdict-Cache enthält."""
+    with handled():
+        path = default_cache_path()
+        stats = _cache_call(path, lambda: cache_stats(path))
+        stdout.print(f"Verdict-Cache: {stats.path}")
+        if not stats.entries:
+            stdout.print("0 Einträge.")
+            return
+        oldest = _day(stats.oldest)
+        newest = _day(stats.newest)
+        size_mb = stats.size_bytes / 1_000_000
+        stdout.print(
+            f"{stats.entries} Einträge ({size_mb:.1f} MB), ältester vom {oldest}, "
+            f"jüngster vom {newest}."
+        )
+        judges = ", ".join(f"{judge} ({count})" for judge, count in stats.by_judge)
+        stdout.print(f"Judge-Modelle: {judges}")
+
+
+@cache_app.command("clear")
+def cache_clear_command(
+    older_than: Annotated[
+        float | None,
+        typer.Option("--older-than", help="Nur Einträge löschen, die älter sind (Tage)."),
+    ] = None,
+) -> None:
+    """Löscht Einträge des Verdict-Caches (alle oder die älteren)."""
+    with handled():
+        if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
+            raise InputError(f"--older-than muss eine Zahl von Tagen ab 0 sein, ist {older_than}.")
+        path = default_cache_path()
+        deleted = _cache_call(path, lambda: clear_cache(path, older_than_days=older_than))
+        stdout.print(f"{deleted} Einträge gelöscht ({path}).")
+
+
+T = TypeVar("T")
+
+
+def _cache_call(path: Path, action: Callable[[], T]) -> T:
+    try:
+        return action()
+    except (sqlite3.Error, OSError) as exc:
+        raise InputError(f"Verdict-Cache {path} nicht nutzbar: {exc}") from exc
+
+
+def _day(timestamp: float | None) -> str:
+    if timestamp is None:
+        return "–"
+    return dt.datetime.fromtimestamp(timestamp).strftime("%d.%m.%Y")

@@ -1,0 +1,174 @@
+"""What the terminal shows: consoles, the error guard, progress, outcomes.
+
+``handled`` is the single place where exceptions become messages and exit codes: 0 done,
+1 aborted (or cells left for a later run), 2 bad input, 130 Ctrl-C, 143 SIGTERM (the GUI's
+cancel). Progress goes to stderr, results (scorecard, paths) to stdout, machine-readable
+events to ``--events PATH``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from touchstone.errors import InputError, JudgeAborted, Terminated
+from touchstone.events import EventLog
+from touchstone.results import UNSCORED_REASONS
+from touchstone.scorecard import render_run_scorecard
+from touchstone.stages import JudgeOutcome, RunOutcome
+
+# In a pipe (GUI jobs, CI logs) rich would assume 80 columns and squeeze the scorecard;
+# soft_wrap keeps each message on one line there.
+PIPE_WIDTH = 160
+stdout = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+stderr = Console(
+    stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
+)
+
+
+def say_error(prefix: str, message: str) -> None:
+    stderr.print(Text.assemble((prefix, "bold red"), " ", message))
+
+
+@contextmanager
+def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
+    """Map expected failures to a message, an ``aborted`` event and an exit code.
+
+    Opens the ``--events`` log (yielded) inside the guard, so that an unwritable events
+    path is bad input like any other. Never a traceback for an expected failure.
+    """
+    code, prefix, message = 0, "", ""
+    events: EventLog | None = None
+    try:
+        events = EventLog(events_path) if events_path is not None else None
+        yield events
+    except InputError as exc:
+        code, prefix, message = 2, "Fehler:", str(exc)
+    except JudgeAborted as exc:
+        code, prefix, message = 1, "Judge abgebrochen:", str(exc)
+        if exc.health_summary:
+            stderr.print(exc.health_summary)
+    except KeyboardInterrupt:
+        code, prefix = 130, "Abgebrochen (Strg-C):"
+        message = "alles bisher Gespeicherte bleibt erhalten."
+    except Terminated:
+        code, prefix = 143, "Beendet (SIGTERM):"
+        message = "alles bisher Gespeicherte bleibt erhalten."
+    finally:
+        if events is not None:
+            if code:
+                events("aborted", {"message": f"{prefix} {message}", "exit_code": code})
+            events.close()
+    if code:
+        say_error(prefix, message)
+        raise typer.Exit(code)
+
+
+class ProgressView:
+    """Turns pipeline events into a rich progress bar on stderr."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.errors = 0
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[note]}"),
+            TimeElapsedColumn(),
+            console=stderr,
+            transient=False,
+        )
+        self.task = self.progress.add_task(label, total=None, note="")
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "start":
+            self.progress.update(self.task, total=data.get("total"))
+            done = data.get("already_done")
+            if done is None and "todo" in data:
+                done = int(data["total"]) - int(data["todo"])
+            self.progress.update(self.task, completed=done or 0)
+        elif kind == "progress":
+            if data.get("outcome") != "done":
+                self.progress.advance(self.task)
+        elif kind == "judge_error":
+            self.errors += 1
+            self.progress.advance(self.task)
+            self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
+
+    def __enter__(self) -> ProgressView:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.progress.stop()
+
+
+def show_judge_outcome(outcome: JudgeOutcome) -> None:
+    stdout.print(
+        render_run_scorecard(outcome.pack, outcome.responses, outcome.verdicts, outcome.reports)
+    )
+    stdout.print(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
+    if outcome.stale:
+        stdout.print(
+            f"{outcome.stale} Bewertungen veraltet (die Rubrik im Paket hat sich geändert): "
+            "diese Zellen wurden neu bewertet."
+        )
+    if outcome.kept:
+        stdout.print(
+            Text(
+                f"{outcome.kept} bisherige Bewertungen behalten: die neue Bewertung war "
+                "fehlgeschlagen oder unlesbar, und eine Bewertung wird nie durch eine "
+                "schlechtere ersetzt.",
+                style="yellow",
+            )
+        )
+    stdout.print(outcome.health.summary_de())
+    if outcome.health.unparseable:
+        stdout.print(
+            f"{outcome.health.unparseable} Antworten des Judges waren unlesbar; "
+            "`--rejudge unscored` bewertet diese Zellen erneut."
+        )
+    if outcome.cells_left:
+        stdout.print(
+            Text(
+                f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
+                f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
+                f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
+                "(z. B. mit --model für ein anderes Judge-Modell).",
+                style="yellow",
+            )
+        )
+
+
+def show_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        stderr.print(Text(f"Warnung: {warning}", style="yellow"))
+
+
+def show_run_outcome(outcome: RunOutcome) -> None:
+    summary = outcome.summary
+    stdout.print(
+        f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
+        f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
+        f"erfasst, {summary.left} offen)."
+    )
+    for model, error in summary.stopped_models.items():
+        say_error(f"Modell {model} gestoppt:", f"{error} – seine übrigen Zellen bleiben offen.")
+    if summary.left:
+        stdout.print(
+            Text(
+                f"⚠ {summary.left} Zellen offen (letzter Fehler: {summary.last_error}). "
+                "Derselbe Befehl mit --out "
+                f"{outcome.run_dir.path} holt sie nach.",
+                style="yellow",
+            )
+        )
