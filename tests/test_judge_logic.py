@@ -241,6 +241,8 @@ def test_example_config_documents_every_key_and_loads() -> None:
         "max_retries",
         "extra_body",
         "temperature",
+        "stream",
+        "concurrency",
     ):
         assert f"{key}:" in text, key
     assert data["call_timeout_s"] == 120 and data["max_consecutive_failures"] == 3
