@@ -217,7 +217,7 @@ def test_config_defaults_and_old_config_load_unchanged(tmp_path: Path) -> None:
         ("call_timeout_s: -5\n", "'call_timeout_s' muss größer als 0"),
         ("call_timout_s: 5\n", "unbekannter Schlüssel 'call_timout_s'"),
         ("max_consecutive_failures: drei\n", "'max_consecutive_failures' muss eine ganze Zahl"),
-        ("max_tokens: 0\n", "'max_tokens' muss größer als 0"),
+        ("max_tokens: 0\n", "'max_tokens' muss mindestens 1"),
     ],
 )
 def test_bad_config_values_are_named(tmp_path: Path, extra: str, expected: str) -> None:

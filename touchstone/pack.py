@@ -1,15 +1,51 @@
-"""Task packs: YAML files with prompts, rubrics, system-prompt variants and dimensions (§2)."""
+"""Task packs: YAML files with prompts, rubrics, system-prompt variants and dimensions (§2).
+
+Ids (pack, category, prompt, variant, dimension) match ``ID_PATTERN`` in full: no slash, no
+newline, no leading dot, so that a pack id can never place a run outside the runs dir.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from touchstone.errors import InputError
 from touchstone.yamlfile import load_yaml_model
+
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+ID_RULE = "erlaubt: Buchstaben, Ziffern, . _ -, am Anfang ein Buchstabe oder eine Ziffer"
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` is no valid id, or None."""
+    if ID_PATTERN.fullmatch(value):
+        return None
+    shown = value if len(value) <= 60 else value[:60] + "…"
+    return f"{shown!r} ist keine gültige ID ({ID_RULE}, höchstens 128 Zeichen)"
+
+
+def _valid_id(value: str) -> str:
+    problem = id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+Id = Annotated[str, AfterValidator(_valid_id)]
 
 
 class _Strict(BaseModel):
@@ -28,13 +64,13 @@ class Scale(_Strict):
 
 
 class Dimension(_Strict):
-    id: str = Field(min_length=1)
+    id: Id
     title: str
     description: str = ""
 
 
 class Prompt(_Strict):
-    id: str = Field(min_length=1)
+    id: Id
     text: str = Field(min_length=1)
     expectations: list[str] = Field(default_factory=list)
     red_flags: list[str] = Field(default_factory=list)
@@ -52,7 +88,7 @@ class Prompt(_Strict):
 
 
 class Category(_Strict):
-    id: str = Field(min_length=1)
+    id: Id
     title: str
     prompts: list[Prompt]
 
@@ -64,7 +100,7 @@ class Category(_Strict):
 
 
 class Pack(_Strict):
-    id: str = Field(min_length=1)
+    id: Id
     title: str
     language: str = "de"
     scale: Scale = Field(default_factory=Scale)
@@ -74,6 +110,15 @@ class Pack(_Strict):
     categories: list[Category]
     _by_id: dict[str, Prompt] = PrivateAttr(default_factory=dict)
 
+    @field_validator("variants")
+    @classmethod
+    def _variant_ids(cls, variants: dict[str, str]) -> dict[str, str]:
+        for name in variants:
+            problem = id_problem(name)
+            if problem:
+                raise ValueError(f"Variante {problem}")
+        return variants
+
     @model_validator(mode="after")
     def _consistent(self) -> Pack:
         if not self.categories:
@@ -81,11 +126,11 @@ class Pack(_Strict):
         if not self.variants:
             raise ValueError("'variants' darf nicht leer sein (mindestens 'none: \"\"')")
         for seen_what, ids in (
-            ("Kategorie-ID", [c.id for c in self.categories]),
-            ("Prompt-ID", [p.id for c in self.categories for p in c.prompts]),
-            ("Dimensions-ID", [d.id for d in self.dimensions]),
+            ("Kategorie-ID", (c.id for c in self.categories)),
+            ("Prompt-ID", (p.id for c in self.categories for p in c.prompts)),
+            ("Dimensions-ID", (d.id for d in self.dimensions)),
         ):
-            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            dupes = _duplicates(ids)
             if dupes:
                 raise ValueError(f"{seen_what} mehrfach vergeben: {', '.join(dupes)}")
         if "_error" in {d.id for d in self.dimensions}:
@@ -121,6 +166,11 @@ class Pack(_Strict):
             if category.id == category_id:
                 return category.title
         return category_id
+
+
+def _duplicates(ids: Iterable[str]) -> list[str]:
+    """The ids that occur more than once (at most 10 named), in linear time."""
+    return sorted(i for i, n in Counter(ids).items() if n > 1)[:10]
 
 
 def load_pack(path: str | Path) -> Pack:

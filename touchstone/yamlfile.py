@@ -1,6 +1,15 @@
 """Loading a YAML file into a pydantic model, with German messages that name file and key.
 
 Packs and judge configs share this so that a typo gets the same kind of message everywhere.
+Every YAML file is someone's mistake or someone's attack (DESIGN §15), so reading is bounded:
+
+- files over ``MAX_BYTES`` are refused before they are read;
+- a duplicate key is an error (a second ``prompts:`` would silently drop the first list);
+- nesting deeper than ``MAX_DEPTH`` is an error (20,000 brackets would blow Python's stack);
+- alias expansion is bounded: a document whose aliases expand to more than ``MAX_NODES``
+  nodes (a "billion laughs" file) is an error before anything walks the expansion;
+- messages quote at most ``QUOTE_CHARS`` characters of a value and name at most a few
+  problems.
 """
 
 from __future__ import annotations
@@ -10,10 +19,20 @@ from typing import Any, TypeVar
 
 import yaml
 from pydantic import TypeAdapter, ValidationError
+from yaml.composer import Composer, ComposerError
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.resolver import Resolver
 
 from touchstone.errors import InputError
 
 M = TypeVar("M")
+
+MAX_BYTES = 20 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 1_000_000
+QUOTE_CHARS = 200
+MAX_PROBLEMS = 5
 
 _TYPE_WORDS = {
     "int_type": "eine ganze Zahl",
@@ -21,12 +40,14 @@ _TYPE_WORDS = {
     "int_from_float": "eine ganze Zahl",
     "float_type": "eine Zahl",
     "float_parsing": "eine Zahl",
+    "finite_number": "eine endliche Zahl",
     "bool_type": "true oder false",
     "bool_parsing": "true oder false",
     "string_type": "einen Text",
     "list_type": "eine Liste",
     "dict_type": "eine Zuordnung (Schlüssel: Wert)",
     "model_type": "eine Zuordnung (Schlüssel: Wert)",
+    "dataclass_type": "eine Zuordnung (Schlüssel: Wert)",
 }
 _BOUNDS = {
     "greater_than": "größer als",
@@ -34,6 +55,97 @@ _BOUNDS = {
     "less_than": "kleiner als",
     "less_than_equal": "höchstens",
 }
+
+
+_Parser: Any
+try:  # libyaml's event parser (in PyYAML's wheels): three times faster than pure Python
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - a PyYAML built without libyaml
+    from yaml.parser import Parser as _Parser
+
+
+class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ignore[misc]
+    """A safe loader with a depth limit, an expansion limit and no duplicate keys.
+
+    Events come from libyaml (a state machine, fast, no recursion); composing them into
+    nodes and constructing Python values is PyYAML's own Python code, which these limits
+    guard (libyaml's own composer would recurse in C, unguarded).
+    """
+
+    get_single_node = Composer.get_single_node
+    get_node = Composer.get_node
+    check_node = Composer.check_node
+
+    def __init__(self, stream: str) -> None:
+        _Parser.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self._depth = 0
+        # Expanded size of each composed node (an alias reuses its anchor's node).
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        if self.check_event(yaml.AliasEvent):
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            event: Any = self.peek_event()
+            raise ComposerError(
+                None,
+                None,
+                f"zu tief verschachtelt (mehr als {MAX_DEPTH} Ebenen)",
+                event.start_mark,
+            )
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if node is None:
+            return None
+        size = 1
+        if isinstance(node, SequenceNode):
+            size += sum(self._sizes.get(id(child), 1) for child in node.value)
+        elif isinstance(node, MappingNode):
+            size += sum(
+                self._sizes.get(id(key), 1) + self._sizes.get(id(value), 1)
+                for key, value in node.value
+            )
+        if size > MAX_NODES:
+            raise ComposerError(
+                None,
+                None,
+                f"Aliase erweitern sich auf mehr als {MAX_NODES:,} Knoten (ein "
+                "„Billion Laughs“-Angriff?)".replace(",", "."),
+                node.start_mark,
+            )
+        self._sizes[id(node)] = size
+        return node
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark.line)
+            except TypeError:
+                continue  # an unhashable key: PyYAML's own message follows
+            if first != key_node.start_mark.line:
+                raise ConstructorError(
+                    None,
+                    None,
+                    f"doppelter Schlüssel '{_quote(key)}' (zuerst in Zeile {first + 1}); "
+                    "der zweite würde den ersten stillschweigend ersetzen",
+                    key_node.start_mark,
+                )
+        return super().construct_mapping(node, deep)
+
+
+def _quote(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + "…"
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -51,29 +163,38 @@ def german_problem(error: dict[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     kind = str(error.get("type", ""))
     where = _where(loc)
-    got = error.get("input")
+    got = _quote(repr(error.get("input")))
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return f"unbekannter Schlüssel '{where}' (Tippfehler?)"
     if kind == "missing":
         return f"Pflichtfeld '{where}' fehlt"
     if kind in _TYPE_WORDS:
-        return f"'{where}' muss {_TYPE_WORDS[kind]} sein, ist aber {got!r}"
+        return f"'{where}' muss {_TYPE_WORDS[kind]} sein, ist aber {got}"
     if kind in _BOUNDS:
         limit = next(iter((error.get("ctx") or {}).values()), "?")
-        return f"'{where}' muss {_BOUNDS[kind]} {limit} sein, ist aber {got!r}"
-    msg = str(error.get("msg", "")).removeprefix("Value error, ")
+        return f"'{where}' muss {_BOUNDS[kind]} {limit} sein, ist aber {got}"
+    msg = _quote(str(error.get("msg", "")).removeprefix("Value error, "))
     return f"'{where}': {msg}"
 
 
 def validation_message(path: Path, exc: ValidationError) -> str:
-    """One German paragraph naming the file and every problem pydantic found."""
-    problems = "; ".join(german_problem(dict(err)) for err in exc.errors())
+    """One German paragraph naming the file and the (first few) problems pydantic found."""
+    errors = exc.errors()
+    problems = "; ".join(german_problem(dict(err)) for err in errors[:MAX_PROBLEMS])
+    if len(errors) > MAX_PROBLEMS:
+        problems += f" (und {len(errors) - MAX_PROBLEMS} weitere)"
     return f"{path}: ungültig: {problems}"
 
 
 def read_yaml(path: Path, what: str) -> Any:
-    """The parsed YAML of ``path``; a missing file or a syntax error is an ``InputError``."""
+    """The parsed YAML of ``path``; any problem with the file is an ``InputError``."""
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise InputError(
+                f"{what} {path} ist {size / 1024 / 1024:.0f} MB groß; mehr als "
+                f"{MAX_BYTES // 1024 // 1024} MB werden nicht gelesen."
+            )
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{what} nicht gefunden: {path}") from None
@@ -82,12 +203,18 @@ def read_yaml(path: Path, what: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{what} {path} kann nicht gelesen werden: {exc}") from exc
     try:
-        return yaml.safe_load(text)
+        loader = _BoundedLoader(text)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" (Zeile {mark.line + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise InputError(f"{path}{line}: kein gültiges YAML: {problem}") from exc
+        if "nesting depth" in problem:  # libyaml's own limit, hit before ours
+            problem = f"zu tief verschachtelt (mehr als {MAX_DEPTH} Ebenen)"
+        raise InputError(f"{path}{line}: kein gültiges YAML: {_quote(problem)}") from exc
 
 
 def load_yaml_model(path: Path, model: type[M], what: str) -> M:

@@ -1,15 +1,36 @@
-"""The Typer application that the command modules register with, and ``main``."""
+"""The Typer application that the command modules register with, and ``main``.
+
+``main`` runs the command line itself (not Typer's standalone mode) so that usage errors
+(a missing or unknown option, a value of the wrong type, an unknown command) get a German
+message and exit 2 like any other bad input; the help panels are German too.
+"""
 
 from __future__ import annotations
 
+import difflib
+import re
 import signal
+import sys
 from typing import Annotated
 
 import typer
+import typer.rich_utils
+from pydantic import ValidationError
+
+# Typer vendors click as ``typer._click``; its exceptions are only reachable there.
+from typer._click import exceptions as click_errors
 
 from touchstone import __version__
-from touchstone.cli.ui import stdout
+from touchstone.cli.ui import say_error, stdout
 from touchstone.engine import raise_terminated
+
+# Typer's help panels, in the language of the rest of the tool.
+typer.rich_utils.OPTIONS_PANEL_TITLE = "Optionen"
+typer.rich_utils.COMMANDS_PANEL_TITLE = "Befehle"
+typer.rich_utils.ARGUMENTS_PANEL_TITLE = "Argumente"
+typer.rich_utils.ERRORS_PANEL_TITLE = "Fehler"
+typer.rich_utils.DEFAULT_STRING = "[Standard: {}]"
+typer.rich_utils.REQUIRED_LONG_STRING = "[Pflicht]"
 
 app = typer.Typer(
     name="touchstone",
@@ -17,6 +38,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["--help", "-h"]},
 )
 
 
@@ -29,12 +51,77 @@ def version_callback(value: bool) -> None:
 @app.callback()
 def main_options(
     version: Annotated[
-        bool, typer.Option("--version", callback=version_callback, is_eager=True)
+        bool,
+        typer.Option("--version", callback=version_callback, is_eager=True, help="Version zeigen."),
     ] = False,
 ) -> None:
     """touchstone: LLMs an Aufgabenpaketen messen, bewertet von einem LLM-Judge."""
 
 
+_TYPE_WORDS = {
+    "int_parsing": "eine ganze Zahl",
+    "int_type": "eine ganze Zahl",
+    "int_from_float": "eine ganze Zahl",
+    "float_parsing": "eine Zahl",
+    "float_type": "eine Zahl",
+    "bool_parsing": "true oder false",
+}
+_CHOICES = re.compile(r"is not one of (.+?)\.?$")
+
+
+def _option_name(exc: click_errors.BadParameter) -> str:
+    param = exc.param
+    opts = getattr(param, "opts", None) or [getattr(param, "name", None) or "?"]
+    return str(opts[0])
+
+
+def _expected(exc: click_errors.BadParameter) -> str:
+    cause = exc.__cause__
+    if isinstance(cause, ValidationError) and cause.errors():
+        error = cause.errors()[0]
+        if error["type"] in _TYPE_WORDS:
+            return f"erwartet wird {_TYPE_WORDS[error['type']]}"
+        choices = _CHOICES.search(str(error.get("msg", "")))
+        if choices:
+            return f"erlaubt sind: {choices.group(1).replace(chr(39), '')}"
+    return "der Wert passt nicht"
+
+
+def german_usage_error(exc: click_errors.UsageError) -> str:
+    """A usage error as one German sentence (click itself speaks English)."""
+    path = exc.ctx.command_path.partition(" ")[2] if exc.ctx is not None else ""
+    hint = f" Hilfe: touchstone {path} --help".replace("  ", " ")
+    if isinstance(exc, click_errors.MissingParameter):
+        if exc.param is not None and exc.param.param_type_name == "argument":
+            return f"Fehlendes Argument {_option_name(exc).upper()}.{hint}"
+        return f"Fehlende Option '{_option_name(exc)}'.{hint}"
+    if isinstance(exc, click_errors.NoSuchOption):
+        close = difflib.get_close_matches(exc.option_name, exc.possibilities or [], n=1)
+        guess = f" Meinten Sie '{close[0]}'?" if close else ""
+        return f"Unbekannte Option '{exc.option_name}'.{guess}{hint}"
+    if isinstance(exc, click_errors.BadParameter):
+        return f"Ungültiger Wert für '{_option_name(exc)}' ({_expected(exc)}).{hint}"
+    message = exc.format_message()
+    if message.startswith("No such command"):
+        command = message.split("'")[1] if "'" in message else message
+        return f"Unbekannter Befehl '{command}'. Hilfe: touchstone --help"
+    if message.startswith("Got unexpected extra argument"):
+        extra = message.rpartition("(")[2].rstrip(")")
+        return f"Überzähliges Argument: {extra}.{hint}"
+    return f"Falscher Aufruf: {message}{hint}"
+
+
 def main() -> None:
     signal.signal(signal.SIGTERM, raise_terminated)
-    app()
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(prog_name="touchstone", standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as exc:
+        stdout.print(exc.ctx.get_help() if exc.ctx is not None else "")
+        sys.exit(0)
+    except click_errors.UsageError as exc:
+        say_error("Fehler:", german_usage_error(exc))
+        sys.exit(2)
+    except typer.Abort:
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -15,6 +15,7 @@ from touchstone.cli.app import app
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.judge.cache import cache_stats, clear_cache, default_cache_path
+from touchstone.limits import check_port
 
 
 @app.command()
@@ -32,6 +33,7 @@ def gui(
     from touchstone.gui.server import serve
 
     with handled():
+        check_port("--port", port)
         serve(
             runs_dir=runs_dir,
             host=host,
@@ -50,6 +52,7 @@ def sim(
     from touchstone.sim import MODELS, SimServer
 
     with handled():
+        check_port("--port", port)
         try:
             server = SimServer(host, port)
         except OSError as exc:

@@ -8,6 +8,7 @@ events to ``--events PATH``.
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +35,27 @@ stderr = Console(
 )
 
 
+_OS_REASONS = {
+    errno.EACCES: "keine Schreib- oder Leseberechtigung",
+    errno.EPERM: "keine Schreib- oder Leseberechtigung",
+    errno.EROFS: "das Dateisystem ist schreibgeschützt",
+    errno.ENOSPC: "der Datenträger ist voll",
+    errno.EFBIG: "die Datei darf nicht weiter wachsen (Datenträger voll oder Grenze erreicht)",
+    errno.ENOENT: "nicht gefunden",
+    errno.ENOTDIR: "ein Teil des Pfads ist kein Verzeichnis",
+    errno.EISDIR: "ist ein Verzeichnis",
+}
+if hasattr(errno, "EDQUOT"):
+    _OS_REASONS[errno.EDQUOT] = "das Speicherkontingent ist erschöpft"
+
+
+def os_error_message(exc: OSError) -> str:
+    """A failing machine in one German sentence, naming the path."""
+    reason = _OS_REASONS.get(exc.errno or -1, exc.strerror or str(exc))
+    path = exc.filename or "(unbekannter Pfad)"
+    return f"{path}: {reason}. Bereits Gespeichertes bleibt unverändert."
+
+
 def say_error(prefix: str, message: str) -> None:
     stderr.print(Text.assemble((prefix, "bold red"), " ", message))
 
@@ -56,6 +78,10 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         code, prefix, message = 1, "Judge abgebrochen:", str(exc)
         if exc.health_summary:
             stderr.print(exc.health_summary)
+    except OSError as exc:
+        # What reaches here is the machine failing (a read-only or full disk): the calls
+        # map their own network errors to kinds long before.
+        code, prefix, message = 2, "Fehler:", os_error_message(exc)
     except KeyboardInterrupt:
         code, prefix = 130, "Abgebrochen (Strg-C):"
         message = "alles bisher Gespeicherte bleibt erhalten."

@@ -15,6 +15,7 @@ from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
 from touchstone.judge.backend import OpenAIJudgeBackend
+from touchstone.limits import MAX_CONCURRENCY, MAX_TEMPERATURE, MAX_TIMEOUT_S
 from touchstone.yamlfile import load_yaml_model
 
 
@@ -43,13 +44,13 @@ class JudgeEndpoint:
 class JudgeConfig:
     endpoint: JudgeEndpoint
     model: str = Field(min_length=1)
-    temperature: float = 0.0
-    call_timeout_s: float = Field(default=120, gt=0)
+    temperature: float = Field(default=0.0, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)
+    call_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     max_consecutive_failures: int = Field(default=3, ge=0)
-    max_tokens: int | None = Field(default=None, gt=0)
-    max_failure_ratio: float = Field(default=0.2, ge=0, le=1)
-    max_retries: int = Field(default=0, ge=0)
-    concurrency: int = Field(default=1, ge=1, le=256)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_failure_ratio: float = Field(default=0.2, ge=0, le=1, allow_inf_nan=False)
+    max_retries: int = Field(default=0, ge=0, le=20)
+    concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     stream: bool = True
 

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from touchstone.engine import run_blocking
-from touchstone.errors import InputError, JudgeAborted
+from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import JudgePlan, JudgeRunResult, judge_run, open_session
+from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.stages.manifest import pack_of_run
@@ -58,8 +59,8 @@ def execute_judge(
     use_cache: bool = True,
 ) -> JudgeOutcome:
     """Judge every answer of the run that has no persisted verdict, then the holistic pass."""
-    if concurrency is not None and concurrency < 1:
-        raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
+    if concurrency is not None:
+        check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
     run = RunDir.existing(run_path)
     with run.locked():
         pack = pack_of_run(run)

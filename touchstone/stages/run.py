@@ -33,11 +33,17 @@ from touchstone.answers import (
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import ErrorKind, InputError
 from touchstone.events import EventSink, emit
+from touchstone.limits import (
+    MAX_CONCURRENCY,
+    MAX_REPEATS,
+    check_count,
+    check_timeout,
+)
 from touchstone.pack import Pack, Prompt, load_pack
 from touchstone.results import EvalResponse, VerdictKey, cell_key
 from touchstone.stages.manifest import default_run_name, run_manifest
 from touchstone.store import RunDir
-from touchstone.transport import ChatReply
+from touchstone.transport import ChatReply, without_credentials
 
 PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset({"timeout", "refused", "bad_request"})
 STOPPING_FAILURES: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
@@ -234,15 +240,14 @@ def execute_run(
 
     Without ``out`` the run goes to ``runs/<pack>-<timestamp>``.
     """
-    pack = load_pack(pack_path)
     if not models:
         raise InputError("Mindestens ein Modell angeben: --model NAME.")
-    if repeats < 1:
-        raise InputError(f"--repeats muss mindestens 1 sein, ist {repeats}.")
-    if concurrency < 1:
-        raise InputError(f"--concurrency muss mindestens 1 sein, ist {concurrency}.")
-    if call_timeout_s <= 0:
-        raise InputError(f"--call-timeout-s muss größer als 0 sein, ist {call_timeout_s}.")
+    check_count("--repeats", repeats, 1, MAX_REPEATS)
+    check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
+    check_timeout("--call-timeout-s", call_timeout_s)
+    if max_tokens is not None:
+        check_count("--max-tokens", max_tokens, 1, 10_000_000)
+    pack = load_pack(pack_path)
     unknown = [v for v in variants if v not in pack.variants]
     if unknown:
         raise InputError(
@@ -258,8 +263,15 @@ def execute_run(
     if run.path.exists() and not run.path.is_dir():
         raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
     with run.locked():
+        # Credentials in the URL are used for the calls, never written down.
         manifest = run_manifest(
-            run, pack, Path(pack_path), url, chosen_models, chosen_variants, repeats
+            run,
+            pack,
+            Path(pack_path),
+            without_credentials(url),
+            chosen_models,
+            chosen_variants,
+            repeats,
         )
         done = set(map(cell_key, run.load_responses()))
         run.path.mkdir(parents=True, exist_ok=True)
@@ -267,8 +279,16 @@ def execute_run(
         answer_backend = backend or OpenAIAnswerBackend(
             url, key, call_timeout_s=call_timeout_s, max_tokens=max_tokens
         )
-        total = len(chosen_models) * len(chosen_variants) * repeats * pack.prompt_count
-        emit(on_event, "start", stage="run", run=run.name, total=total, already_done=len(done))
+        planned = [c.key for c in plan_cells(pack, chosen_models, chosen_variants, repeats)]
+        already_done = sum(1 for key in planned if key in done)
+        emit(
+            on_event,
+            "start",
+            stage="run",
+            run=run.name,
+            total=len(planned),
+            already_done=already_done,
+        )
 
         def progress(cell: Cell, outcome: str) -> None:
             emit(

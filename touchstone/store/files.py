@@ -1,24 +1,55 @@
-"""Atomic file writes: readers see the old file or the new one, never half of one."""
+"""Atomic file writes: readers see the old file or the new one, never half of one.
+
+A rewrite keeps the mode of the file it replaces; a new file gets ``0666 & ~umask`` like any
+file a program creates (a temp file alone would be 0600, unreadable for a shared report
+directory).
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 
+def _read_umask() -> int:
+    # The only portable way to read the umask is to set it; done once, at import, before any
+    # thread could create a file in between.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return 0o666 & ~_UMASK
+
+
 def atomic_write(path: Path, write: Callable[[IO[str]], object]) -> None:
     """Let ``write`` fill a temp file beside ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _mode_for(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None:  # a failed write names no file: name the one we write
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

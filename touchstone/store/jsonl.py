@@ -6,6 +6,7 @@ warning and the next append cuts it off first, so it never turns into a corrupt 
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -123,17 +124,26 @@ def _parse_line(path: Path, number: int, raw: bytes, cls: type[T]) -> T:
 
 
 class JsonlAppender:
-    """Appends one JSON object per line and flushes each, so a kill loses at most one line."""
+    """Appends one JSON object per line, each written at once, so a kill loses at most one
+    line; a write that fails (a full disk) is cut back off, so no half line stays."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         _repair_tail(path)
-        self._handle: IO[str] = path.open("a", encoding="utf-8", newline="\n")
+        self._handle: IO[bytes] = path.open("ab", buffering=0)
 
     def append(self, record: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        start = self._handle.seek(0, os.SEEK_END)
+        try:
+            written = 0
+            while written < len(data):
+                written += self._handle.write(data[written:]) or 0
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self._handle.truncate(start)
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
 
     def close(self) -> None:
         self._handle.close()

@@ -18,13 +18,36 @@ from pathlib import Path
 from typing import Any
 
 import filelock
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.store.files import atomic_write_text
 from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, bulk_allocation, iter_jsonl
+from touchstone.yamlfile import validation_message
 
+
+class _Manifest(BaseModel):
+    """What ``run.json`` must look like (keys of newer versions pass)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    name: str = ""
+    pack_id: str = ""
+    pack_path: str = ""
+    pack_abspath: str = ""
+    pack_sha256: str = ""
+    base_urls: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    variants: list[str] = Field(default_factory=list)
+    repeats: int = Field(default=1, ge=1)
+    created_at: str = ""
+    updated_at: str = ""
+    touchstone_version: str = ""
+
+
+_REPORTS = TypeAdapter(list[ModelReport])
 MANIFEST = "run.json"
 RESPONSES = "responses.jsonl"
 JUDGEMENTS = "judgements.jsonl"
@@ -88,6 +111,7 @@ class RunDir:
             lock.release()
 
     def read_manifest(self) -> dict[str, Any]:
+        """The manifest, its types checked (a hand-edited file is bad input, named)."""
         path = self.file(MANIFEST)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -97,6 +121,10 @@ class RunDir:
             raise InputError(f"{path}: kein gültiges JSON ({exc}).") from exc
         if not isinstance(data, dict):
             raise InputError(f"{path}: erwartet ein JSON-Objekt.")
+        try:
+            _Manifest.model_validate(data)
+        except ValidationError as exc:
+            raise InputError(validation_message(path, exc)) from exc
         return data
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
@@ -171,14 +199,20 @@ class RunDir:
         atomic_write_text(self.file(REPORTS), text)
 
     def load_reports(self) -> list[ModelReport]:
+        """The holistic reports; a file that does not parse is derived data: it is ignored
+        with a warning, and the next judge run writes it anew."""
         path = self.file(REPORTS)
         if not path.exists():
             return []
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return [ModelReport.from_dict(item) for item in data]
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, TypeError) as exc:
-            raise InputError(f"{path}: ungültig ({exc}).") from exc
+            return _REPORTS.validate_json(path.read_bytes())
+        except (OSError, ValidationError) as exc:
+            problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            self._warn(
+                f"{path} ist beschädigt ({problem}); die Gesamtbewertung wird beim nächsten "
+                "Judge-Lauf neu erstellt."
+            )
+            return []
 
 
 def _last_line_of(path: Path, key: VerdictKey) -> int | str:
