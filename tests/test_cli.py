@@ -129,7 +129,7 @@ def test_run_exits_1_when_cells_are_left(
         cwd=tmp_path,
     )
     assert_clean_failure(result, 1)
-    assert "3 Zellen offen" in result.stdout
+    assert "Run unvollständig: 3 Zellen offen" in result.stderr
     assert len(RunDir(out).load_responses()) == 3
 
 

@@ -148,3 +148,171 @@ def test_start_a_run_job_and_no_api_key_reaches_browser_or_log(
     seen.append(json.dumps(state))
     seen += [p.read_text(encoding="utf-8") for p in (workspace / "runs").rglob("*") if p.is_file()]
     assert not any(SECRET in text for text in seen)
+
+
+# -- hostile input and jobs that tell the truth (issue 12) ------------------------------------
+
+
+def test_request_bodies_over_1mb_get_413(client: TestClient) -> None:
+    body = {"config": "judge-gut.yaml", "model": "x" * 2_000_000}
+    response = client.post("/api/runs/tiny/judge", json=body, headers=ORIGIN)
+    assert response.status_code == 413
+    assert "1 MB" in response.json()["detail"]
+
+
+@pytest.mark.parametrize("name", ["nl\n", "nl\r", " nl", "a/b", "-x", ".x"])
+def test_run_names_must_be_ids_in_full(client: TestClient, workspace: Path, name: str) -> None:
+    body = {
+        "name": name,
+        "pack": "packs/tiny.yaml",
+        "base_url": "http://127.0.0.1:9/v1",
+        "models": ["m"],
+    }
+    assert client.post("/api/runs", json=body, headers=ORIGIN).status_code == 400
+    assert sorted(p.name for p in (workspace / "runs").iterdir()) == ["tiny"]
+
+
+def test_a_failed_run_job_shows_the_cli_message_and_counts_model_errors(
+    client: TestClient, sim: SimServer
+) -> None:
+    body = {
+        "name": "tippfehler",
+        "pack": "packs/tiny.yaml",
+        "base_url": sim.base_url,
+        "models": ["sim-gut", "sim-gutt"],
+        "variants": ["none"],
+    }
+    state = finished(client, client.post("/api/runs", json=body, headers=ORIGIN).json()["job"])
+    assert (state["state"], state["exit_code"]) == ("failed", 1)
+    assert "sim-gutt" in state["message"] and "gestoppt" in state["message"]
+    assert "Exit-Code" not in state["message"]
+    progress = state["progress"]
+    assert progress["errors"] >= 1 and 0 <= progress["done"] <= progress["total"] == 6
+
+
+def test_a_job_that_failed_before_run_json_existed_stays_reachable(
+    client: TestClient, workspace: Path
+) -> None:
+    (workspace / "packs" / "kaputt.yaml").write_text("id: [\n", encoding="utf-8")
+    body = {
+        "name": "kaputt",
+        "pack": "packs/kaputt.yaml",
+        "base_url": "http://127.0.0.1:9/v1",
+        "models": ["m"],
+    }
+    state = finished(client, client.post("/api/runs", json=body, headers=ORIGIN).json()["job"])
+    assert (state["state"], state["exit_code"]) == ("failed", 2)
+    assert "kein gültiges YAML" in state["message"]
+    runs = {r["name"]: r for r in client.get("/api/runs").json()}
+    assert runs["kaputt"]["last_job"]["state"] == "failed"
+    assert "kein gültiges YAML" in runs["kaputt"]["last_job"]["message"]
+    assert "kein gültiges YAML" in client.get("/").text
+
+
+def test_progress_never_shows_an_impossible_count(client: TestClient, sim: SimServer) -> None:
+    # The run dir "tiny" already holds 6 cells of two other models.
+    body = {
+        "name": "tiny",
+        "pack": "packs/tiny.yaml",
+        "base_url": sim.base_url,
+        "models": ["sim-mittel"],
+        "variants": ["none"],
+    }
+    state = finished(client, client.post("/api/runs", json=body, headers=ORIGIN).json()["job"])
+    assert state["state"] == "done"
+    assert (state["progress"]["done"], state["progress"]["total"]) == (3, 3)
+
+
+def write_job(workspace: Path, job_id: str, events: list[dict], pid: int) -> None:
+    jobs = workspace / "runs" / "tiny" / "jobs"
+    jobs.mkdir(exist_ok=True)
+    record = {
+        "id": job_id,
+        "run": "tiny",
+        "command": ["-m", "touchstone", "judge"],
+        "state": "running",
+        "exit_code": None,
+        "message": "",
+        "pid": pid,
+    }
+    (jobs / f"{job_id}.json").write_text(json.dumps(record), encoding="utf-8")
+    (jobs / f"{job_id}.events").write_text(
+        "".join(json.dumps(e) + "\n" for e in events), encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("last", "state", "words"),
+    [
+        ({"event": "done", "stage": "judge", "health": {"cells_left": 0}}, "done", ""),
+        (
+            {"event": "aborted", "message": "Beendet (SIGTERM): x", "exit_code": 143},
+            "cancelled",
+            "SIGTERM",
+        ),
+        (
+            {"event": "aborted", "message": "Judge abgebrochen: 3 in Folge", "exit_code": 1},
+            "failed",
+            "Judge abgebrochen",
+        ),
+    ],
+)
+def test_a_job_that_ended_while_the_gui_was_down_reads_its_events(
+    client: TestClient, workspace: Path, last: dict, state: str, words: str
+) -> None:
+    start = {"event": "start", "stage": "judge", "total": 6, "todo": 6}
+    write_job(workspace, "20260101-000000-abcdef", [start, last], pid=2**22 + 12345)
+    job = job_state(client, "20260101-000000-abcdef")
+    assert job["state"] == state and words in job["message"]
+    assert "verschwunden" not in job["message"]
+
+
+def test_a_job_still_running_after_a_gui_restart_can_be_cancelled(
+    workspace: Path, client: TestClient
+) -> None:
+    job = client.post(
+        "/api/runs/tiny/judge", json={"config": "judge-haengt.yaml"}, headers=ORIGIN
+    ).json()["job"]
+    wait_for(lambda: job_state(client, job)["progress"]["stage"] == "judge")
+    env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
+    restarted = create_app(
+        workspace / "runs",
+        workdir=workspace,
+        port=PORT,
+        jobs=JobManager(workspace / "runs", workspace, child_env=env),
+    )
+    with TestClient(restarted, base_url=f"http://127.0.0.1:{PORT}") as again:
+        assert again.get(f"/api/jobs/{job}").json()["state"] == "running"
+        assert again.post(f"/api/jobs/{job}/cancel", headers=ORIGIN).json() == {"cancelled": True}
+        state = wait_for(
+            lambda: (s := again.get(f"/api/jobs/{job}").json())["state"] != "running" and s
+        )
+    assert (state["state"], state["exit_code"]) == ("cancelled", 143)
+
+
+def test_a_tampered_run_json_is_a_422_with_the_message(client: TestClient, workspace: Path) -> None:
+    manifest = workspace / "runs" / "tiny" / "run.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    manifest.write_text(json.dumps({**data, "repeats": "abc"}), encoding="utf-8")
+    response = client.get("/api/runs/tiny")
+    assert response.status_code == 422 and "'repeats'" in response.json()["detail"]
+    assert client.get("/runs/tiny").status_code == 422
+    assert "'repeats'" in client.get("/api/runs").json()[0]["error"]
+
+
+def test_credentials_in_a_base_url_stay_out_of_job_files_and_api(
+    client: TestClient, workspace: Path, sim: SimServer
+) -> None:
+    url = sim.base_url.replace("http://", "http://nutzer:GEHEIM-0815@")
+    body = {
+        "name": "mitkey",
+        "pack": "packs/tiny.yaml",
+        "base_url": url,
+        "models": ["sim-gut"],
+        "variants": ["none"],
+    }
+    state = finished(client, client.post("/api/runs", json=body, headers=ORIGIN).json()["job"])
+    assert state["state"] == "done", state
+    seen = [client.get(u).text for u in ("/", "/runs/mitkey", "/api/runs", "/api/runs/mitkey")]
+    seen += [p.read_text(encoding="utf-8") for p in (workspace / "runs").rglob("*") if p.is_file()]
+    assert not any("GEHEIM" in text for text in seen)

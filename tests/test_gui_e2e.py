@@ -3,6 +3,8 @@
 import json
 import os
 import shutil
+import socket
+import time
 import urllib.request
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 from touchstone.sim import SimServer
 
+from .conftest import coarse
 from .gui_support import gui_process, make_workspace, wait_for
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -90,5 +93,148 @@ def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: Sim
             # On success the page reloads and the scorecard shows every cell scored.
             expect(page.locator("#verdicts tr[data-model]")).to_have_count(6, timeout=20_000)
             page.screenshot(path=str(ARTIFACTS / "run-page-done.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_a_200_mb_post_is_refused_before_it_is_read(tmp_path: Path, sim: SimServer) -> None:
+    workdir = make_workspace(tmp_path, sim)
+    with gui_process(workdir) as base:
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(
+                b"POST /api/runs HTTP/1.1\r\n"
+                + f"Host: 127.0.0.1:{port}\r\nOrigin: {base}\r\n".encode()
+                + b"Content-Type: application/json\r\nContent-Length: 209715200\r\n\r\n{"
+            )
+            started = time.monotonic()
+            reply = conn.recv(4096).decode("latin-1")
+        assert reply.startswith("HTTP/1.1 413"), reply
+        assert time.monotonic() - started < coarse(1)
+
+
+XSS = '<img src=x onerror="window.__xss=(window.__xss||0)+1">'
+
+
+def plant_hostile_jobs(workdir: Path) -> None:
+    """Job files as an attacker would write them into a run directory."""
+    jobs = workdir / "runs" / "tiny" / "jobs"
+    jobs.mkdir(exist_ok=True)
+    finished = {
+        "id": XSS,
+        "run": XSS,
+        "command": ["-m", "touchstone", XSS],
+        "state": "failed",
+        "exit_code": XSS,
+        "message": XSS,
+    }
+    (jobs / "20260101-000000-aaaaaa.json").write_text(json.dumps(finished), encoding="utf-8")
+    # A "running" job (our own PID is alive) that the page follows live, with hostile events.
+    running = {**finished, "state": "running", "pid": os.getpid()}
+    (jobs / "20260101-000001-bbbbbb.json").write_text(json.dumps(running), encoding="utf-8")
+    events = [
+        {"event": "start", "stage": XSS, "total": XSS, "todo": 3},
+        {"event": "aborted", "message": XSS, "health": {"calls": XSS, "failures": {XSS: XSS}}},
+    ]
+    (jobs / "20260101-000001-bbbbbb.events").write_text(
+        "".join(json.dumps(e) + "\n" for e in events), encoding="utf-8"
+    )
+
+
+def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
+    tmp_path: Path, sim: SimServer
+) -> None:
+    executable = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    workdir = make_workspace(tmp_path, sim)
+    plant_hostile_jobs(workdir)
+    problems: list[str] = []
+    with gui_process(workdir) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
+            page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+            page.on("pageerror", lambda exc: problems.append(str(exc)))
+            page.on(
+                "response",
+                lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"),
+            )
+            for path in ("/", "/runs/tiny"):
+                page.goto(base + path)
+                page.wait_for_timeout(1000)
+                assert page.evaluate("window.__xss") is None
+            # The live job box renders the hostile job from the API, as text.
+            page.evaluate("judgeBox.follow('20260101-000000-aaaaaa')")
+            page.wait_for_timeout(1000)
+            assert page.evaluate("window.__xss") is None
+            assert "onerror" in page.locator("#current-job").inner_text()
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "run-page-hostile-jobs.png"), full_page=True)
+        finally:
+            browser.close()
+    assert problems == []
+
+
+def test_the_start_button_waits_for_the_job_and_the_cancel_button_keeps_focus(
+    tmp_path: Path, sim: SimServer
+) -> None:
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    workdir = make_workspace(tmp_path, sim)
+    with gui_process(workdir) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/runs/tiny")
+            page.get_by_test_id("config").select_option("judge-haengt.yaml")
+            page.get_by_test_id("start-judge").click()
+            expect(page.get_by_test_id("job-state")).to_have_text("läuft", timeout=20_000)
+            expect(page.get_by_test_id("start-judge")).to_be_disabled()
+            cancel = page.get_by_test_id("cancel-job")
+            cancel.focus()
+            page.wait_for_timeout(1600)  # three refreshes of the job box
+            assert page.evaluate("document.activeElement.dataset.testid") == "cancel-job"
+            # A reload finds the running job and follows it in the same, single box.
+            page.reload()
+            expect(page.get_by_test_id("job-state")).to_have_count(1)
+            expect(page.get_by_test_id("start-judge")).to_be_disabled()
+            page.get_by_test_id("cancel-job").click()
+            expect(page.get_by_test_id("job-state")).to_have_text("abgebrochen", timeout=20_000)
+            expect(page.get_by_test_id("start-judge")).to_be_enabled()
+        finally:
+            browser.close()
+
+
+def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: SimServer) -> None:
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    workdir = make_workspace(tmp_path, sim)
+    with gui_process(workdir) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(base + "/")
+            page.fill("input[name=name]", "tippfehler")
+            page.fill("input[name=base_url]", sim.base_url)
+            page.fill("input[name=models]", "sim-gut, sim-gutt")
+            page.fill("input[name=variants]", "none")
+            page.get_by_test_id("start-run").click()
+            expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
+            expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
+            page.wait_for_timeout(2000)  # no reload wipes it
+            expect(page.get_by_test_id("job-message")).to_contain_text("gestoppt")
+            assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
         finally:
             browser.close()

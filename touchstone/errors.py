@@ -12,7 +12,8 @@
     │       ├── CallError           one call failed, classified once: ``kind``, ``retry_after_s``
     │       │   ├── JudgeCallError      a call of the judge
     │       │   └── ModelCallError      a call of an evaluated model
-    │       └── JudgeAborted        the judge is unusable and the judge run stops: exit 1
+    │       ├── JudgeAborted        the judge is unusable and the judge run stops: exit 1
+    │       └── RunIncomplete       a run left cells for a later run: exit 1
     └── Terminated              SIGTERM (the GUI's cancel) unwinds like Ctrl-C: exit 143
 
 Per-item failures are data (an unscored verdict, a failed answer); only run-level failures
@@ -102,6 +103,10 @@ class JudgeAborted(TouchstoneError):
 
     # Filled in by the judge stage so that the CLI can show what the calls did before the stop.
     health_summary: str = ""
+
+
+class RunIncomplete(TouchstoneError):
+    """A run ended with cells left for a later run (a stopped model, a dead endpoint)."""
 
 
 class Terminated(BaseException):

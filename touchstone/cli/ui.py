@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from touchstone.errors import InputError, JudgeAborted, Terminated
+from touchstone.errors import InputError, JudgeAborted, RunIncomplete, Terminated
 from touchstone.events import EventLog
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
@@ -78,6 +78,8 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         code, prefix, message = 1, "Judge abgebrochen:", str(exc)
         if exc.health_summary:
             stderr.print(exc.health_summary)
+    except RunIncomplete as exc:
+        code, prefix, message = 1, "Run unvollständig:", str(exc)
     except OSError as exc:
         # What reaches here is the machine failing (a read-only or full disk): the calls
         # map their own network errors to kinds long before.
@@ -181,20 +183,20 @@ def show_warnings(warnings: list[str]) -> None:
 
 
 def show_run_outcome(outcome: RunOutcome) -> None:
+    """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
     stdout.print(
         f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
         f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
         f"erfasst, {summary.left} offen)."
     )
-    for model, error in summary.stopped_models.items():
-        say_error(f"Modell {model} gestoppt:", f"{error} – seine übrigen Zellen bleiben offen.")
-    if summary.left:
-        stdout.print(
-            Text(
-                f"⚠ {summary.left} Zellen offen (letzter Fehler: {summary.last_error}). "
-                "Derselbe Befehl mit --out "
-                f"{outcome.run_dir.path} holt sie nach.",
-                style="yellow",
-            )
-        )
+    if summary.complete:
+        return
+    stopped = [
+        f"Modell {model} gestoppt: {error}" for model, error in summary.stopped_models.items()
+    ]
+    reason = "; ".join(stopped) or f"letzter Fehler: {summary.last_error}"
+    raise RunIncomplete(
+        f"{summary.left} Zellen offen ({reason}). Derselbe Befehl mit --out "
+        f"{outcome.run_dir.path} holt sie nach."
+    )

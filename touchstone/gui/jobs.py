@@ -4,11 +4,11 @@
     RUN_DIR/jobs/<id>.events   the CLI's ``--events`` stream (live progress)
     RUN_DIR/jobs/<id>.log      the CLI's stdout and stderr
 
-The sentinel is the truth a restarted GUI sees: exit 0 is ``done``, a cancel the user asked
-for is ``cancelled``, anything else ``failed`` with the CLI's message. A sentinel still saying
-``running`` whose process is gone (the GUI itself was killed, the machine rebooted) is shown as
-``failed`` ("Prozess verschwunden"). Commands are argv lists, never a shell; API keys travel
-in the child's environment, never in argv, the sentinel or the log.
+The sentinel is the truth a restarted GUI sees (``job_state`` says how a job ends when the GUI
+was down). A job still running after a restart is *adopted*: its process is recognised by
+the events path on its command line, and it can be cancelled. Commands are argv lists, never
+a shell; API keys and credentials travel in the child's environment, never in argv, the
+sentinel or the log.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from typing import Any
 import psutil
 
 from touchstone.events import read_events
+from touchstone.gui.job_state import clean_record, final_state, job_progress
 from touchstone.store import atomic_write_text
 
 JOBS_DIR = "jobs"
-VANISHED = "Prozess verschwunden (kein Abschluss-Eintrag; wurde die GUI beendet?)"
 
 
 def _now() -> str:
@@ -42,44 +42,26 @@ def new_job_id() -> str:
     return dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
-def _pid_alive(pid: int) -> bool:
-    # psutil, not os.kill(pid, 0): on Windows that signal number would kill the process.
-    return bool(psutil.pid_exists(pid))
+def _is_job_id(job_id: str) -> bool:
+    return bool(job_id) and len(job_id) <= 64 and job_id.replace("-", "").isalnum()
 
 
-def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
-    """Progress of a job from its events: counts, error streak, end state and health."""
-    progress: dict[str, Any] = {
-        "stage": "",
-        "total": None,
-        "done": 0,
-        "errors": 0,
-        "streak": 0,
-        "health": None,
-        "message": "",
-    }
-    for event in events:
-        kind = event.get("event")
-        if kind == "start":
-            progress["stage"] = event.get("stage", "")
-            progress["total"] = event.get("todo", event.get("total"))
-            if progress["stage"] == "run":
-                progress["total"] = int(event.get("total", 0)) - int(event.get("already_done", 0))
-        elif kind == "progress":
-            if event.get("outcome") == "done":
-                continue
-            progress["done"] += 1
-            progress["streak"] = 0
-        elif kind == "judge_error":
-            progress["done"] += 1
-            progress["errors"] += 1
-            progress["streak"] += 1
-        elif kind in ("done", "aborted"):
-            if event.get("health"):
-                progress["health"] = event["health"]
-            if event.get("message"):
-                progress["message"] = event["message"]
-    return progress
+def _adopted(pid: int | None, events: Path) -> psutil.Process | None:
+    """The running process of a job the GUI did not start (itself, before a restart)."""
+    if pid is None:
+        return None
+    try:
+        process = psutil.Process(pid)
+        # A PID can be reused: only a touchstone CLI writing this job's events is the job.
+        if str(events) in process.cmdline() and process.status() != psutil.STATUS_ZOMBIE:
+            return process
+    except (psutil.Error, OSError):
+        return None
+    return None
+
+
+def _write(sentinel: Path, record: dict[str, Any]) -> None:
+    atomic_write_text(sentinel, json.dumps(record, ensure_ascii=False, indent=2))
 
 
 class JobManager:
@@ -107,15 +89,20 @@ class JobManager:
         return jobs / f"{job_id}.json", jobs / f"{job_id}.events", jobs / f"{job_id}.log"
 
     def _find(self, job_id: str) -> Path | None:
-        if not job_id.replace("-", "").isalnum():
+        if not _is_job_id(job_id):
             return None
         for sentinel in self.runs_dir.glob(f"*/{JOBS_DIR}/{job_id}.json"):
             return sentinel.parent.parent
         return None
 
     # -- start, watch, cancel -------------------------------------------------------------
-    def start(self, run_dir: Path, args: Sequence[str]) -> str:
-        """Start ``python -m touchstone ARGS --events <file>`` for ``run_dir``; returns the id."""
+    def start(
+        self, run_dir: Path, args: Sequence[str], *, extra_env: Mapping[str, str] | None = None
+    ) -> str:
+        """Start ``python -m touchstone ARGS --events <file>`` for ``run_dir``; returns the id.
+
+        ``extra_env``: what the child needs but must not show (credentials).
+        """
         job_id = new_job_id()
         sentinel, events, log = self._files(run_dir, job_id)
         sentinel.parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +118,7 @@ class JobManager:
             "finished_at": None,
             "pid": None,
         }
-        env = {**self.child_env, "PYTHONUNBUFFERED": "1"}
+        env = {**self.child_env, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
         with log.open("wb") as log_handle:
             proc = subprocess.Popen(
                 argv,
@@ -142,7 +129,7 @@ class JobManager:
                 env=env,
             )
         record["pid"] = proc.pid
-        atomic_write_text(sentinel, json.dumps(record, ensure_ascii=False, indent=2))
+        _write(sentinel, record)
         with self._lock:
             self._procs[job_id] = proc
         threading.Thread(
@@ -159,26 +146,25 @@ class JobManager:
         log: Path,
     ) -> None:
         code = proc.wait()
-        record = json.loads(sentinel.read_text(encoding="utf-8"))
+        record = clean_record(
+            json.loads(sentinel.read_text(encoding="utf-8")), job_id, sentinel.parent.parent.name
+        )
         with self._lock:
             cancelled = job_id in self._cancelled
+        ended = final_state(record, read_events(events))
         if code == 0:
             state = "done"
-        elif cancelled:
+        elif cancelled or code in (143, 130):
             state = "cancelled"
         else:
             state = "failed"
-        progress = job_progress(read_events(events))
-        message = progress["message"] or _last_log_line(log)
-        if state == "done" and not message and progress.get("health"):
-            left = progress["health"].get("cells_left", 0)
-            message = f"{left} Zellen offen für einen späteren Lauf" if left else ""
-        if state == "failed" and not message:
-            message = f"Prozess endete mit Exit-Code {code}"
+        message = ended["message"] if ended["exit_code"] == code else ""
+        if not message and state != "done":
+            message = _last_log_line(log) or f"Prozess endete mit Exit-Code {code}"
         record.update(
             state=state, exit_code=code, message=message, finished_at=_now(), pid=proc.pid
         )
-        atomic_write_text(sentinel, json.dumps(record, ensure_ascii=False, indent=2))
+        _write(sentinel, record)
         with self._lock:
             self._procs.pop(job_id, None)
 
@@ -186,10 +172,24 @@ class JobManager:
         """SIGTERM to a running job; the CLI persists what it has and exits 143."""
         with self._lock:
             proc = self._procs.get(job_id)
-            if proc is None or proc.poll() is not None:
-                return False
-            self._cancelled.add(job_id)
-        proc.send_signal(signal.SIGTERM)
+            if proc is not None and proc.poll() is None:
+                self._cancelled.add(job_id)
+                proc.send_signal(signal.SIGTERM)
+                return True
+        run_dir = self._find(job_id)
+        if run_dir is None:
+            return False
+        sentinel, events, _ = self._files(run_dir, job_id)
+        record = self._read(run_dir, job_id)
+        process = _adopted(record["pid"], events) if record["state"] == "running" else None
+        if process is None:
+            return False
+        record["cancel_requested"] = True
+        _write(sentinel, {k: v for k, v in record.items() if k != "progress"})
+        try:
+            process.terminate()  # SIGTERM on POSIX
+        except psutil.Error:
+            return False
         return True
 
     # -- state ----------------------------------------------------------------------------
@@ -199,17 +199,24 @@ class JobManager:
             return None
         return self._load(run_dir, job_id)
 
+    def _read(self, run_dir: Path, job_id: str) -> dict[str, Any]:
+        sentinel, _, _ = self._files(run_dir, job_id)
+        return clean_record(json.loads(sentinel.read_text(encoding="utf-8")), job_id, run_dir.name)
+
     def _load(self, run_dir: Path, job_id: str) -> dict[str, Any]:
-        sentinel, events, _ = self._files(run_dir, job_id)
-        record: dict[str, Any] = json.loads(sentinel.read_text(encoding="utf-8"))
-        if record.get("state") == "running":
+        sentinel, events_path, _ = self._files(run_dir, job_id)
+        record = self._read(run_dir, job_id)
+        events = read_events(events_path)
+        if record["state"] == "running":
             with self._lock:
                 ours = job_id in self._procs
-            pid = record.get("pid")
-            if not ours and not (isinstance(pid, int) and _pid_alive(pid)):
-                record.update(state="failed", message=VANISHED)
-        record["progress"] = job_progress(read_events(events))
+            if not ours and _adopted(record["pid"], events_path) is None:
+                # Ended while the GUI was down (or the machine went down): settle it once.
+                record.update(final_state(record, events), finished_at=_now())
+                _write(sentinel, record)
+        record["progress"] = job_progress(events)
         record.pop("pid", None)
+        record.pop("cancel_requested", None)
         return record
 
     def jobs_of(self, run_dir: Path) -> list[dict[str, Any]]:
@@ -217,23 +224,17 @@ class JobManager:
         jobs_dir = run_dir / JOBS_DIR
         if not jobs_dir.is_dir():
             return []
-        ids = sorted((p.stem for p in jobs_dir.glob("*.json")), reverse=True)
+        ids = sorted((p.stem for p in jobs_dir.glob("*.json") if _is_job_id(p.stem)), reverse=True)
         out = []
         for job_id in ids:
             try:
                 out.append(self._load(run_dir, job_id))
-            except (OSError, json.JSONDecodeError) as exc:
-                out.append(
-                    {
-                        "id": job_id,
-                        "run": run_dir.name,
-                        "command": [],
-                        "state": "failed",
-                        "exit_code": None,
-                        "message": f"Job-Datei unlesbar: {exc}",
-                        "progress": job_progress([]),
-                    }
-                )
+            except (OSError, ValueError) as exc:
+                record = clean_record({}, job_id, run_dir.name)
+                record.update(message=f"Job-Datei unlesbar: {exc}", progress=job_progress([]))
+                record.pop("pid", None)
+                record.pop("cancel_requested", None)
+                out.append(record)
         return out
 
 
@@ -245,6 +246,6 @@ def _last_log_line(log: Path) -> str:
         return ""
     for line in reversed(lines):
         text = line.strip()
-        if text.startswith(("Fehler:", "Judge abgebrochen:", "Abgebrochen", "Beendet")):
-            return text
+        if text.startswith(("Fehler:", "Judge abgebrochen:", "Abgebrochen", "Beendet", "Run ")):
+            return text[:2000]
     return ""

@@ -17,7 +17,8 @@ from touchstone.judge.backend import JudgeBackend, JudgeReply, OpenAIJudgeBacken
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE, score_response
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint, load_judge_config
 from touchstone.judge.holistic import dimensions_user_prompt, score_dimensions
-from touchstone.judge.passes import Rejudge, judge_bundle, judge_responses
+from touchstone.judge.passes import judge_bundle, judge_responses
+from touchstone.judge.plan import Rejudge
 from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
 from touchstone.judge.rubric import (
     ANSWER_END,

@@ -16,71 +16,24 @@ judge call through the engine, as tasks on one event loop, with a ``JudgeSession
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
-from touchstone.judge.backend import JudgeBackend, JudgeCall, JudgeReply, judge_caller, release
+from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
-from touchstone.judge.cells import CellTask, Judge
-from touchstone.judge.health import JudgeHealth
+from touchstone.judge.cells import CellTask
 from touchstone.judge.holistic import holistic_pass
+from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
-from touchstone.judge.rubric import RubricHashes, judge_system_prompt, rubric_hash
+from touchstone.judge.rubric import RubricHashes, judge_system_prompt
+from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 
-Rejudge = Literal["none", "unscored", "all"]
 OnVerdict = Callable[[Verdict], None]
-
-
-@dataclass
-class JudgeSession:
-    """One judge invocation: how to call the judge, who it is, and the guard's settings."""
-
-    call: JudgeCall
-    judge: Judge
-    budget_s: float | None = None
-    concurrency: int = 1
-    max_consecutive_failures: int = 0
-    max_failure_ratio: float = 0.0
-    cache: VerdictCache | None = None
-    health: JudgeHealth = field(default_factory=JudgeHealth)
-
-
-@contextlib.asynccontextmanager
-async def open_session(
-    backend: JudgeBackend,
-    *,
-    concurrency: int = 1,
-    max_consecutive_failures: int = 0,
-    max_failure_ratio: float = 0.0,
-    cache: VerdictCache | None = None,
-    health: JudgeHealth | None = None,
-) -> AsyncIterator[JudgeSession]:
-    """A session over ``backend``; on leaving, its connections on this loop are closed."""
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    # Only synchronous backends (fakes) use the threads; they are made on demand.
-    executor = concurrent.futures.ThreadPoolExecutor(concurrency, "touchstone-judge")
-    try:
-        yield JudgeSession(
-            call=judge_caller(backend, executor),
-            judge=Judge.of(backend),
-            budget_s=getattr(backend, "timeout", None),
-            concurrency=concurrency,
-            max_consecutive_failures=max_consecutive_failures,
-            max_failure_ratio=max_failure_ratio,
-            cache=cache,
-            health=health or JudgeHealth(),
-        )
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
-        await release(backend)
 
 
 async def judge_cells(
@@ -168,15 +121,6 @@ async def judge_cells(
     return [by_index[index] for index in sorted(by_index)]
 
 
-def keys_to_skip(prior: Iterable[Verdict], rejudge: Rejudge = "none") -> frozenset[VerdictKey]:
-    """The cells a judge run leaves alone, given the persisted verdicts and ``rejudge``."""
-    if rejudge == "all":
-        return frozenset()
-    if rejudge == "unscored":
-        return frozenset(cell_key(v) for v in prior if not v.judge_error and not v.unscored)
-    return frozenset(cell_key(v) for v in prior if not v.judge_error)
-
-
 @dataclass(repr=False)
 class JudgeRunResult:
     """What a judge run did: every verdict and report, and how they came about."""
@@ -197,48 +141,6 @@ class JudgeRunResult:
             f"JudgeRunResult({len(self.verdicts)} verdicts, {len(self.reports)} reports, "
             f"kept={self.kept}, stale={self.stale}, left={self.left})"
         )
-
-
-def stale_keys(prior: Iterable[Verdict], pack: Pack) -> set[VerdictKey]:
-    """Cells whose verdict was judged by another rubric than the pack's now (DESIGN §11).
-
-    A verdict without a rubric hash (written by an older touchstone) cannot be told stale.
-    """
-    current = {
-        (prompt.id, variant): rubric_hash(pack, prompt, variant)
-        for _, prompt in pack.all_prompts()
-        for variant in pack.variants
-    }
-    return {
-        cell_key(v)
-        for v in prior
-        if v.rubric_hash and current.get((v.prompt_id, v.variant), v.rubric_hash) != v.rubric_hash
-    }
-
-
-@dataclass(frozen=True)
-class JudgePlan:
-    """Which cells a judge run leaves alone, and which it judges again as stale."""
-
-    skip: frozenset[VerdictKey]
-    stale: frozenset[VerdictKey]
-
-    @classmethod
-    def of(
-        cls,
-        prior: Iterable[Verdict],
-        responses: Sequence[EvalResponse],
-        pack: Pack,
-        rejudge: Rejudge = "none",
-    ) -> JudgePlan:
-        prior = [v for v in prior if not v.judge_error]
-        stale = stale_keys(prior, pack)
-        if stale:
-            stale &= set(map(cell_key, responses))
-        return cls(keys_to_skip(prior, rejudge) - stale, frozenset(stale))
-
-    def todo(self, responses: Iterable[EvalResponse]) -> int:
-        return sum(1 for key in map(cell_key, responses) if key not in self.skip)
 
 
 async def judge_run(

@@ -128,6 +128,73 @@ class Plumbing(BaseHTTPRequestHandler):
             pass  # the client left: that is how a generation notices
         self.close_connection = True
 
+    def _stream_reply(
+        self,
+        name: str,
+        content: str,
+        reasoning: str,
+        finish: str,
+        usage: dict[str, int],
+        request: dict[str, Any],
+    ) -> None:
+        parts = [chunk(name, {"role": "assistant", "content": ""})]
+        if reasoning:
+            parts.append(chunk(name, {"reasoning_content": reasoning}))
+        for start in range(0, len(content), 40):
+            parts.append(chunk(name, {"content": content[start : start + 40]}))
+        parts.append(chunk(name, {}, finish))
+        if (request.get("stream_options") or {}).get("include_usage"):
+            final = chunk(name, {})
+            final["choices"] = []
+            final["usage"] = usage
+            parts.append(final)
+        body = b"".join(map(sse, parts)) + b"data: [DONE]\n\n"
+        self._start_stream("text/event-stream")
+        try:
+            # A reply of fixed latency leaves at once, in one chunk.
+            self._send_chunk(body)
+            self._end_stream()
+        except OSError:
+            self.close_connection = True
+
+    def _broken(self, base: str, name: str, stream: bool) -> None:
+        """Replies that look like answers but are not complete chat completions."""
+        if base == "sim-nochoices":
+            if not stream:
+                self._send_json(
+                    200,
+                    {
+                        "id": "chatcmpl-sim",
+                        "object": "chat.completion",
+                        "model": name,
+                        "choices": [],
+                    },
+                )
+                return
+            empty = chunk(name, {})
+            empty["choices"] = []
+            body = sse(empty) + b"data: [DONE]\n\n"
+        else:
+            if not stream:
+                # A body shorter than announced: the connection breaks off mid-reply.
+                self._hold()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "4096")
+                self.end_headers()
+                self.wfile.write(b'{"id": "chatcmpl-sim", "choices": [{"index": 0, "mess')
+                self.close_connection = True
+                return
+            # The stream ends cleanly after its first piece: no finish_reason, no [DONE].
+            first = chunk(name, {"role": "assistant", "content": "Simulierte Antwort, abgebr"})
+            body = sse(first)
+        self._start_stream("text/event-stream")
+        try:
+            self._send_chunk(body)
+            self._end_stream()
+        except OSError:
+            self.close_connection = True
+
 
 def chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     return {

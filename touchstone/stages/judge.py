@@ -18,7 +18,9 @@ from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
 from touchstone.judge.health import JudgeHealth
-from touchstone.judge.passes import JudgePlan, JudgeRunResult, judge_run, open_session
+from touchstone.judge.passes import JudgeRunResult, judge_run
+from touchstone.judge.plan import JudgePlan
+from touchstone.judge.session import open_session
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key

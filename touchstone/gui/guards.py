@@ -1,0 +1,108 @@
+"""The GUI's guards (DESIGN §9, §15), as plain ASGI middleware.
+
+- ``LocalOnly``: the Host header must name this GUI on loopback (DNS rebinding), and every
+  request that changes something must carry this GUI's own Origin (CSRF).
+- ``BodyLimit``: a request body over ``MAX_BODY`` bytes gets 413 without being read: by its
+  Content-Length at once, a chunked one as soon as it passes the limit.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_BODY = 1024 * 1024
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def allowed_hosts(port: int, host: str) -> frozenset[str]:
+    names = {"127.0.0.1", "localhost", "[::1]"}
+    if host not in ("0.0.0.0", "::", ""):
+        names.add(host)
+    return frozenset(f"{name}:{port}" for name in names)
+
+
+async def _refuse(send: Send, status: int, message: str, api: bool) -> None:
+    if api:
+        body = json.dumps({"detail": message}, ensure_ascii=False).encode()
+        content_type = b"application/json"
+    else:
+        body = message.encode()
+        content_type = b"text/plain; charset=utf-8"
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    if status == 413:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return ""
+
+
+class LocalOnly:
+    def __init__(self, app: ASGIApp, *, hosts: frozenset[str]) -> None:
+        self.app = app
+        self.hosts = hosts
+        self.origins = frozenset(f"http://{h}" for h in hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            api = str(scope.get("path", "")).startswith("/api/")
+            if _header(scope, b"host") not in self.hosts:
+                await _refuse(send, 403, "Verboten: unbekannter Host", api)
+                return
+            if (
+                scope["method"] not in _SAFE_METHODS
+                and _header(scope, b"origin") not in self.origins
+            ):
+                await _refuse(send, 403, "Verboten: fremde oder fehlende Herkunft", api)
+                return
+        await self.app(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    def __init__(self, app: ASGIApp, *, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        api = str(scope.get("path", "")).startswith("/api/")
+        message = f"Anfrage zu groß: mehr als {self.limit // 1024 // 1024} MB werden nicht gelesen."
+        length = _header(scope, b"content-length")
+        if length.isdigit() and int(length) > self.limit:
+            await _refuse(send, 413, message, api)
+            return
+        seen = 0
+        started = False
+
+        async def counting() -> Message:
+            nonlocal seen
+            event = await receive()
+            if event["type"] == "http.request":
+                seen += len(event.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return event
+
+        async def tracking(event: Message) -> None:
+            nonlocal started
+            started = started or event["type"] == "http.response.start"
+            await send(event)
+
+        try:
+            await self.app(scope, counting, tracking)
+        except _TooLarge:
+            if not started:
+                await _refuse(send, 413, message, api)

@@ -1,0 +1,121 @@
+"""What a GUI job is: its record read back safely, its progress, its final state.
+
+A job's files live in a run directory, which a user (or an attacker) can edit: every value
+read back is checked for its type here, and the page shows it as text only.
+
+The final state comes from the sentinel the GUI writes when the process exits; when the GUI
+was down at the time, from the ``done``/``aborted`` event the CLI wrote last; when neither
+exists and the process is gone, the job failed ("Prozess verschwunden").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+JOB_STATES = {
+    "running": "läuft",
+    "done": "fertig",
+    "failed": "fehlgeschlagen",
+    "cancelled": "abgebrochen",
+}
+VANISHED = "Prozess verschwunden (kein Abschluss-Eintrag; wurde die GUI beendet?)"
+# Exit codes of a CLI that was asked to stop: SIGTERM (the GUI's cancel) and Ctrl-C.
+CANCEL_CODES = (143, 130)
+MAX_MESSAGE = 2000
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: object, limit: int = MAX_MESSAGE) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def clean_record(raw: object, job_id: str, run: str) -> dict[str, Any]:
+    """A sentinel's content with every field of the type the API promises."""
+    data = raw if isinstance(raw, dict) else {}
+    command = data.get("command")
+    state = data.get("state")
+    return {
+        "id": job_id,
+        "run": run,
+        "command": [c for c in command if isinstance(c, str)] if isinstance(command, list) else [],
+        "state": state if isinstance(state, str) and state in JOB_STATES else "failed",
+        "exit_code": _int_or_none(data.get("exit_code")),
+        "message": _text(data.get("message")),
+        "started_at": _text(data.get("started_at"), 40) or None,
+        "finished_at": _text(data.get("finished_at"), 40) or None,
+        "pid": _int_or_none(data.get("pid")),
+        "cancel_requested": data.get("cancel_requested") is True,
+    }
+
+
+def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Progress of a job from its events: counts, error streak, end state and health.
+
+    ``done`` counts the cells this job settled (never the ones that were there before), and
+    never exceeds ``total``.
+    """
+    progress: dict[str, Any] = {
+        "stage": "",
+        "total": None,
+        "done": 0,
+        "errors": 0,
+        "skipped": 0,
+        "streak": 0,
+        "health": None,
+        "message": "",
+    }
+    for event in events:
+        kind = event.get("event")
+        if kind == "start":
+            progress["stage"] = _text(event.get("stage"), 20)
+            total = _int_or_none(event.get("todo"))
+            if total is None:
+                total = _int_or_none(event.get("total"))
+                done_before = _int_or_none(event.get("already_done")) or 0
+                total = None if total is None else total - done_before
+            progress["total"] = None if total is None else max(0, total)
+        elif kind == "progress":
+            outcome = event.get("outcome")
+            if outcome == "done":
+                continue
+            progress["done"] += 1
+            if outcome in ("failed", "left"):
+                progress["errors"] += 1
+                progress["streak"] += 1
+            elif outcome == "skipped":
+                progress["skipped"] += 1
+            else:
+                progress["streak"] = 0
+        elif kind == "judge_error":
+            progress["done"] += 1
+            progress["errors"] += 1
+            progress["streak"] += 1
+        elif kind in ("done", "aborted"):
+            if isinstance(event.get("health"), dict):
+                progress["health"] = event["health"]
+            progress["message"] = _text(event.get("message"))
+    if progress["total"] is not None:
+        progress["done"] = min(progress["done"], progress["total"])
+    return progress
+
+
+def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The end of a job whose process is gone without a final sentinel, from its events."""
+    last = next((e for e in reversed(events) if e.get("event") in ("done", "aborted")), None)
+    if last is None:
+        return {"state": "failed", "exit_code": None, "message": VANISHED}
+    if last.get("event") == "done":
+        health = last.get("health") if isinstance(last.get("health"), dict) else {}
+        left = _int_or_none(health.get("cells_left")) or 0
+        message = f"{left} Zellen offen für einen späteren Lauf" if left else ""
+        return {"state": "done", "exit_code": 0, "message": message}
+    code = _int_or_none(last.get("exit_code"))
+    cancelled = code in CANCEL_CODES or record.get("cancel_requested")
+    return {
+        "state": "cancelled" if cancelled else "failed",
+        "exit_code": code,
+        "message": _text(last.get("message")) or VANISHED,
+    }

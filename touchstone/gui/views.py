@@ -1,0 +1,117 @@
+"""What the GUI shows of the runs directory: the path guards, run summaries and details."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import HTTPException
+
+from touchstone.errors import InputError
+from touchstone.gui.jobs import JOBS_DIR, JobManager
+from touchstone.pack import id_problem
+from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages import load_run
+from touchstone.store import MANIFEST, RunDir
+
+
+class Gui:
+    """State shared by the routes: where runs live, where configs are, the job manager."""
+
+    def __init__(self, runs_dir: Path, workdir: Path, jobs: JobManager) -> None:
+        self.runs_dir = runs_dir.resolve()
+        self.workdir = workdir.resolve()
+        self.jobs = jobs
+
+    # -- path guards ----------------------------------------------------------------------
+    def run_dir(self, name: str) -> Path:
+        """The run directory ``name`` directly under the runs dir, or 404."""
+        if id_problem(name):
+            raise HTTPException(404, "Unbekannter Run")
+        path = (self.runs_dir / name).resolve()
+        if path.parent != self.runs_dir or not (path / MANIFEST).is_file():
+            raise HTTPException(404, f"Unbekannter Run: {name}")
+        return path
+
+    def inside_workdir(self, relative: str, what: str) -> Path:
+        """``relative`` resolved inside the working dir and an existing file, or 400."""
+        path = (self.workdir / relative).resolve()
+        if not path.is_relative_to(self.workdir):
+            raise HTTPException(400, f"{what} muss im Arbeitsverzeichnis der GUI liegen.")
+        if not path.is_file():
+            raise HTTPException(400, f"{what} nicht gefunden: {relative}")
+        return path
+
+    def judge_configs(self) -> list[str]:
+        return sorted(p.name for p in self.workdir.glob("judge*.yaml") if p.is_file())
+
+    def packs(self) -> list[str]:
+        found = [p for p in self.workdir.glob("packs/*.yaml") if p.is_file()]
+        return sorted(str(p.relative_to(self.workdir)) for p in found)
+
+    # -- views ----------------------------------------------------------------------------
+    def run_names(self) -> list[str]:
+        """Run dirs, and dirs of runs whose job failed before it could save anything."""
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(
+            (
+                p.name
+                for p in self.runs_dir.iterdir()
+                if not id_problem(p.name) and ((p / MANIFEST).is_file() or (p / JOBS_DIR).is_dir())
+            ),
+            reverse=True,
+        )
+
+    def run_summary(self, name: str) -> dict[str, Any]:
+        path = self.runs_dir / name
+        jobs = self.jobs.jobs_of(path)
+        summary: dict[str, Any] = {
+            "name": name,
+            "last_job": (
+                {"id": jobs[0]["id"], "state": jobs[0]["state"], "message": jobs[0]["message"]}
+                if jobs
+                else None
+            ),
+        }
+        if not (path / MANIFEST).is_file():
+            summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
+            return summary
+        try:
+            run = RunDir.existing(path)
+            manifest = run.read_manifest()
+            responses = run.load_responses()
+            verdicts = run.load_verdicts()
+        except InputError as exc:
+            summary["error"] = str(exc)
+            return summary
+        summary.update(
+            pack=manifest.get("pack_id", ""),
+            models=manifest.get("models", []),
+            cells=len(responses),
+            judged=len(verdicts),
+            unscored=sum(1 for v in verdicts if v.unscored),
+            created_at=manifest.get("created_at", ""),
+        )
+        return summary
+
+    def run_detail(self, name: str) -> tuple[dict[str, Any], Scorecard]:
+        """The run as the API returns it, and its scorecard for the page."""
+        path = self.run_dir(name)
+        try:
+            view = load_run(path)
+        except InputError as exc:
+            raise HTTPException(422, str(exc)) from exc
+        card = build_scorecard(view.responses, view.verdicts, view.reports)
+        detail = {
+            "name": name,
+            "pack": {"id": view.pack.id, "title": view.pack.title},
+            "categories": {c.id: c.title for c in view.pack.categories},
+            "manifest": {k: v for k, v in view.manifest.items() if "key" not in k.lower()},
+            "scorecard": card.as_dict(),
+            "verdicts": [v.as_dict() for v in view.verdicts],
+            "reports": [r.as_dict() for r in view.reports],
+            "warnings": view.run_dir.warnings,
+            "jobs": self.jobs.jobs_of(path),
+        }
+        return detail, card

@@ -1,0 +1,58 @@
+"""A judge session: one judge invocation's call, identity, guard settings and health."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller, release
+from touchstone.judge.cache import VerdictCache
+from touchstone.judge.cells import Judge
+from touchstone.judge.health import JudgeHealth
+
+
+@dataclass
+class JudgeSession:
+    """One judge invocation: how to call the judge, who it is, and the guard's settings."""
+
+    call: JudgeCall
+    judge: Judge
+    budget_s: float | None = None
+    concurrency: int = 1
+    max_consecutive_failures: int = 0
+    max_failure_ratio: float = 0.0
+    cache: VerdictCache | None = None
+    health: JudgeHealth = field(default_factory=JudgeHealth)
+
+
+@contextlib.asynccontextmanager
+async def open_session(
+    backend: JudgeBackend,
+    *,
+    concurrency: int = 1,
+    max_consecutive_failures: int = 0,
+    max_failure_ratio: float = 0.0,
+    cache: VerdictCache | None = None,
+    health: JudgeHealth | None = None,
+) -> AsyncIterator[JudgeSession]:
+    """A session over ``backend``; on leaving, its connections on this loop are closed."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    # Only synchronous backends (fakes) use the threads; they are made on demand.
+    executor = concurrent.futures.ThreadPoolExecutor(concurrency, "touchstone-judge")
+    try:
+        yield JudgeSession(
+            call=judge_caller(backend, executor),
+            judge=Judge.of(backend),
+            budget_s=getattr(backend, "timeout", None),
+            concurrency=concurrency,
+            max_consecutive_failures=max_consecutive_failures,
+            max_failure_ratio=max_failure_ratio,
+            cache=cache,
+            health=health or JudgeHealth(),
+        )
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+        await release(backend)
