@@ -116,7 +116,7 @@ def pin_apart(server_pid: int) -> str:
 
 
 @contextlib.contextmanager
-def sim_process(pinned: bool = False) -> Iterator[str]:
+def sim_process(pinned: bool = False, extra: list[str] | None = None) -> Iterator[str]:
     """The simulator in its own process (so it does not share our GIL); yields its base URL.
 
     ``pinned``: the simulator gets a core of its own (``pin_apart``) before it starts any
@@ -126,7 +126,7 @@ def sim_process(pinned: bool = False) -> Iterator[str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "touchstone", "sim", "--port", str(port)],
+        [sys.executable, "-m", "touchstone", "sim", "--port", str(port), *(extra or [])],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

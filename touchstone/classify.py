@@ -29,8 +29,10 @@ from touchstone.errors import (
 
 E = TypeVar("E", bound=CallError)
 
-# Words by which content filters and prompt shields (Azure, OpenAI, OpenRouter, vLLM guard
-# models) say that they rejected the input rather than that the request was malformed.
+# Proxies (LiteLLM and other gateways) rewrap upstream errors, often as a 400 whatever the
+# cause, so the status alone does not tell; these words in the message or body do.
+# Content filters and prompt shields (Azure, OpenAI, OpenRouter moderation, guard models):
+# the input was rejected, the request was fine.
 _REFUSAL_MARKERS = (
     "content_filter",
     "content filter",
@@ -41,9 +43,52 @@ _REFUSAL_MARKERS = (
     "prompt shield",
     "jailbreak",
     "moderation",
+    "flagged",
     "safety system",
+    "guardrail",
+    "request blocked",
+    "prompt injection",
 )
-_QUOTA_MARKERS = ("insufficient_quota", "quota exceeded", "exceeded your current quota")
+_QUOTA_MARKERS = (
+    "insufficient_quota",
+    "exceeded your current quota",
+    "quota exceeded",
+    "insufficient credits",
+    "insufficient balance",
+    "requires more credits",
+    "budget has been exceeded",
+    "budget_exceeded",
+)
+# A prompt too long for the model's context: no retry helps (llama.cpp says so with a 500).
+_CONTEXT_MARKERS = (
+    "context size has been exceeded",
+    "exceeds the available context",
+    "maximum context length",
+    "context_length_exceeded",
+)
+# A 400 that means: no such model (LiteLLM: "Invalid model name passed in model=...").
+_MODEL_MARKERS = (
+    "invalid model name",
+    "model not found",
+    "model_not_found",
+    "does not exist",
+    "no such model",
+    "unknown model",
+    "not found",
+    "not a valid model",
+    "invalid model identifier",
+    "no models loaded",
+)
+# A 400 that means: the key is wrong (LiteLLM without a database: "No connected db.").
+_AUTH_MARKERS = (
+    "no connected db",
+    "invalid api key",
+    "invalid_api_key",
+    "incorrect api key",
+    "api key not valid",
+    "authentication",
+    "unauthorized",
+)
 
 
 def _status_text(exc: openai.APIStatusError) -> str:
@@ -51,22 +96,53 @@ def _status_text(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict):
         parts.extend(str(value) for value in body.values())
+    elif body is not None:
+        parts.append(str(body))
     return " ".join(parts).lower()
 
 
+def _has(text: str, markers: tuple[str, ...]) -> bool:
+    return any(marker in text for marker in markers)
+
+
 def _by_status(status: int, text: str) -> ErrorKind:
-    if status == 402 or (status == 429 and any(m in text for m in _QUOTA_MARKERS)):
+    if status == 402 or (400 <= status < 500 and _has(text, _QUOTA_MARKERS)):
         return "quota"
     if status == 429:
         return "rate_limit"
     if status >= 500:
-        return "server"
+        return "bad_request" if _has(text, _CONTEXT_MARKERS) else "server"
+    if status in (400, 403, 422) and _has(text, _REFUSAL_MARKERS):
+        return "refused"
     if status in (401, 403):
         return "auth"
     if status == 404:
         return "not_found"
     if status in (400, 422):
-        return "refused" if any(m in text for m in _REFUSAL_MARKERS) else "bad_request"
+        if "model" in text and _has(text, _MODEL_MARKERS):
+            return "not_found"
+        if _has(text, _AUTH_MARKERS):
+            return "auth"
+        return "bad_request"
+    return "other"
+
+
+def _by_text(text: str) -> ErrorKind:
+    """The kind of an error object without a usable status (inside a stream or a 200)."""
+    if _has(text, _QUOTA_MARKERS):
+        return "quota"
+    if _has(text, _REFUSAL_MARKERS):
+        return "refused"
+    if "model" in text and _has(text, _MODEL_MARKERS):
+        return "not_found"
+    if _has(text, _AUTH_MARKERS):
+        return "auth"
+    if "rate limit" in text or "rate_limit" in text:
+        return "rate_limit"
+    if _has(text, _CONTEXT_MARKERS):
+        return "bad_request"
+    if "server_error" in text or "internal" in text or "overloaded" in text:
+        return "server"
     return "other"
 
 
@@ -84,7 +160,8 @@ def classify(exc: BaseException) -> ErrorKind:
         # (httpx errors reach us unwrapped while a stream's body is read.)
         return "connection"
     if isinstance(exc, StreamError):
-        return _by_status(exc.status, f"{exc} {exc.code}".lower()) if exc.status else "server"
+        text = f"{exc} {exc.code}".lower()
+        return _by_status(exc.status, text) if exc.status else _by_text(text)
     if isinstance(exc, openai.ContentFilterFinishReasonError):
         return "refused"
     if isinstance(exc, openai.APIStatusError):

@@ -8,7 +8,7 @@
     │       │   ├── DeadlineExceeded    the wall-clock deadline of one call ran out
     │       │   ├── ReasoningOnly       reasoning but no content (or cut off by max_tokens)
     │       │   ├── BrokenReply         the reply is no chat completion, or its stream broke off
-    │       │   └── StreamError         the server reported an error inside a stream
+    │       │   └── StreamError         the server sent an error object (in a stream or a 200)
     │       ├── CallError           one call failed, classified once: ``kind``, ``retry_after_s``
     │       │   ├── JudgeCallError      a call of the judge
     │       │   └── ModelCallError      a call of an evaluated model
@@ -71,7 +71,8 @@ class BrokenReply(CallFailed):
 
 
 class StreamError(CallFailed):
-    """The server sent an error object inside a stream (e.g. OpenRouter's mid-stream errors)."""
+    """The server sent an error object instead of a reply: inside a stream (OpenRouter's
+    mid-stream errors, vLLM's generation errors) or as a 200 body (LM Studio)."""
 
     def __init__(self, message: str, *, status: int | None = None, code: str = "") -> None:
         super().__init__(message)

@@ -15,7 +15,7 @@ from touchstone.cli.app import app
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.judge.cache import cache_stats, clear_cache, default_cache_path
-from touchstone.limits import check_port
+from touchstone.limits import check_count, check_port
 
 
 @app.command()
@@ -47,14 +47,22 @@ def gui(
 def sim(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port")] = 8765,
+    capacity: Annotated[
+        int | None,
+        typer.Option(
+            "--capacity", help="Höchstens so viele Aufrufe gleichzeitig, sonst 429 (Rate-Limit)."
+        ),
+    ] = None,
 ) -> None:
     """Startet den Simulator: einen OpenAI-kompatiblen Server mit simulierten Modellen."""
     from touchstone.sim import MODELS, SimServer
 
     with handled():
         check_port("--port", port)
+        if capacity is not None:
+            check_count("--capacity", capacity, 1, 10_000)
         try:
-            server = SimServer(host, port)
+            server = SimServer(host, port, capacity=capacity)
         except OSError as exc:
             raise InputError(f"Simulator kann {host}:{port} nicht belegen: {exc}") from exc
         stdout.print(f"touchstone-Simulator (simulierte Modelle) auf {server.base_url}")

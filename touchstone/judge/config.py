@@ -41,6 +41,14 @@ class JudgeEndpoint:
 
 
 @dataclass(config=ConfigDict(extra="forbid"))
+class PricePerMillion:
+    """What a million tokens cost (in any currency; touchstone only multiplies)."""
+
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
+
+
+@dataclass(config=ConfigDict(extra="forbid"))
 class JudgeConfig:
     endpoint: JudgeEndpoint
     model: str = Field(min_length=1)
@@ -53,6 +61,7 @@ class JudgeConfig:
     concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     stream: bool = True
+    price_per_million: PricePerMillion | None = None
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
         """The backend this config describes (``model`` overrides the configured one)."""

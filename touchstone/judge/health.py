@@ -20,6 +20,12 @@ class JudgeHealth:
     unparseable: int = 0
     cells_left: int = 0
     rate_limited: int = 0
+    # Tokens as the server reported them (calls without usage add nothing).
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    # (input, output) price per million tokens, when the judge config names one.
+    price_per_million: tuple[float, float] | None = None
 
     def record(self, done: Done[Any, JudgeReply]) -> None:
         """Count one finished judge call (with the rate-limited attempts before it)."""
@@ -30,6 +36,18 @@ class JudgeHealth:
             return
         self.successes += 1
         self.latencies_s.append(done.latency_s)
+        reply = done.result
+        if reply is not None:
+            self.prompt_tokens += reply.prompt_tokens or 0
+            self.completion_tokens += reply.completion_tokens or 0
+            self.reasoning_tokens += reply.reasoning_tokens or 0
+
+    @property
+    def cost(self) -> float | None:
+        if self.price_per_million is None:
+            return None
+        price_in, price_out = self.price_per_million
+        return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
 
     def percentile(self, share: float) -> float | None:
         if not self.latencies_s:
@@ -50,6 +68,10 @@ class JudgeHealth:
             "latency_median_s": None if median is None else round(median, 3),
             "latency_p95_s": None if p95 is None else round(p95, 3),
             "cells_left": self.cells_left,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cost": None if self.cost is None else round(self.cost, 6),
         }
 
     def summary_de(self) -> str:
@@ -60,8 +82,25 @@ class JudgeHealth:
         p95 = data["latency_p95_s"]
         latency = "–" if median is None else f"Median {median:.2f} s, p95 {p95:.2f} s"
         waits = f"; Rate-Limit abgewartet: {self.rate_limited}-mal" if self.rate_limited else ""
+        tokens = ""
+        if self.prompt_tokens or self.completion_tokens:
+            thinking = (
+                f", davon {_n(self.reasoning_tokens)} Reasoning" if self.reasoning_tokens else ""
+            )
+            tokens = (
+                f"; Tokens: {_n(self.prompt_tokens)} ein, {_n(self.completion_tokens)} aus"
+                f"{thinking}"
+            )
+        cost = self.cost
+        if cost is not None:
+            tokens += f"; Kosten: {cost:.4f}".replace(".", ",")
         return (
             f"Judge-Bilanz: {self.calls} Aufrufe, {self.successes} erfolgreich, "
             f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}{waits}; "
-            f"Latenz: {latency}; offen für einen späteren Lauf: {self.cells_left}."
+            f"Latenz: {latency}{tokens}; offen für einen späteren Lauf: {self.cells_left}."
         )
+
+
+def _n(count: int) -> str:
+    """A count the German way: 12.345."""
+    return f"{count:,}".replace(",", ".")

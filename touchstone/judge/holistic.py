@@ -14,13 +14,13 @@ import operator
 from collections.abc import Sequence
 
 from touchstone.engine import completed
-from touchstone.errors import JudgeAborted, JudgeCallError
-from touchstone.judge.backend import JudgeBackend, JudgeCall, JudgeReply, judge_model_of
+from touchstone.errors import JudgeCallError
+from touchstone.judge.backend import JudgeBackend, JudgeReply, judge_model_of
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE
-from touchstone.judge.health import JudgeHealth
-from touchstone.judge.policy import FATAL_KINDS, fatal_message, keep_better
+from touchstone.judge.policy import FATAL_KINDS, fatal_stop, keep_better
 from touchstone.judge.replies import parse_dimensions_reply
 from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION, judge_system_prompt, scale_line
+from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 
@@ -184,15 +184,10 @@ def input_hash(system: str, user: str) -> str:
 
 
 async def holistic_pass(
-    call: JudgeCall,
+    session: JudgeSession,
     pack: Pack,
     by_pair: dict[Pair, list[Verdict]],
     *,
-    judge_model: str,
-    concurrency: int,
-    budget_s: float | None,
-    max_consecutive_failures: int,
-    health: JudgeHealth,
     previous: dict[Pair, ModelReport] | None = None,
     force: bool = False,
 ) -> list[ModelReport]:
@@ -204,6 +199,7 @@ async def holistic_pass(
     the judge like in the per-answer pass.
     """
     previous = previous or {}
+    judge_model = session.judge.model
     pairs = list(by_pair)
     reports: dict[Pair, ModelReport] = {}
     system = judge_system_prompt(pack)
@@ -223,21 +219,24 @@ async def holistic_pass(
             prompts[pair] = (user, digest)
 
     async def ask(pair: Pair, deadline_s: float | None) -> JudgeReply:
-        return await call(system, prompts[pair][0], deadline_s)
+        return await session.call(system, prompts[pair][0], deadline_s)
 
     streak = 0
-    results = completed(list(prompts), ask, concurrency=concurrency, budget_s=budget_s)
+    results = completed(
+        list(prompts), ask, concurrency=session.concurrency, budget_s=session.budget_s
+    )
     async with contextlib.aclosing(results):
         async for done in results:
-            health.record(done)
+            session.health.record(done)
             pair = done.item
             if done.error is not None:
                 if done.error.kind in FATAL_KINDS:
-                    raise JudgeAborted(fatal_message(done.error, judge_model)) from done.error
+                    raise await session.aborted(fatal_stop(done.error, judge_model))
                 streak += 1
                 why = JUDGE_ERROR_RATIONALE.format(err=done.error)
                 reports[pair] = _degraded(pair, judge_model, why)
-                if max_consecutive_failures > 0 and streak >= max_consecutive_failures:
+                limit = session.max_consecutive_failures
+                if limit > 0 and streak >= limit:
                     break  # the judge failed the holistic calls in a row: spare more deadlines
                 continue
             streak = 0

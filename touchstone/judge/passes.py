@@ -101,7 +101,9 @@ async def judge_cells(
                     by_index[index] = verdict
                     if on_judge_error is not None:
                         on_judge_error(verdict)
-                breaker.failure(done.error)
+                stop = breaker.failure(done.error)
+                if stop is not None:
+                    raise await session.aborted(stop)
                 continue
             assert done.result is not None
             for position, index in enumerate(done.item):
@@ -109,7 +111,10 @@ async def judge_cells(
                 if position == 0:
                     if verdict.unscored:
                         health.unparseable += 1
-                        breaker.unparseable(done.result.text)
+                        stop = breaker.unparseable(done.result.text)
+                        if stop is not None:
+                            settle(index, verdict)
+                            raise await session.aborted(stop)
                     else:
                         breaker.success()
                     if verdict.scored and session.cache is not None:
@@ -214,14 +219,9 @@ async def judge_run(
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
     result.verdicts = ordered
     result.reports = await holistic_pass(
-        session.call,
+        session,
         pack,
         by_pair,
-        judge_model=session.judge.model,
-        concurrency=session.concurrency,
-        budget_s=session.budget_s,
-        max_consecutive_failures=session.max_consecutive_failures,
-        health=session.health,
         previous={(r.model, r.variant): r for r in prior_reports},
         force=rejudge != "none",
     )

@@ -1,14 +1,17 @@
-"""The breaker: after each judge call, is the judge still worth calling? (DESIGN §6, §8)
+"""The breaker: after each judge call, is the judge still worth calling? (DESIGN §6, §8, §11)
 
-- ``auth``, ``not_found``, ``quota``: the judge can never work: ``JudgeAborted`` at once.
+- ``auth``, ``not_found``, ``quota``: the judge can never work: stop at once.
 - ``refused``: a filter rejected one cell's input: data about that cell, not a judge fault.
   It does not count toward the streak (it does count toward the ratio).
 - every other kind counts toward ``max_consecutive_failures`` failures in a row (in
-  completion order); a successful call resets the streak. 0 disables the streak.
+  completion order); a call that came back resets the streak. 0 disables the streak.
 - ``max_failure_ratio``: once ``RATIO_MIN_CALLS`` calls were made and more than that share
-  failed *or came back unreadable*, ``JudgeAborted``. 0 disables it. An unreadable reply
-  (prose instead of the JSON verdict) is no call failure: it does not touch the streak, but a
-  judge answering in prose stops after 20 calls instead of filling a run with unscored cells.
+  failed *or came back unreadable*, stop. 0 disables it. An unreadable reply (prose instead
+  of the JSON verdict) is no call failure: it does not touch the streak, but a judge answering
+  in prose stops after 20 calls instead of filling a run with unscored cells.
+
+The breaker decides (a ``Stop`` with the kind that tripped it); ``advice`` says what to do
+about it, and the judge pass raises ``JudgeAborted`` with both.
 
 And which result stands: ``keep_better`` replaces a scored verdict (or a holistic report with
 scores) only by a scored one, and any verdict never by a judge error, so that a failed or
@@ -17,9 +20,11 @@ unreadable re-judge never downgrades what is there.
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeVar
 
-from touchstone.errors import CallError, ErrorKind, JudgeAborted
+from touchstone.errors import CallError, ErrorKind
 
 # Kinds after which the judge can never work: waiting for the breaker would only burn calls.
 FATAL_KINDS: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
@@ -27,18 +32,22 @@ FATAL_KINDS: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
 CELL_KINDS: frozenset[ErrorKind] = frozenset({"refused"})
 # The failure ratio is only meaningful once this many calls were made.
 RATIO_MIN_CALLS = 20
-ABORT_ADVICE = (
-    "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning (oder schalten Sie das Denken per "
-    "extra_body ab) und starten Sie `touchstone judge` erneut: bereits gespeicherte "
-    "Bewertungen bleiben erhalten, offene Zellen werden dann bewertet."
-)
+
+StopKind = ErrorKind | Literal["unparseable"]
 
 
-UNREADABLE_ADVICE = (
-    "Der Judge antwortet nicht im verlangten JSON-Format. Wählen Sie ein Judge-Modell, das "
-    "Formatvorgaben befolgt; `touchstone judge --rejudge unscored` bewertet die unlesbaren "
-    "Zellen dann erneut."
-)
+def sentence(text: object) -> str:
+    """``text`` ending in exactly one period (error texts may or may not end in one)."""
+    return str(text).rstrip().rstrip(".") + "."
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why the judge run must stop: the message, and the kind of failure that tripped it."""
+
+    message: str
+    kind: StopKind
+    cause: CallError | None = None
 
 
 class Scored(Protocol):
@@ -59,6 +68,17 @@ def keep_better(old: R | None, new: R) -> R:
     return new
 
 
+def fatal_stop(exc: CallError, judge_model: str) -> Stop:
+    """The stop for a failure after which the judge can never answer."""
+    if exc.kind == "auth":
+        what = f"Zugang verweigert – der Judge „{judge_model}“ kann so nie antworten"
+    elif exc.kind == "quota":
+        what = f"Kontingent erschöpft – der Anbieter nimmt für „{judge_model}“ nichts mehr an"
+    else:
+        what = f"Judge-Modell „{judge_model}“ nicht gefunden – der Judge kann so nie antworten"
+    return Stop(f"{what} ({str(exc).rstrip('.')}).", exc.kind, exc)
+
+
 class Breaker:
     """Counts judge calls and decides when the judge run must stop."""
 
@@ -68,64 +88,58 @@ class Breaker:
         self.max_ratio = max_ratio
         self.streak = 0
         self.calls = 0
-        self.failures = 0
         self.unreadable = 0
+        self.failures: Counter[ErrorKind] = Counter()
 
     def success(self) -> None:
         self.calls += 1
         self.streak = 0
 
-    def unparseable(self, reply: str) -> None:
+    def unparseable(self, reply: str) -> Stop | None:
         """A call came back, but its reply is no verdict: counts toward the ratio only."""
         self.calls += 1
         self.streak = 0
         self.unreadable += 1
         excerpt = " ".join(reply.split())[:120]
-        self._check_ratio(f"letzte Antwort: {excerpt!r}. {UNREADABLE_ADVICE}", None)
+        return self._ratio(f"letzte Antwort: {excerpt!r}.", None)
 
-    def failure(self, exc: CallError) -> None:
+    def failure(self, exc: CallError) -> Stop | None:
         self.calls += 1
-        self.failures += 1
+        self.failures[exc.kind] += 1
         if exc.kind in FATAL_KINDS:
-            raise JudgeAborted(fatal_message(exc, self.judge_model)) from exc
+            return fatal_stop(exc, self.judge_model)
         if exc.kind not in CELL_KINDS:
             self.streak += 1
         if self.max_consecutive > 0 and self.streak >= self.max_consecutive:
-            raise JudgeAborted(
-                f"{self.streak} Judge-Aufrufe in Folge fehlgeschlagen; letzter Fehler: {exc}. "
-                f"{ABORT_ADVICE}"
-            ) from exc
-        self._check_ratio(f"letzter Fehler: {exc}. {ABORT_ADVICE}", exc)
+            return Stop(
+                f"{self.streak} Judge-Aufrufe in Folge fehlgeschlagen; letzter Fehler: "
+                f"{sentence(exc)}",
+                exc.kind,
+                exc,
+            )
+        return self._ratio(f"letzter Fehler: {sentence(exc)}", exc)
 
-    def _check_ratio(self, detail: str, cause: BaseException | None) -> None:
-        bad = self.failures + self.unreadable
+    def _ratio(self, detail: str, cause: CallError | None) -> Stop | None:
+        failed = sum(self.failures.values())
+        bad = failed + self.unreadable
         if (
             self.max_ratio <= 0
             or self.calls < RATIO_MIN_CALLS
             or bad / self.calls <= self.max_ratio
         ):
-            return
+            return None
         if not self.unreadable:
             what = f"{bad} von {self.calls} Judge-Aufrufen fehlgeschlagen"
-        elif not self.failures:
+        elif not failed:
             what = f"{bad} von {self.calls} Judge-Antworten unlesbar"
         else:
             what = (
-                f"{bad} von {self.calls} Judge-Aufrufen ohne Bewertung ({self.failures} "
+                f"{bad} von {self.calls} Judge-Aufrufen ohne Bewertung ({failed} "
                 f"fehlgeschlagen, {self.unreadable} unlesbar)"
             )
-        if self.unreadable > self.failures and cause is not None:
-            detail = f"letzter Fehler: {cause}. {UNREADABLE_ADVICE}"
-        raise JudgeAborted(f"{what} (mehr als {self.max_ratio:.0%}); {detail}") from cause
-
-
-def fatal_message(exc: CallError, judge_model: str) -> str:
-    what = (
-        "Zugang verweigert"
-        if exc.kind == "auth"
-        else f"Judge-Modell „{judge_model}“ oder Endpunkt nicht gefunden"
-    )
-    return (
-        f"{what} – der Judge kann so nie antworten ({exc}). Prüfen Sie Endpunkt, "
-        "API-Schlüssel und Modellnamen in der Judge-Konfiguration."
-    )
+        # The advice follows the most frequent cause.
+        common = self.failures.most_common(1)
+        kind: StopKind = "unparseable"
+        if common and common[0][1] > self.unreadable:
+            kind = common[0][0]
+        return Stop(f"{what} (mehr als {self.max_ratio:.0%}); {detail}", kind, cause)

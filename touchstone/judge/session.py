@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from touchstone.errors import JudgeAborted
+from touchstone.judge.advice import advice
 from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller, release
 from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import Judge
 from touchstone.judge.health import JudgeHealth
+from touchstone.judge.policy import Stop
+from touchstone.transport import without_credentials
 
 
 @dataclass
@@ -25,6 +29,21 @@ class JudgeSession:
     max_failure_ratio: float = 0.0
     cache: VerdictCache | None = None
     health: JudgeHealth = field(default_factory=JudgeHealth)
+    # For advice: the endpoint (without credentials) and its model list, when it has one.
+    base_url: str = ""
+    list_models: Callable[[], Awaitable[list[str]]] | None = None
+
+    async def aborted(self, stop: Stop) -> JudgeAborted:
+        """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
+        available: list[str] = []
+        if stop.kind == "not_found" and self.list_models is not None:
+            available = await self.list_models()
+        text = advice(
+            stop.kind, judge_model=self.judge.model, base_url=self.base_url, available=available
+        )
+        error = JudgeAborted(f"{stop.message} {text}")
+        error.__cause__ = stop.cause
+        return error
 
 
 @contextlib.asynccontextmanager
@@ -52,6 +71,8 @@ async def open_session(
             max_failure_ratio=max_failure_ratio,
             cache=cache,
             health=health or JudgeHealth(),
+            base_url=without_credentials(str(getattr(backend, "base_url", "") or "")),
+            list_models=getattr(backend, "model_ids", None),
         )
     finally:
         executor.shutdown(wait=False, cancel_futures=True)

@@ -18,6 +18,10 @@ Faults:
     sim-reasoning   reasoning only, empty content (finish_reason "length" when max_tokens set)
     sim-garbage     prose without any JSON
     sim-500, sim-429, sim-401, sim-403   that HTTP status
+    sim-quota, sim-402   quota exhausted: 429 insufficient_quota, 402 (OpenRouter's credits)
+    sim-proxy-filter, sim-proxy-unknown-model, sim-proxy-no-db
+                    a content filter, a misspelt model and a wrong key as a LiteLLM proxy
+                    reports them: each a 400 with code "400"
     sim-filter      400 with a content-filter error (the input was refused)
     sim-flaky       alternates: 500 on every other call, a good judge otherwise
     sim-plaintext   a good judge that labels its JSON as text/plain (seen in the wild)
@@ -29,6 +33,10 @@ Faults:
                     finish_reason, no [DONE]); a body shorter than its Content-Length
     sim-nochoices   a chat completion (or stream) without a single choice
     any other name  404 model_not_found
+
+``SimServer(capacity=N)`` (``touchstone sim --capacity N``) takes at most N generations at
+once and answers 429 with ``Retry-After``/``retry-after-ms`` to the rest, like a rate-limited
+provider.
 """
 
 from touchstone.sim.catalogue import ANSWERERS, MODELS

@@ -28,6 +28,11 @@ FAULTS = (
     "sim-runaway",
     "sim-cutoff",
     "sim-nochoices",
+    "sim-quota",
+    "sim-402",
+    "sim-proxy-filter",
+    "sim-proxy-unknown-model",
+    "sim-proxy-no-db",
 )
 MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
 
@@ -44,6 +49,30 @@ STATUS_FAULTS: dict[str, tuple[int, str, str, str]] = {
         "content_filter",
         "invalid_request_error",
     ),
+    "sim-quota": (
+        429,
+        "You exceeded your current quota, please check your plan and billing details (simulated).",
+        "insufficient_quota",
+        "insufficient_quota",
+    ),
+    "sim-402": (402, "Insufficient credits (simulated).", "402", "payment_required"),
+    # What a LiteLLM proxy makes of upstream errors: everything a 400 with code "400".
+    "sim-proxy-filter": (
+        400,
+        "litellm.BadRequestError: OpenAIException - The response was filtered due to the "
+        "prompt triggering Azure OpenAI's content management policy. Please modify your "
+        "prompt and retry. (simulated)",
+        "400",
+        "None",
+    ),
+    "sim-proxy-unknown-model": (
+        400,
+        "Invalid model name passed in model=sim-proxy-unknown-model. Call `/v1/models` to "
+        "view available models for your key. (simulated)",
+        "400",
+        "None",
+    ),
+    "sim-proxy-no-db": (400, "No connected db. (simulated)", "400", "None"),
 }
 UNKNOWN_STREAM_OPTIONS = (
     400,

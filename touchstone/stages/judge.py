@@ -109,6 +109,9 @@ def _judge_loaded(
     landed: dict[VerdictKey, Verdict] = {}
     errors: list[Verdict] = []
     health = JudgeHealth()
+    price = judge_config.price_per_million
+    if price is not None:
+        health.price_per_million = (price.input, price.output)
     try:
         with run.verdict_appender() as appender:
 

@@ -103,6 +103,8 @@ def reply_from_json(data: object, latency_s: float) -> ChatReply:
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
+        if isinstance(data, dict) and data.get("error"):
+            raise _stream_error(data["error"])
         raise BrokenReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
     content = message.get("content")
     prompt_tokens, completion_tokens, reasoning_tokens = _usage(data)
@@ -140,6 +142,14 @@ class StreamReader:
             self._dispatch()
         elif line.startswith("data:"):
             self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif line.startswith("error:"):
+            # Older llama.cpp servers report an error in a field of its own.
+            payload = line[6:].strip()
+            try:
+                error = json.loads(payload)
+            except ValueError:
+                error = payload
+            raise _stream_error(error)
         # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
 
     def _dispatch(self) -> None:
@@ -203,10 +213,11 @@ class StreamReader:
 
 def _stream_error(error: object) -> StreamError:
     if not isinstance(error, dict):
-        return StreamError(_excerpt(error))
+        return StreamError(_excerpt(error) or "unbekannter Fehler")
     raw_code = error.get("code")
     status = raw_code if isinstance(raw_code, int) and not isinstance(raw_code, bool) else None
     if status is None and isinstance(raw_code, str) and raw_code.isdigit():
         status = int(raw_code)
     message = _excerpt(error.get("message") or error)
-    return StreamError(message, status=status, code=str(raw_code or error.get("type") or ""))
+    kind_words = " ".join(str(error.get(k) or "") for k in ("type", "code"))
+    return StreamError(message, status=status, code=kind_words.strip())

@@ -1,0 +1,87 @@
+"""What to do when the judge stopped: advice that fits the cause (DESIGN §12).
+
+A wrong key needs another key, not another model; a misspelt model a name the endpoint
+knows (asked with ``GET /models``: "Meinten Sie …?"); a dead endpoint a running server at the
+named base URL. Only a timeout or a reply of reasoning alone points to a thinking judge.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from touchstone.judge.policy import StopKind
+
+RESUME = (
+    "Bereits gespeicherte Bewertungen bleiben erhalten; ein erneutes `touchstone judge` "
+    "bewertet die offenen Zellen."
+)
+THINKING = (
+    "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning (oder schalten Sie das Denken per "
+    "extra_body ab, README: „When a judge model runs away“) und starten Sie `touchstone judge` "
+    f"erneut. {RESUME}"
+)
+
+
+def suggestions(model: str, available: Sequence[str]) -> str:
+    """ "Meinten Sie …?" from the names an endpoint lists, or what it offers at all."""
+    if not available:
+        return ""
+    close = difflib.get_close_matches(model, available, n=3, cutoff=0.5)
+    if close:
+        return "Meinten Sie " + " oder ".join(f"„{name}“" for name in close) + "?"
+    shown = ", ".join(sorted(available)[:12])
+    more = f" (und {len(available) - 12} weitere)" if len(available) > 12 else ""
+    return f"Der Endpunkt bietet: {shown}{more}."
+
+
+def advice(
+    kind: StopKind, *, judge_model: str, base_url: str, available: Sequence[str] = ()
+) -> str:
+    """The German advice for a judge stopped by ``kind``."""
+    if kind == "auth":
+        return (
+            "Prüfen Sie den API-Schlüssel: `endpoint.api_key` oder besser `endpoint.api_key_env` "
+            "(der Name einer Umgebungsvariablen) in der Judge-Konfiguration. (Ein LiteLLM-Proxy "
+            "ohne Datenbank meldet einen falschen Schlüssel als 400 „No connected db.“.)"
+        )
+    if kind == "not_found":
+        hint = suggestions(judge_model, available)
+        return (
+            f"Prüfen Sie den Modellnamen (`model` in der Judge-Konfiguration oder --model)"
+            f"{': ' + hint if hint else '.'} {RESUME}"
+        )
+    if kind == "quota":
+        return (
+            "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent; "
+            f"der Run lässt sich dann fortsetzen. {RESUME}"
+        )
+    if kind == "connection":
+        return (
+            f"Läuft der Server unter {base_url or '(ohne base_url)'}? Prüfen Sie "
+            f"`endpoint.base_url` in der Judge-Konfiguration und ob er erreichbar ist. {RESUME}"
+        )
+    if kind == "rate_limit":
+        return (
+            "Der Server drosselt (429) länger, als die Frist erlaubt: senken Sie `concurrency` "
+            f"(oder --concurrency) oder erhöhen Sie `call_timeout_s`. {RESUME}"
+        )
+    if kind == "server":
+        return f"Der Server meldet Fehler (5xx); sein Log sagt, warum. {RESUME}"
+    if kind == "bad_request":
+        return (
+            "Der Server lehnt die Anfrage ab (400/422): prüfen Sie `max_tokens`, `temperature` "
+            f"und `extra_body` in der Judge-Konfiguration. {RESUME}"
+        )
+    if kind == "refused":
+        return (
+            "Ein Inhaltsfilter des Anbieters lehnt die Eingaben ab; ein anderes Judge-Modell "
+            f"oder ein anderer Endpunkt kann sie bewerten. {RESUME}"
+        )
+    if kind == "unparseable":
+        return (
+            "Der Judge antwortet nicht im verlangten JSON-Format. Wählen Sie ein Judge-Modell, "
+            "das Formatvorgaben befolgt; `touchstone judge --rejudge unscored` bewertet die "
+            "unlesbaren Zellen dann erneut."
+        )
+    return THINKING  # timeout, reasoning_only, other
