@@ -1,5 +1,6 @@
 """The CLI as a user (or the GUI) starts it: exit codes, messages, what stays on disk."""
 
+import csv
 import json
 import time
 from pathlib import Path
@@ -101,11 +102,19 @@ def test_report_is_self_contained_and_marks_flags(
     result = run_cli("report", str(answered_run), cwd=tmp_path)
     assert_clean_failure(result, 0)
     html = (answered_run / "report.html").read_text(encoding="utf-8")
-    assert "<svg" in html and "Kategorien × Modelle" in html and "Gesamtbewertung" in html
+    assert "Kategorien × Modelle" in html and "Gesamtbewertung" in html
+    assert "bar-err" in html and "Zeile − Spalte" in html and " ±" in html  # intervals, matrix
+    assert "Was sind 19 % von 100 €?" in html and "falsche Zahl" in html  # prompt and rubric
     assert 'src="http' not in html and 'href="http' not in html and "<script" not in html
     assert html.count("Simulierter Judge: Qualitätsstufe") >= 12
     assert "sim-schwach" in html and "sim-gut" in html
     assert str(answered_run / "report.html") in result.stdout
+    card = json.loads((answered_run / "scorecard.json").read_text(encoding="utf-8"))
+    assert [row["model"] for row in card["rows"]][0] == "sim-gut"
+    assert all(row["ci_low"] <= row["mean"] <= row["ci_high"] for row in card["rows"])
+    with (answered_run / "verdicts.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 12 and all(row["answer"].startswith("Simulierte Antwort") for row in rows)
 
 
 def test_run_exits_1_when_cells_are_left(

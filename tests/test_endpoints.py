@@ -190,3 +190,23 @@ def test_tokens_per_verdict_totals_and_cost(
     expected = (health["prompt_tokens"] * 2.5 + health["completion_tokens"] * 10) / 1e6
     assert health["cost"] == pytest.approx(expected, abs=1e-6)
     assert "Kosten: " in result.stdout and "Tokens: " in result.stdout
+
+
+def test_retry_after_is_read_under_every_name_a_server_or_proxy_uses() -> None:
+    import httpx2
+    import openai
+
+    from touchstone.classify import retry_after_s
+
+    def error(headers: dict[str, str]) -> openai.RateLimitError:
+        request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+        response = httpx2.Response(429, headers=headers, request=request)
+        return openai.RateLimitError("429", response=response, body=None)
+
+    assert retry_after_s(error({"retry-after-ms": "250"})) == 0.25
+    assert retry_after_s(error({"retry-after": "3"})) == 3
+    # LiteLLM renames the upstream's headers.
+    assert retry_after_s(error({"llm_provider-retry-after-ms": "3000"})) == 3
+    assert retry_after_s(error({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})) is None
+    assert retry_after_s(error({"retry-after": "-4"})) is None
+    assert retry_after_s(error({})) is None

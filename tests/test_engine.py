@@ -141,3 +141,18 @@ def test_run_blocking_works_inside_a_running_loop() -> None:
         return run_blocking(inner())
 
     assert asyncio.run(outer()) == 7
+
+
+def test_a_deadline_used_up_by_rate_limit_waits_is_reported_as_the_rate_limit() -> None:
+    tries = 0
+
+    async def call(item: int, deadline_s: float | None) -> str:
+        nonlocal tries
+        tries += 1
+        if tries == 1:
+            raise CallError("RateLimitError: 429", kind="rate_limit", retry_after_s=0.2)
+        raise CallError("DeadlineExceeded: Frist", kind="timeout")
+
+    (done,) = collect([1], call, budget_s=0.5)
+    assert done.error is not None and done.error.kind == "rate_limit"
+    assert str(done.error) == "RateLimitError: 429"

@@ -179,7 +179,14 @@ def retry_after_s(exc: BaseException) -> float | None:
     if not isinstance(exc, openai.APIStatusError):
         return None
     headers: Any = exc.response.headers
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+    # A LiteLLM proxy passes the upstream's wait on under names of its own.
+    names = (
+        ("retry-after-ms", 1000.0),
+        ("retry-after", 1.0),
+        ("llm_provider-retry-after-ms", 1000.0),
+        ("llm_provider-retry-after", 1.0),
+    )
+    for name, divisor in names:
         value = headers.get(name)
         if value is None:
             continue

@@ -87,6 +87,7 @@ class _Cell(Generic[T]):
     item: T = field(compare=False)
     spent_s: float = field(default=0.0, compare=False)
     rate_limited: int = field(default=0, compare=False)
+    last_rate_limit: CallError | None = field(default=None, compare=False)
 
 
 def _wait_after(error: CallError, tries: int) -> float:
@@ -164,6 +165,10 @@ async def completed(
                     continue
                 if not isinstance(error, CallError):
                     raise error
+                if error.kind == "timeout" and cell.last_rate_limit is not None:
+                    # The waits the server asked for used up the deadline: the cause is the
+                    # rate limit, and that is what the advice must speak of.
+                    error = cell.last_rate_limit
                 if error.kind == "rate_limit":
                     wait = _wait_after(error, cell.rate_limited + 1)
                     spent = cell.spent_s + elapsed + wait
@@ -176,6 +181,7 @@ async def completed(
                         limit.rate_limited()
                         cell.spent_s = spent
                         cell.rate_limited += 1
+                        cell.last_rate_limit = error
                         cell.ready_at = clock() + wait
                         heapq.heappush(parked, cell)
                         continue

@@ -58,7 +58,9 @@ class DeadlineExceeded(CallFailed):
     """The hard wall-clock deadline of a call (retries included) ran out."""
 
     def __init__(self, seconds: float) -> None:
-        super().__init__(f"keine vollständige Antwort innerhalb der Frist von {seconds:g} s")
+        super().__init__(
+            f"keine vollständige Antwort innerhalb der Frist von {round(seconds, 1):g} s"
+        )
         self.seconds = seconds
 
 

@@ -1,23 +1,36 @@
 """``report.html``: one self-contained page (inline CSS and SVG, no script, no CDN).
 
 Rendered from ``templates/report.html`` (Jinja2, autoescape on), which shares the scorecard
-markup with the GUI. It holds the charts (mean per model/variant, category × model heatmap,
-dimension scores), the scorecard and every verdict with its rationale and the answer it judged.
+markup with the GUI. It holds the ranked means with their 95 % intervals as error bars, the
+scorecard, the comparison matrix, categories and dimensions, and per prompt its text, rubric
+and answers with their verdicts. At scale it stays readable and small: per prompt and
+(model, variant) it shows at most ``ANSWERS_PER_ROW`` repeats, and says where the rest is
+(``verdicts.csv``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
-from touchstone.pack import Pack
-from touchstone.results import UNSCORED_REASONS, EvalResponse, ModelReport, Verdict
-from touchstone.scorecard import build_scorecard, fmt, unscored_text
+from touchstone.pack import Pack, Prompt
+from touchstone.results import UNSCORED_REASONS, EvalResponse, ModelReport, Verdict, VerdictKey
+from touchstone.scorecard import Scorecard, build_scorecard, fmt, unscored_text
+from touchstone.scorecard.build import ScoreRow, fmt_interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+ANSWERS_PER_ROW = 2
+ANSWER_CHARS = 4000
+
+
+def speed_text(row: ScoreRow) -> str:
+    if row.latency_median_s is None:
+        return "–"
+    rate = f", {row.tokens_per_s:.0f} Tok/s" if row.tokens_per_s else ""
+    return f"{row.latency_median_s:.1f} s{rate}"
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
@@ -30,7 +43,13 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         autoescape=True,
         undefined=jinja2.StrictUndefined if strict else jinja2.Undefined,
     )
-    env.globals.update(fmt=fmt, unscored_text=unscored_text, reasons=UNSCORED_REASONS)
+    env.globals.update(
+        fmt=fmt,
+        fmt_interval=fmt_interval,
+        unscored_text=unscored_text,
+        speed_text=speed_text,
+        reasons=UNSCORED_REASONS,
+    )
     return env
 
 
@@ -48,29 +67,74 @@ def heat_color(value: float | None, low: float, high: float) -> str:
 @dataclass
 class _Bar:
     label: str
-    value: float | None
-    y: int
-    length: float
-    color: str
+    text: str
+    # Positions on the scale in percent of the track; None without a mean.
+    mean: float | None = None
+    low: float = 0.0
+    high: float = 0.0
+    color: str = "#eceff1"
 
 
 @dataclass
-class _Chart:
-    bars: list[_Bar]
-    label_w: int = 260
-    bar_w: int = 520
+class MeansChart:
+    """The means chart: a bar per row (best first), its 95 % interval as an error bar."""
 
-    @property
-    def width(self) -> int:
-        return self.label_w + self.bar_w + 60
+    bars: list[_Bar] = field(default_factory=list)
+    ticks: list[str] = field(default_factory=list)
 
-    @property
-    def height(self) -> int:
-        return 26 * len(self.bars) + 30
+    @classmethod
+    def of(cls, card: Scorecard, low: float, high: float) -> MeansChart:
+        chart = cls()
 
-    @property
-    def axis_y(self) -> int:
-        return 10 + len(self.bars) * 26 + 14
+        def percent(value: float) -> float:
+            return round(_share(value, low, high) * 100, 2)
+
+        for row in card.rows:
+            rank = f"{row.rank}. " if row.rank is not None else ""
+            bar = _Bar(f"{rank}{row.model} · {row.variant}", fmt_interval(row.interval))
+            if row.interval is not None:
+                bar.mean = percent(row.interval.mean)
+                bar.low, bar.high = percent(row.interval.low), percent(row.interval.high)
+                bar.color = heat_color(row.interval.mean, low, high)
+            chart.bars.append(bar)
+        steps = int(high - low) if float(high - low).is_integer() and high - low <= 10 else 4
+        chart.ticks = [f"{low + (high - low) * step / steps:g}" for step in range(steps + 1)]
+        return chart
+
+
+@dataclass
+class _PromptSection:
+    prompt: Prompt
+    category_title: str
+    rows: list[tuple[Verdict, EvalResponse | None]]
+    hidden: int
+
+
+def _prompt_sections(
+    pack: Pack, verdicts: Sequence[Verdict], answers: dict[VerdictKey, EvalResponse]
+) -> tuple[list[_PromptSection], int]:
+    """Per prompt its verdicts (at most ``ANSWERS_PER_ROW`` repeats per model/variant)."""
+    by_prompt: dict[str, list[Verdict]] = {}
+    for verdict in verdicts:
+        by_prompt.setdefault(verdict.prompt_id, []).append(verdict)
+    sections = []
+    hidden_total = 0
+    for category, prompt in pack.all_prompts():
+        shown: list[tuple[Verdict, EvalResponse | None]] = []
+        per_row: dict[tuple[str, str], int] = {}
+        hidden = 0
+        mine = sorted(by_prompt.get(prompt.id, []), key=lambda v: (v.model, v.variant, v.repeat))
+        for verdict in mine:
+            pair = (verdict.model, verdict.variant)
+            if per_row.get(pair, 0) >= ANSWERS_PER_ROW:
+                hidden += 1
+                continue
+            per_row[pair] = per_row.get(pair, 0) + 1
+            shown.append((verdict, answers.get(verdict.key)))
+        if mine:
+            sections.append(_PromptSection(prompt, category.title, shown, hidden))
+        hidden_total += hidden
+    return sections, hidden_total
 
 
 def render_report(
@@ -81,21 +145,10 @@ def render_report(
     verdicts: Sequence[Verdict],
     reports: Sequence[ModelReport],
     created_at: str = "",
+    card: Scorecard | None = None,
 ) -> str:
-    card = build_scorecard(responses, verdicts, reports)
+    card = card or build_scorecard(responses, verdicts, reports)
     low, high = float(pack.scale.min), float(pack.scale.max)
-    chart = _Chart(
-        [
-            _Bar(
-                f"{r.model} · {r.variant}",
-                r.mean,
-                10 + index * 26,
-                0.0 if r.mean is None else _share(r.mean, low, high) * 520,
-                heat_color(r.mean, low, high),
-            )
-            for index, r in enumerate(card.rows)
-        ]
-    )
     notices = []
     if card.mixed_judges:
         notices.append(
@@ -110,6 +163,8 @@ def render_report(
         )
     titles = {c.id: c.title for c in pack.categories}
     dim_titles = {d.id: d.title for d in pack.dimensions}
+    answers = {r.key: r for r in responses}
+    sections, hidden = _prompt_sections(pack, verdicts, answers)
     template = template_environment(strict=True).get_template("report.html")
     return template.render(
         run_name=run_name,
@@ -117,22 +172,14 @@ def render_report(
         created_at=created_at,
         card=card,
         titles=titles,
+        dim_titles=dim_titles,
         notices=notices,
-        chart=chart,
-        low=low,
-        high=high,
+        chart=MeansChart.of(card, low, high),
         heat=lambda value: heat_color(value, low, high),
-        category_columns=[(c, titles.get(c, c)) for c in card.categories],
-        category_values={
-            (r.model, r.variant, c): r.category_means.get(c)
-            for r in card.rows
-            for c in card.categories
-        },
-        dimension_columns=[(d, dim_titles.get(d, d)) for d in card.dimensions],
-        dimension_values={
-            (r.model, r.variant, d): r.dim_scores.get(d) for r in card.rows for d in card.dimensions
-        },
         dim_errors=[f"{r.model} · {r.variant}: {r.dim_error}" for r in card.rows if r.dim_error],
-        verdicts=verdicts,
-        answers={r.key: r for r in responses},
+        sections=sections,
+        hidden=hidden,
+        total_verdicts=len(verdicts),
+        answer_chars=ANSWER_CHARS,
+        answers_per_row=ANSWERS_PER_ROW,
     )

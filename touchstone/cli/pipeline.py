@@ -21,6 +21,7 @@ from touchstone.cli.ui import (
 from touchstone.events import fan_out
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
+from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 
 
 class RejudgeChoice(enum.StrEnum):
@@ -123,10 +124,14 @@ def judge(
 
 @app.command()
 def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) -> None:
-    """Schreibt report.html (eigenständig, offline lesbar) und zeigt die Scorecard."""
+    """Schreibt report.html (eigenständig, offline lesbar), scorecard.json und verdicts.csv."""
     with handled():
         view = load_run(run_dir)
         path = write_report(view)
         show_warnings(view.run_dir.warnings)
         stdout.print(render_run_scorecard(view.pack, view.responses, view.verdicts, view.reports))
         stdout.print(f"Bericht: {path}")
+        stdout.print(
+            f"Daten: {path.with_name(SCORECARD_JSON)} (Scorecard), "
+            f"{path.with_name(VERDICTS_CSV)} (alle Bewertungen mit Antworten)"
+        )

@@ -6,11 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.pack import Pack
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict
+from touchstone.scorecard import build_scorecard
 from touchstone.stages.manifest import pack_of_run
-from touchstone.store import REPORT_HTML, RunDir, atomic_write_text
+from touchstone.store import REPORT_HTML, SCORECARD_JSON, VERDICTS_CSV, RunDir, atomic_write_text
+from touchstone.store.files import atomic_write
 
 
 @dataclass
@@ -41,6 +44,8 @@ def load_run(run_path: str | Path) -> RunView:
 
 
 def write_report(view: RunView) -> Path:
+    """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``."""
+    card = build_scorecard(view.responses, view.verdicts, view.reports)
     html = render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
@@ -48,7 +53,11 @@ def write_report(view: RunView) -> Path:
         verdicts=view.verdicts,
         reports=view.reports,
         created_at=str(view.manifest.get("created_at", "")),
+        card=card,
     )
+    atomic_write_text(view.run_dir.file(SCORECARD_JSON), scorecard_json(card))
+    lines = verdict_csv_lines(view.verdicts, view.responses)
+    atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))
     path = view.run_dir.file(REPORT_HTML)
     atomic_write_text(path, html)
     return path

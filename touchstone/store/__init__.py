@@ -13,6 +13,8 @@ from touchstone.store.rundir import (
     REPORT_HTML,
     REPORTS,
     RESPONSES,
+    SCORECARD_JSON,
+    VERDICTS_CSV,
     RunDir,
 )
 
@@ -23,6 +25,8 @@ __all__ = [
     "REPORTS",
     "REPORT_HTML",
     "RESPONSES",
+    "SCORECARD_JSON",
+    "VERDICTS_CSV",
     "RunDir",
     "atomic_write_text",
 ]

@@ -53,6 +53,8 @@ RESPONSES = "responses.jsonl"
 JUDGEMENTS = "judgements.jsonl"
 REPORTS = "reports.json"
 REPORT_HTML = "report.html"
+SCORECARD_JSON = "scorecard.json"
+VERDICTS_CSV = "verdicts.csv"
 LOCK = ".lock"
 LOCK_HOLDER = ".lock.holder"
 

@@ -1,0 +1,64 @@
+"""Intervals that say what is a difference and what is noise (DESIGN §13)."""
+
+import random
+
+import pytest
+
+from touchstone.stats import Cluster, _t_quantile, mean_interval, paired_difference
+
+
+@pytest.mark.parametrize(
+    ("p", "df", "expected"), [(0.975, 1, 12.706), (0.975, 4, 2.776), (0.975, 26, 2.056)]
+)
+def test_t_quantiles_match_the_tables(p: float, df: int, expected: float) -> None:
+    assert _t_quantile(p, df) == pytest.approx(expected, abs=1e-3)
+
+
+def test_the_interval_holds_the_mean_and_is_the_same_every_time() -> None:
+    clusters = [Cluster(s * 3, 3) for s in (5, 4, 4, 3, 5, 2, 4, 5, 3, 4)]
+    first = mean_interval(clusters)
+    assert first is not None and first.low < first.mean < first.high
+    assert first.mean == pytest.approx(3.9)
+    assert mean_interval(list(clusters)) == first  # fixed seed: the same run, the same numbers
+    assert mean_interval([]) is None
+    one = mean_interval([Cluster(8, 2)])
+    assert one is not None and (one.low, one.mean, one.high) == (4, 4, 4)
+
+
+def test_repeats_make_a_prompt_count_once_in_the_resampling() -> None:
+    # Ten prompts with one repeat each and with ten identical repeats each: the same spread of
+    # prompts, so (nearly) the same interval; repeats are no new evidence about prompts.
+    scores = [5, 1, 4, 2, 5, 0, 3, 4, 1, 5]
+    single = mean_interval([Cluster(s, 1) for s in scores])
+    tenfold = mean_interval([Cluster(10 * s, 10) for s in scores])
+    assert single is not None and tenfold is not None
+    assert tenfold.half_width == pytest.approx(single.half_width, rel=0.05)
+
+
+def test_coverage_of_the_true_mean_is_near_95_percent() -> None:
+    # A small version of benchmarks/ci_coverage.py: 120 simulated runs of 27 prompts.
+    rng = random.Random(7)
+    true_mean, hits, runs = 3.0, 0, 120
+    for run in range(runs):
+        clusters = []
+        for _ in range(27):
+            centre = true_mean + rng.gauss(0, 1)
+            repeats = [centre + rng.gauss(0, 0.5) for _ in range(2)]
+            clusters.append(Cluster(sum(repeats), 2))
+        interval = mean_interval(clusters, resamples=500, seed=run)
+        assert interval is not None
+        hits += interval.low <= true_mean <= interval.high
+    assert 0.85 <= hits / runs <= 1.0  # coarse: the benchmark measures 93–97 %
+
+
+def test_paired_difference_over_shared_prompts_only() -> None:
+    a = {f"P{i}": Cluster(4 + i % 2, 1) for i in range(12)}
+    b = {f"P{i}": Cluster(3 + i % 2, 1) for i in range(12)}
+    b["extra"] = Cluster(0, 1)  # not scored by a: no part of the comparison
+    diff = paired_difference(a, b)
+    assert diff is not None and diff.n == 12
+    assert (diff.low, diff.mean, diff.high) == (1, 1, 1)  # always exactly one point better
+    noisy = {k: Cluster(c.total + (1 if i % 2 else -1), 1) for i, (k, c) in enumerate(a.items())}
+    tie = paired_difference(noisy, a)
+    assert tie is not None and tie.low < 0 < tie.high
+    assert paired_difference({"x": Cluster(1, 1)}, {"y": Cluster(1, 1)}) is None

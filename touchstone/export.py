@@ -1,0 +1,81 @@
+"""Exports beside ``report.html``: ``scorecard.json`` for scripts and CI gates, and
+``verdicts.csv``, every verdict with its answer (DESIGN §13)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+
+from touchstone.results import EvalResponse, Verdict
+from touchstone.scorecard import Scorecard
+
+CSV_COLUMNS = (
+    "model",
+    "variant",
+    "prompt_id",
+    "category",
+    "repeat",
+    "score",
+    "red_flag",
+    "safety_critical",
+    "unscored",
+    "unscored_reason",
+    "rationale",
+    "judge_model",
+    "cached",
+    "answer",
+    "answer_error",
+    "reasoning_chars",
+    "latency_s",
+    "completion_tokens",
+)
+
+
+def scorecard_json(card: Scorecard) -> str:
+    return json.dumps(card.as_dict(), ensure_ascii=False, indent=2) + "\n"
+
+
+def _csv_text(values: Sequence[object]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    return buffer.getvalue()
+
+
+def _cell(value: object) -> object:
+    # A spreadsheet runs a cell that starts with = + - @ as a formula: quote such text.
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value
+
+
+def verdict_csv_lines(
+    verdicts: Iterable[Verdict], responses: Iterable[EvalResponse]
+) -> Iterator[str]:
+    """``verdicts.csv`` line by line (a header first): it streams, 100k rows never sit whole."""
+    answers = {r.key: r for r in responses}
+    yield _csv_text(CSV_COLUMNS)
+    for v in verdicts:
+        answer = answers.get(v.key)
+        row = (
+            v.model,
+            v.variant,
+            v.prompt_id,
+            v.category,
+            v.repeat,
+            "" if v.unscored else v.score,
+            v.red_flag,
+            v.safety_critical,
+            v.unscored,
+            v.unscored_reason,
+            v.rationale,
+            v.judge_model,
+            v.cached,
+            answer.response_text if answer else "",
+            answer.error if answer else "",
+            answer.reasoning_chars if answer else "",
+            answer.latency_s if answer else "",
+            answer.completion_tokens if answer and answer.completion_tokens else "",
+        )
+        yield _csv_text([_cell(value) for value in row])

@@ -1,0 +1,24 @@
+"""The scorecard: what people choose a model from (DESIGN §3, §13).
+
+    build.py     per (model, variant): counts, means with 95 % intervals (overall and per
+                 category), unscored cells with their reasons, open cells, speed
+    compare.py   pairwise differences with paired intervals; ranks, and groups of rows that
+                 cannot be told apart
+    terminal.py  the rich table the CLI prints
+
+Means exclude unscored verdicts; every unscored cell is counted with its reason. A mean over
+nothing is ``None`` and shown as "–", never as 0.
+"""
+
+from touchstone.scorecard.build import Scorecard, ScoreRow, build_scorecard, fmt, unscored_text
+from touchstone.scorecard.terminal import render_run_scorecard, render_scorecard
+
+__all__ = [
+    "ScoreRow",
+    "Scorecard",
+    "build_scorecard",
+    "fmt",
+    "render_run_scorecard",
+    "render_scorecard",
+    "unscored_text",
+]

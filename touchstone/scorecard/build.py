@@ -1,0 +1,233 @@
+"""Building the scorecard from answers, verdicts and holistic reports."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from touchstone.results import (
+    UNSCORED_REASONS,
+    EvalResponse,
+    ModelReport,
+    Verdict,
+    VerdictKey,
+    cell_key,
+)
+from touchstone.scorecard.compare import Comparison, compare_rows
+from touchstone.stats import Cluster, Interval, mean_interval
+
+Pair = tuple[str, str]
+
+
+def fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def fmt_interval(interval: Interval | None) -> str:
+    """``4.70 ±0.12``: the mean and the half width of its 95 % interval."""
+    if interval is None:
+        return "–"
+    return f"{interval.mean:.2f} ±{interval.half_width:.2f}"
+
+
+@dataclass
+class ScoreRow:
+    model: str
+    variant: str
+    cells: int = 0
+    scored: int = 0
+    interval: Interval | None = None
+    category_intervals: dict[str, Interval | None] = field(default_factory=dict)
+    red_flags: int = 0
+    safety_red_flags: int = 0
+    unscored: Counter[str] = field(default_factory=Counter)
+    open: int = 0
+    dim_scores: dict[str, float] = field(default_factory=dict)
+    dim_error: str = ""
+    judge_models: list[str] = field(default_factory=list)
+    latency_median_s: float | None = None
+    tokens_per_s: float | None = None
+    rank: int | None = None
+    # Per prompt: the scored cells (for comparisons); not part of the JSON.
+    clusters: dict[str, Cluster] = field(default_factory=dict, repr=False)
+
+    @property
+    def pair(self) -> Pair:
+        return (self.model, self.variant)
+
+    @property
+    def mean(self) -> float | None:
+        return None if self.interval is None else self.interval.mean
+
+    @property
+    def category_means(self) -> dict[str, float | None]:
+        return {c: (i.mean if i else None) for c, i in self.category_intervals.items()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row as ``scorecard.json`` has it (DESIGN §13), with the counts beside."""
+        interval = self.interval
+        return {
+            "model": self.model,
+            "variant": self.variant,
+            "n_scored": self.scored,
+            "mean": _round(self.mean),
+            "ci_low": _round(interval.low if interval else None),
+            "ci_high": _round(interval.high if interval else None),
+            "categories": {
+                c: {
+                    "mean": _round(i.mean if i else None),
+                    "ci_low": _round(i.low if i else None),
+                    "ci_high": _round(i.high if i else None),
+                    "n": i.n if i else 0,
+                }
+                for c, i in self.category_intervals.items()
+            },
+            "latency_median_s": _round(self.latency_median_s, 3),
+            "tokens_per_s": _round(self.tokens_per_s, 1),
+            "rank": self.rank,
+            "cells": self.cells,
+            "red_flags": self.red_flags,
+            "safety_red_flags": self.safety_red_flags,
+            "unscored": dict(self.unscored),
+            "open": self.open,
+            "dim_scores": dict(self.dim_scores),
+            "dim_error": self.dim_error,
+            "judge_models": list(self.judge_models),
+        }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+@dataclass
+class Scorecard:
+    rows: list[ScoreRow]
+    categories: list[str]
+    dimensions: list[str]
+    judge_models: list[str]
+    comparisons: list[Comparison] = field(default_factory=list)
+
+    @property
+    def mixed_judges(self) -> bool:
+        return len(self.judge_models) > 1
+
+    def comparison(self, a: Pair, b: Pair) -> Comparison | None:
+        """The comparison of row ``a`` with row ``b`` (``diff`` = a - b), either way round."""
+        for comparison in self.comparisons:
+            if (comparison.a, comparison.b) == (a, b):
+                return comparison
+            if (comparison.a, comparison.b) == (b, a):
+                return comparison.reversed()
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        """``scorecard.json`` (DESIGN §13): rows, comparisons, judge models, and the legend."""
+        return {
+            "rows": [r.as_dict() for r in self.rows],
+            "comparisons": [c.as_dict() for c in self.comparisons],
+            "judge_models": self.judge_models,
+            "categories": self.categories,
+            "dimensions": self.dimensions,
+        }
+
+
+def _speed(
+    latencies: list[float], tokens: int, token_seconds: float
+) -> tuple[float | None, float | None]:
+    median = statistics.median(latencies) if latencies else None
+    rate = tokens / token_seconds if token_seconds > 0 and tokens else None
+    return median, rate
+
+
+def build_scorecard(
+    responses: Iterable[EvalResponse],
+    verdicts: Iterable[Verdict],
+    reports: Iterable[ModelReport] = (),
+) -> Scorecard:
+    rows: dict[Pair, ScoreRow] = {}
+    categories: dict[str, None] = {}
+    answered: set[VerdictKey] = set()
+    latencies: dict[Pair, list[float]] = {}
+    token_totals: Counter[Pair] = Counter()
+    token_seconds: dict[Pair, float] = {}
+    for resp in responses:
+        pair = (resp.model, resp.variant)
+        row = rows.setdefault(pair, ScoreRow(*pair))
+        row.cells += 1
+        categories.setdefault(resp.category)
+        answered.add(cell_key(resp))
+        if resp.ok and resp.latency_s > 0:
+            latencies.setdefault(pair, []).append(resp.latency_s)
+            if resp.completion_tokens:
+                token_totals[pair] += resp.completion_tokens
+                token_seconds[pair] = token_seconds.get(pair, 0.0) + resp.latency_s
+    by_category: dict[tuple[str, str, str], dict[str, Cluster]] = {}
+    judged: Counter[Pair] = Counter()
+    judges: dict[Pair, dict[str, None]] = {}
+    all_judges: dict[str, None] = {}
+    for verdict in verdicts:
+        pair = (verdict.model, verdict.variant)
+        row = rows.setdefault(pair, ScoreRow(*pair))
+        categories.setdefault(verdict.category)
+        if cell_key(verdict) in answered:
+            judged[pair] += 1
+        if verdict.judge_model and not verdict.judge_error:
+            judges.setdefault(pair, {})[verdict.judge_model] = None
+            all_judges[verdict.judge_model] = None
+        if verdict.unscored:
+            row.unscored[verdict.unscored_reason or "unknown"] += 1
+            continue
+        row.scored += 1
+        _add(row.clusters, verdict.prompt_id, verdict.score)
+        _add(
+            by_category.setdefault((*pair, verdict.category), {}), verdict.prompt_id, verdict.score
+        )
+        if verdict.red_flag:
+            row.red_flags += 1
+            if verdict.safety_critical:
+                row.safety_red_flags += 1
+    report_by_pair = {(r.model, r.variant): r for r in reports}
+    dimensions: dict[str, None] = {}
+    for pair, row in rows.items():
+        row.interval = mean_interval(list(row.clusters.values()))
+        row.category_intervals = {
+            c: mean_interval(list(by_category.get((*pair, c), {}).values())) for c in categories
+        }
+        row.open = max(0, row.cells - judged[pair])
+        row.judge_models = list(judges.get(pair, {}))
+        row.latency_median_s, row.tokens_per_s = _speed(
+            latencies.get(pair, []), token_totals[pair], token_seconds.get(pair, 0.0)
+        )
+        report = report_by_pair.get(pair)
+        if report is not None:
+            row.dim_scores = dict(report.dim_scores)
+            row.dim_error = report.dim_rationales.get("_error", "")
+            for dim in report.dim_scores:
+                dimensions.setdefault(dim)
+    ordered, comparisons = compare_rows(list(rows.values()))
+    return Scorecard(
+        rows=ordered,
+        categories=list(categories),
+        dimensions=list(dimensions),
+        judge_models=list(all_judges),
+        comparisons=comparisons,
+    )
+
+
+def _add(clusters: dict[str, Cluster], prompt_id: str, score: float) -> None:
+    old = clusters.get(prompt_id)
+    clusters[prompt_id] = (
+        Cluster(score, 1) if old is None else Cluster(old.total + score, old.count + 1)
+    )
+
+
+def unscored_text(row: ScoreRow) -> str:
+    if not row.unscored:
+        return "0"
+    total = sum(row.unscored.values())
+    parts = [f"{UNSCORED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.unscored.items())]
+    return f"{total} ({', '.join(parts)})"

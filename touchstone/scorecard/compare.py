@@ -1,0 +1,78 @@
+"""Which rows differ: paired comparisons, ranks, and groups that cannot be told apart.
+
+For every two rows, the mean difference over the prompts both scored, with a paired bootstrap
+95 % interval (``stats.paired_difference``); one row is "better" only when the interval
+excludes 0. Rows are ranked by their mean; a row shares the rank of the row above it unless
+the leader of that rank is better than it. So equal ranks mean: not distinguishable from the
+best row of the rank, with this judge, these prompts and these repeats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from touchstone.stats import Interval, paired_difference
+
+if TYPE_CHECKING:
+    from touchstone.scorecard.build import ScoreRow
+
+Pair = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: Pair
+    b: Pair
+    diff: Interval  # of a - b
+
+    @property
+    def better(self) -> Literal["a", "b"] | None:
+        if self.diff.low > 0:
+            return "a"
+        if self.diff.high < 0:
+            return "b"
+        return None
+
+    def reversed(self) -> Comparison:
+        d = self.diff
+        return Comparison(self.b, self.a, Interval(-d.mean, -d.high, -d.low, d.n))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": list(self.a),
+            "b": list(self.b),
+            "diff": round(self.diff.mean, 4),
+            "ci_low": round(self.diff.low, 4),
+            "ci_high": round(self.diff.high, 4),
+            "n_prompts": self.diff.n,
+            "better": self.better,
+        }
+
+
+def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison]]:
+    """Rows ranked (best first, unscored rows last and unranked) and all pairwise comparisons."""
+    ranked = sorted(
+        (r for r in rows if r.interval is not None),
+        key=lambda r: (-r.interval.mean if r.interval else 0.0, r.model, r.variant),
+    )
+    unranked = [r for r in rows if r.interval is None]
+    comparisons: list[Comparison] = []
+    lookup: dict[tuple[Pair, Pair], Comparison] = {}
+    for i, a in enumerate(ranked):
+        for b in ranked[i + 1 :]:
+            diff = paired_difference(a.clusters, b.clusters)
+            if diff is None:
+                continue
+            comparison = Comparison(a.pair, b.pair, diff)
+            comparisons.append(comparison)
+            lookup[(a.pair, b.pair)] = comparison
+    rank = 0
+    leader: ScoreRow | None = None
+    for position, row in enumerate(ranked):
+        found = lookup.get((leader.pair, row.pair)) if leader is not None else None
+        if leader is None or (found is not None and found.better == "a") or found is None:
+            rank = position + 1
+            leader = row
+        row.rank = rank
+    return ranked + unranked, comparisons

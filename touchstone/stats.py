@@ -1,0 +1,175 @@
+"""Confidence intervals by bootstrap, over prompts (DESIGN §13). Pure Python, deterministic.
+
+A model's score on a pack is a mean over prompts that are a sample of the work it will meet:
+the uncertainty that matters is which prompts happened to be in the pack, so the bootstrap
+resamples *prompts*, each with all its scored repeats (a cluster bootstrap). The seed is fixed:
+the same run gives the same intervals.
+
+With few prompts a plain percentile interval is too narrow (it covers ~90 % instead of 95 %),
+so the percentiles are widened as Hesterberg's "expanded percentile" interval does: the tail
+probability is taken from a t distribution with n - 1 degrees of freedom, scaled by
+sqrt(n / (n - 1)). ``benchmarks/ci_coverage.py`` checks the coverage.
+
+Paired comparison of two rows: per prompt both scored, the difference of the two prompt means;
+the same bootstrap over those prompts; "better" only when the interval excludes 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+RESAMPLES = 2000
+SEED = 20261130
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    mean: float
+    low: float
+    high: float
+    n: int  # prompts
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One prompt's scored cells: their sum and count."""
+
+    total: float
+    count: int
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count
+
+
+def _t_quantile(p: float, df: int) -> float:
+    """The p-quantile of Student's t with ``df`` degrees of freedom (bisection on its CDF)."""
+    if df <= 0:
+        return math.inf
+    low, high = -1000.0, 1000.0
+    for _ in range(80):
+        mid = (low + high) / 2
+        if _t_cdf(mid, df) < p:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+def _t_cdf(x: float, df: int) -> float:
+    # Via the regularized incomplete beta function: I_{df/(df+x^2)}(df/2, 1/2).
+    ib = _betainc(df / 2, 0.5, df / (df + x * x))
+    return 1 - ib / 2 if x >= 0 else ib / 2
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta I_x(a, b), continued fraction (Numerical Recipes)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(log_front) * _beta_fraction(a, b, x) / a
+    return 1 - math.exp(log_front) * _beta_fraction(b, a, 1 - x) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 300):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= d * c
+        if abs(d * c - 1) < 1e-12:
+            break
+    return result
+
+
+def _tail(n: int, level: float = LEVEL) -> float:
+    """The (lower) tail probability of the expanded percentile interval for n clusters."""
+    alpha = (1 - level) / 2
+    if n < 2:
+        return alpha
+    t = _t_quantile(1 - alpha, n - 1) * math.sqrt(n / (n - 1))
+    return 0.5 * math.erfc(t / math.sqrt(2))  # Phi(-t)
+
+
+def _percentiles(values: list[float], tail: float) -> tuple[float, float]:
+    values.sort()
+    last = len(values) - 1
+    low = values[max(0, min(last, math.floor(tail * last)))]
+    high = values[max(0, min(last, math.ceil((1 - tail) * last)))]
+    return low, high
+
+
+@functools.lru_cache(maxsize=16)
+def _draws(n: int, resamples: int, seed: int) -> tuple[tuple[int, ...], ...]:
+    """The resampled indices, the same for every row of ``n`` prompts (and cached)."""
+    rng = random.Random(seed * 1_000_003 + n)
+    return tuple(tuple(rng.choices(range(n), k=n)) for _ in range(resamples))
+
+
+def mean_interval(
+    clusters: Sequence[Cluster], *, resamples: int = RESAMPLES, seed: int = SEED
+) -> Interval | None:
+    """Mean over all scored cells, with a 95 % cluster-bootstrap interval over prompts."""
+    clusters = [c for c in clusters if c.count]
+    if not clusters:
+        return None
+    total = sum(c.total for c in clusters)
+    count = sum(c.count for c in clusters)
+    mean = total / count
+    n = len(clusters)
+    if n == 1:
+        return Interval(mean, mean, mean, 1)
+    sums = [c.total for c in clusters]
+    counts = [c.count for c in clusters]
+    pick_sum, pick_count = sums.__getitem__, counts.__getitem__
+    boot = [
+        sum(map(pick_sum, draw)) / sum(map(pick_count, draw)) for draw in _draws(n, resamples, seed)
+    ]
+    low, high = _percentiles(boot, _tail(n))
+    return Interval(mean, min(low, mean), max(high, mean), n)
+
+
+def paired_difference(
+    a: Mapping[str, Cluster],
+    b: Mapping[str, Cluster],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> Interval | None:
+    """Mean of (a - b) over the prompts both scored, with a paired bootstrap interval."""
+    shared = sorted(key for key in a if key in b and a[key].count and b[key].count)
+    if not shared:
+        return None
+    diffs = [a[key].mean - b[key].mean for key in shared]
+    mean = statistics.fmean(diffs)
+    n = len(diffs)
+    if n == 1:
+        return Interval(mean, mean, mean, 1)
+    pick = diffs.__getitem__
+    boot = [sum(map(pick, draw)) / n for draw in _draws(n, resamples, seed)]
+    low, high = _percentiles(boot, _tail(n))
+    return Interval(mean, min(low, mean), max(high, mean), n)
