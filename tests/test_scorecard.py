@@ -151,7 +151,7 @@ def test_csv_export_defuses_spreadsheet_formulas() -> None:
     from touchstone.export import verdict_csv_lines
 
     responses, verdicts = scored_run({"a": [5]})
-    responses[0].response_text = "=HYPERLINK(\\"http://evil\\")"
+    responses[0].response_text = '=HYPERLINK("http://evil")'
     verdicts[0].rationale = "+1 gut"
     rows = list(csv.DictReader(io.StringIO("".join(verdict_csv_lines(verdicts, responses)))))
     assert rows[0]["answer"].startswith("'=") and rows[0]["rationale"] == "'+1 gut"
