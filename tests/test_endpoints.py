@@ -210,3 +210,21 @@ def test_retry_after_is_read_under_every_name_a_server_or_proxy_uses() -> None:
     assert retry_after_s(error({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"})) is None
     assert retry_after_s(error({"retry-after": "-4"})) is None
     assert retry_after_s(error({})) is None
+
+
+def test_a_proxy_timeout_is_a_timeout() -> None:
+    import httpx2
+    import openai
+
+    from touchstone.classify import classify
+
+    request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    body = {
+        "error": {
+            "message": "litellm.Timeout: APITimeoutError - Request timed out.",
+            "type": "invalid_request_error",
+            "code": "408",
+        }
+    }
+    error = openai.APIStatusError("408", response=httpx2.Response(408, request=request), body=body)
+    assert classify(error) == "timeout"

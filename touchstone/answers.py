@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from touchstone.classify import call_error
 from touchstone.engine import in_threads, run_blocking
 from touchstone.errors import ErrorKind, ModelCallError
+from touchstone.results import REASONING_KEPT
 from touchstone.transport import ChatReply, ChatTransport, split_think
 
 DEFAULT_CALL_TIMEOUT_S = 300.0
@@ -106,11 +107,13 @@ def answer_caller(backend: AnswerBackend, executor: concurrent.futures.Executor)
 def answer_fields(reply: ChatReply) -> dict[str, Any]:
     """What an ``EvalResponse`` records of a successful reply (reasoning kept apart)."""
     content, inline_reasoning = split_think(reply.content)
+    reasoning = "\n".join(r for r in (reply.reasoning, inline_reasoning) if r)
     return {
         "response_text": content,
         "ok": True,
         "content_empty": not content,
         "reasoning_chars": len(reply.reasoning) + len(inline_reasoning),
+        "reasoning": reasoning[:REASONING_KEPT],
         "finish_reason": reply.finish_reason,
         "latency_s": round(reply.latency_s, 3),
         "prompt_tokens": reply.prompt_tokens,

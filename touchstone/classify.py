@@ -110,6 +110,8 @@ def _by_status(status: int, text: str) -> ErrorKind:
         return "quota"
     if status == 429:
         return "rate_limit"
+    if status == 408:  # a proxy's own deadline for the upstream call (LiteLLM's timeout)
+        return "timeout"
     if status >= 500:
         return "bad_request" if _has(text, _CONTEXT_MARKERS) else "server"
     if status in (400, 403, 422) and _has(text, _REFUSAL_MARKERS):

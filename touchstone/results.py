@@ -97,6 +97,12 @@ class EvalResponse(_CellRecord):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
+    # The model's reasoning, cut to ``REASONING_KEPT`` characters (shown collapsed in the GUI).
+    reasoning: str = ""
+
+
+# Reasoning kept per answer: enough to read why, bounded for 100k-cell runs.
+REASONING_KEPT = 20_000
 
 
 @dataclass(slots=True)
