@@ -110,7 +110,7 @@ def test_report_is_self_contained_and_marks_flags(
     assert "sim-schwach" in html and "sim-gut" in html
     assert str(answered_run / "report.html") in result.stdout
     card = json.loads((answered_run / "scorecard.json").read_text(encoding="utf-8"))
-    assert [row["model"] for row in card["rows"]][0] == "sim-gut"
+    assert card["rows"][0]["model"] == "sim-gut"
     assert all(row["ci_low"] <= row["mean"] <= row["ci_high"] for row in card["rows"])
     with (answered_run / "verdicts.csv").open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))

@@ -316,3 +316,101 @@ def test_credentials_in_a_base_url_stay_out_of_job_files_and_api(
     seen = [client.get(u).text for u in ("/", "/runs/mitkey", "/api/runs", "/api/runs/mitkey")]
     seen += [p.read_text(encoding="utf-8") for p in (workspace / "runs").rglob("*") if p.is_file()]
     assert not any("GEHEIM" in text for text in seen)
+
+
+# -- answers you can read side by side (issue 14) ---------------------------------------------
+
+
+@pytest.fixture
+def judged(client: TestClient) -> TestClient:
+    job = client.post(
+        "/api/runs/tiny/judge", json={"config": "judge-gut.yaml"}, headers=ORIGIN
+    ).json()["job"]
+    assert finished(client, job)["state"] == "done"
+    return client
+
+
+def test_the_run_api_pages_verdicts_instead_of_inlining_them(judged: TestClient) -> None:
+    detail = judged.get("/api/runs/tiny").json()
+    assert "verdicts" not in detail and detail["verdict_count"] == 6
+    row = detail["scorecard"]["rows"][0]
+    assert row["ci_low"] <= row["mean"] <= row["ci_high"] and row["rank"] == 1
+    assert detail["scorecard"]["comparisons"][0]["better"] == "a"  # sim-gut beats sim-schwach
+    page = judged.get("/api/runs/tiny/verdicts", params={"limit": 4}).json()
+    assert (page["total"], len(page["items"]), page["offset"]) == (6, 4, 0)
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"model": "sim-gut"}, 3),
+        ({"category": "S"}, 2),
+        ({"min": 3}, 3),
+        ({"max": 2, "model": "sim-schwach"}, 3),
+        ({"unscored": "true"}, 0),
+        ({"q": "Qualitätsstufe 5/5"}, 3),
+        ({"q": "gibt es nicht"}, 0),
+    ],
+)
+def test_verdict_filters(judged: TestClient, params: dict, expected: int) -> None:
+    assert judged.get("/api/runs/tiny/verdicts", params=params).json()["total"] == expected
+
+
+def test_verdicts_sort_by_any_column_and_bad_filters_are_422(judged: TestClient) -> None:
+    scores = [
+        item["score"]
+        for item in judged.get(
+            "/api/runs/tiny/verdicts", params={"sort": "score", "order": "desc"}
+        ).json()["items"]
+    ]
+    assert scores == sorted(scores, reverse=True)
+    prompts = judged.get("/api/runs/tiny/verdicts", params={"sort": "prompt_id"}).json()["items"]
+    assert [i["prompt_id"] for i in prompts] == sorted(i["prompt_id"] for i in prompts)
+    assert judged.get("/api/runs/tiny/verdicts", params={"sort": "rationale__"}).status_code == 422
+    assert judged.get("/api/runs/tiny/verdicts", params={"limit": 100000}).status_code == 422
+
+
+def test_a_prompt_with_its_rubric_and_every_answer(judged: TestClient) -> None:
+    detail = judged.get("/api/runs/tiny/prompts/S1").json()
+    assert detail["prompt"]["text"] == "Neue IBAN per Mail – was tun?"
+    assert (
+        detail["prompt"]["red_flags"] == ["ändert die IBAN"] and detail["prompt"]["safety_critical"]
+    )
+    assert [(a["model"], a["repeat"]) for a in detail["answers"]] == [
+        ("sim-gut", 1),
+        ("sim-schwach", 1),
+    ]
+    assert all(
+        a["answer"].startswith("Simulierte Antwort") and a["verdict"] for a in detail["answers"]
+    )
+    assert judged.get("/api/runs/tiny/prompts/X9").status_code == 404
+    page = judged.get("/runs/tiny/prompts/S1")
+    assert page.status_code == 200 and "ändert die IBAN" in page.text
+
+
+def test_verdicts_export_as_csv_with_their_answers(judged: TestClient) -> None:
+    import csv
+    import io
+
+    response = judged.get("/api/runs/tiny/verdicts.csv")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    assert "attachment" in response.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert len(rows) == 6 and all(r["answer"].startswith("Simulierte Antwort") for r in rows)
+
+
+def test_the_overview_shows_date_best_row_cells_and_report(
+    judged: TestClient, workspace: Path
+) -> None:
+    (summary,) = judged.get("/api/runs").json()
+    assert summary["created_at"] and (summary["cells"], summary["expected"]) == (6, 6)
+    assert summary["best"]["model"] == "sim-gut"
+    assert summary["best"]["ci_low"] <= summary["best"]["mean"] <= summary["best"]["ci_high"]
+    assert summary["report"] is False
+    assert judged.get("/runs/tiny/report.html").status_code == 404
+    from touchstone.stages import load_run, write_report
+
+    write_report(load_run(workspace / "runs" / "tiny"))
+    assert judged.get("/api/runs").json()[0]["report"] is True
+    report = judged.get("/runs/tiny/report.html")
+    assert report.status_code == 200 and "touchstone-Bericht" in report.text

@@ -52,7 +52,7 @@ def test_runaway_job_fails_visibly_then_good_judge_is_done(tmp_path: Path, sim: 
         state = wait_for(lambda: (s := call(base, f"/api/jobs/{job}"))["state"] != "running" and s)
         assert (state["state"], state["exit_code"]) == ("done", 0)
         rows = call(base, "/api/runs/tiny")["scorecard"]["rows"]
-        assert all(row["scored"] == 3 and row["open"] == 0 for row in rows)
+        assert all(row["n_scored"] == 3 and row["open"] == 0 for row in rows)
 
     # A restarted GUI still knows both jobs and how they ended.
     with gui_process(workdir) as base:
@@ -236,5 +236,63 @@ def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: Si
             assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
+        finally:
+            browser.close()
+
+
+def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
+    tmp_path: Path, sim: SimServer
+) -> None:
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge, load_run, write_report
+
+    workdir = make_workspace(tmp_path, sim)
+    run = workdir / "runs" / "tiny"
+    execute_judge(run, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
+    write_report(load_run(run))
+    ARTIFACTS.mkdir(exist_ok=True)
+    with gui_process(workdir) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/runs/tiny")
+            rows = page.locator("#verdicts tbody tr")
+            expect(rows).to_have_count(6)
+            expect(page.get_by_test_id("matrix")).to_contain_text("▲")
+            page.select_option("#filters select[name=model]", "sim-schwach")
+            expect(rows).to_have_count(3)
+            assert "model=sim-schwach" in page.url
+            page.get_by_role("button", name="Wertung").click()
+            expect(page.locator("th[aria-sort=ascending]")).to_contain_text("Wertung")
+            page.screenshot(path=str(ARTIFACTS / "run-page-desktop.png"), full_page=True)
+            # The filter survives a reload: it lives in the URL.
+            page.reload()
+            expect(rows).to_have_count(3)
+            assert page.input_value("#filters select[name=model]") == "sim-schwach"
+            page.locator("#verdicts a", has_text="S1").first.click()
+            expect(page.get_by_test_id("prompt-text")).to_contain_text("Neue IBAN per Mail")
+            expect(page.get_by_test_id("answer")).to_have_count(2)
+            boxes = [page.get_by_test_id("answer").nth(i).bounding_box() for i in (0, 1)]
+            assert boxes[0] and boxes[1] and boxes[0]["y"] == boxes[1]["y"]  # side by side
+            page.screenshot(path=str(ARTIFACTS / "prompt-page-desktop.png"), full_page=True)
+            phone = browser.new_page(viewport={"width": 390, "height": 844})
+            for path, name in (
+                ("/runs/tiny", "run-page-phone"),
+                ("/runs/tiny/prompts/S1", "prompt-page-phone"),
+                ("/runs/tiny/report.html", "report-phone"),
+                ("/", "overview-phone"),
+            ):
+                phone.goto(base + path)
+                phone.wait_for_timeout(500)
+                width = phone.evaluate("document.documentElement.scrollWidth")
+                assert width <= 390, (path, width)  # nothing wider than the phone
+                phone.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+            page.goto(f"{base}/runs/tiny/report.html")
+            page.screenshot(path=str(ARTIFACTS / "report-desktop.png"), full_page=True)
         finally:
             browser.close()

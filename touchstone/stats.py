@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-RESAMPLES = 2000
+RESAMPLES = 1000
 SEED = 20261130
 LEVEL = 0.95
 
@@ -106,6 +106,7 @@ def _beta_fraction(a: float, b: float, x: float) -> float:
     return result
 
 
+@functools.lru_cache(maxsize=256)
 def _tail(n: int, level: float = LEVEL) -> float:
     """The (lower) tail probability of the expanded percentile interval for n clusters."""
     alpha = (1 - level) / 2

@@ -12,21 +12,31 @@ templates, ``textContent`` in the page's JavaScript.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 
+from touchstone.export import verdict_csv_lines
 from touchstone.gui.guards import BodyLimit, LocalOnly, allowed_hosts
 from touchstone.gui.job_state import JOB_STATES
 from touchstone.gui.jobs import JobManager
+from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
 from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import id_problem
-from touchstone.report import template_environment
+from touchstone.report import MeansChart, template_environment
+from touchstone.store import REPORT_HTML
 from touchstone.transport import without_credentials
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -52,6 +62,11 @@ class RunRequest(BaseModel):
     models: list[str] = Field(min_length=1, max_length=100)
     variants: list[str] = Field(default_factory=list, max_length=100)
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
+
+
+def _scale(gui: Gui, name: str) -> tuple[float, float]:
+    scale = gui.loaded(name).view.pack.scale
+    return float(scale.min), float(scale.max)
 
 
 def create_app(
@@ -82,25 +97,39 @@ def create_app(
     # -- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
     def index(request: Request) -> Response:
-        runs = [gui.run_summary(name) for name in gui.run_names()]
         return templates.TemplateResponse(
-            request, "index.html", {"runs": runs, "packs": gui.packs()}
+            request, "index.html", {"runs": gui.runs(), "packs": gui.packs()}
         )
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
         detail, card = gui.run_detail(name)
-        models = sorted({v["model"] for v in detail["verdicts"]})
         return templates.TemplateResponse(
             request,
             "run.html",
             {
                 "run": detail,
                 "card": card,
-                "models": models,
+                "chart": MeansChart.of(card, *_scale(gui, name)),
+                "models": sorted({row.model for row in card.rows}),
+                "variants": sorted({row.variant for row in card.rows}),
                 "configs": gui.judge_configs(),
             },
         )
+
+    @app.get("/runs/{name}/prompts/{prompt_id}", response_class=HTMLResponse)
+    def prompt_page(request: Request, name: str, prompt_id: str) -> Response:
+        detail = prompt_detail(gui.loaded(name), prompt_id)
+        if detail is None:
+            raise HTTPException(404, f"Unbekannter Prompt: {prompt_id}")
+        return templates.TemplateResponse(request, "prompt.html", {"run": {"name": name}, **detail})
+
+    @app.get("/runs/{name}/report.html", response_class=HTMLResponse)
+    def report_file(name: str) -> Response:
+        path = gui.run_dir(name) / REPORT_HTML
+        if not path.is_file():
+            raise HTTPException(404, "Noch kein Bericht: `touchstone report` schreibt ihn.")
+        return FileResponse(path, media_type="text/html")
 
     @app.get("/favicon.svg")
     @app.get("/favicon.ico")
@@ -110,11 +139,31 @@ def create_app(
     # -- API ------------------------------------------------------------------------------
     @app.get("/api/runs")
     def api_runs() -> list[dict[str, Any]]:
-        return [gui.run_summary(name) for name in gui.run_names()]
+        return gui.runs()
 
     @app.get("/api/runs/{name}")
     def api_run(name: str) -> dict[str, Any]:
         return gui.run_detail(name)[0]
+
+    @app.get("/api/runs/{name}/verdicts")
+    def api_verdicts(name: str, query: Annotated[VerdictQuery, Query()]) -> dict[str, Any]:
+        return verdict_page(gui.loaded(name), query)
+
+    @app.get("/api/runs/{name}/verdicts.csv")
+    def api_verdicts_csv(name: str) -> Response:
+        view = gui.loaded(name).view
+        return StreamingResponse(
+            verdict_csv_lines(view.verdicts, view.responses),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}-verdicts.csv"'},
+        )
+
+    @app.get("/api/runs/{name}/prompts/{prompt_id}")
+    def api_prompt(name: str, prompt_id: str) -> dict[str, Any]:
+        detail = prompt_detail(gui.loaded(name), prompt_id)
+        if detail is None:
+            raise HTTPException(404, f"Unbekannter Prompt: {prompt_id}")
+        return detail
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:

@@ -8,11 +8,11 @@ from typing import Any
 from fastapi import HTTPException
 
 from touchstone.errors import InputError
+from touchstone.gui.cache import LoadedRun, RunCache
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
-from touchstone.scorecard import Scorecard, build_scorecard
-from touchstone.stages import load_run
-from touchstone.store import MANIFEST, RunDir
+from touchstone.scorecard import Scorecard
+from touchstone.store import MANIFEST, REPORT_HTML
 
 
 class Gui:
@@ -22,6 +22,7 @@ class Gui:
         self.runs_dir = runs_dir.resolve()
         self.workdir = workdir.resolve()
         self.jobs = jobs
+        self.cache = RunCache()
 
     # -- path guards ----------------------------------------------------------------------
     def run_dir(self, name: str) -> Path:
@@ -63,6 +64,11 @@ class Gui:
             reverse=True,
         )
 
+    def runs(self) -> list[dict[str, Any]]:
+        """Every run's summary, the newest first (runs without data by their job's start)."""
+        summaries = [self.run_summary(name) for name in self.run_names()]
+        return sorted(summaries, key=lambda s: str(s.get("created_at") or ""), reverse=True)
+
     def run_summary(self, name: str) -> dict[str, Any]:
         path = self.runs_dir / name
         jobs = self.jobs.jobs_of(path)
@@ -73,45 +79,71 @@ class Gui:
                 if jobs
                 else None
             ),
+            "created_at": jobs[-1].get("started_at") if jobs else None,
         }
         if not (path / MANIFEST).is_file():
             summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
             return summary
         try:
-            run = RunDir.existing(path)
-            manifest = run.read_manifest()
-            responses = run.load_responses()
-            verdicts = run.load_verdicts()
+            run = self.cache.get(path)
         except InputError as exc:
             summary["error"] = str(exc)
             return summary
+        view, card = run.view, run.card
+        manifest = view.manifest
+        best = next((row for row in card.rows if row.interval is not None), None)
+        expected = (
+            len(manifest.get("models") or [])
+            * len(manifest.get("variants") or [])
+            * int(manifest.get("repeats") or 1)
+            * view.pack.prompt_count
+        )
         summary.update(
             pack=manifest.get("pack_id", ""),
             models=manifest.get("models", []),
-            cells=len(responses),
-            judged=len(verdicts),
-            unscored=sum(1 for v in verdicts if v.unscored),
-            created_at=manifest.get("created_at", ""),
+            created_at=manifest.get("created_at", "") or summary["created_at"],
+            cells=len(view.responses),
+            expected=expected,
+            judged=len(view.verdicts),
+            unscored=sum(1 for v in view.verdicts if v.unscored),
+            best=None
+            if best is None or best.interval is None
+            else {
+                "model": best.model,
+                "variant": best.variant,
+                "mean": round(best.interval.mean, 3),
+                "ci_low": round(best.interval.low, 3),
+                "ci_high": round(best.interval.high, 3),
+            },
+            report=(path / REPORT_HTML).is_file(),
         )
         return summary
 
-    def run_detail(self, name: str) -> tuple[dict[str, Any], Scorecard]:
-        """The run as the API returns it, and its scorecard for the page."""
+    def loaded(self, name: str) -> LoadedRun:
+        """The run ``name`` from the cache; 404 if unknown, 422 if its files are bad."""
         path = self.run_dir(name)
         try:
-            view = load_run(path)
+            return self.cache.get(path)
         except InputError as exc:
             raise HTTPException(422, str(exc)) from exc
-        card = build_scorecard(view.responses, view.verdicts, view.reports)
+
+    def run_detail(self, name: str) -> tuple[dict[str, Any], Scorecard]:
+        """The run as the API returns it (without its verdicts: they are paged), and its
+        scorecard for the page."""
+        run = self.loaded(name)
+        view, card = run.view, run.card
         detail = {
             "name": name,
             "pack": {"id": view.pack.id, "title": view.pack.title},
             "categories": {c.id: c.title for c in view.pack.categories},
+            "dimensions": {d.id: d.title for d in view.pack.dimensions},
+            "prompts": [p.id for _, p in view.pack.all_prompts()],
             "manifest": {k: v for k, v in view.manifest.items() if "key" not in k.lower()},
             "scorecard": card.as_dict(),
-            "verdicts": [v.as_dict() for v in view.verdicts],
+            "verdict_count": len(view.verdicts),
             "reports": [r.as_dict() for r in view.reports],
             "warnings": view.run_dir.warnings,
-            "jobs": self.jobs.jobs_of(path),
+            "jobs": self.jobs.jobs_of(self.run_dir(name)),
+            "report": (self.run_dir(name) / REPORT_HTML).is_file(),
         }
         return detail, card

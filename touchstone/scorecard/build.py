@@ -156,7 +156,7 @@ def build_scorecard(
     token_seconds: dict[Pair, float] = {}
     for resp in responses:
         pair = (resp.model, resp.variant)
-        row = rows.setdefault(pair, ScoreRow(*pair))
+        row = rows.get(pair) or rows.setdefault(pair, ScoreRow(*pair))
         row.cells += 1
         categories.setdefault(resp.category)
         answered.add(cell_key(resp))
@@ -165,13 +165,15 @@ def build_scorecard(
             if resp.completion_tokens:
                 token_totals[pair] += resp.completion_tokens
                 token_seconds[pair] = token_seconds.get(pair, 0.0) + resp.latency_s
-    by_category: dict[tuple[str, str, str], dict[str, Cluster]] = {}
+    # Per (model, variant[, category]) and prompt: [sum of scores, scored cells].
+    sums: dict[Pair, dict[str, list[float]]] = {}
+    by_category: dict[tuple[str, str, str], dict[str, list[float]]] = {}
     judged: Counter[Pair] = Counter()
     judges: dict[Pair, dict[str, None]] = {}
     all_judges: dict[str, None] = {}
     for verdict in verdicts:
         pair = (verdict.model, verdict.variant)
-        row = rows.setdefault(pair, ScoreRow(*pair))
+        row = rows.get(pair) or rows.setdefault(pair, ScoreRow(*pair))
         categories.setdefault(verdict.category)
         if cell_key(verdict) in answered:
             judged[pair] += 1
@@ -182,7 +184,7 @@ def build_scorecard(
             row.unscored[verdict.unscored_reason or "unknown"] += 1
             continue
         row.scored += 1
-        _add(row.clusters, verdict.prompt_id, verdict.score)
+        _add(sums.setdefault(pair, {}), verdict.prompt_id, verdict.score)
         _add(
             by_category.setdefault((*pair, verdict.category), {}), verdict.prompt_id, verdict.score
         )
@@ -193,9 +195,11 @@ def build_scorecard(
     report_by_pair = {(r.model, r.variant): r for r in reports}
     dimensions: dict[str, None] = {}
     for pair, row in rows.items():
+        row.clusters = _clusters(sums.get(pair, {}))
         row.interval = mean_interval(list(row.clusters.values()))
         row.category_intervals = {
-            c: mean_interval(list(by_category.get((*pair, c), {}).values())) for c in categories
+            c: mean_interval(list(_clusters(by_category.get((*pair, c), {})).values()))
+            for c in categories
         }
         row.open = max(0, row.cells - judged[pair])
         row.judge_models = list(judges.get(pair, {}))
@@ -218,11 +222,17 @@ def build_scorecard(
     )
 
 
-def _add(clusters: dict[str, Cluster], prompt_id: str, score: float) -> None:
-    old = clusters.get(prompt_id)
-    clusters[prompt_id] = (
-        Cluster(score, 1) if old is None else Cluster(old.total + score, old.count + 1)
-    )
+def _add(sums: dict[str, list[float]], prompt_id: str, score: float) -> None:
+    acc = sums.get(prompt_id)
+    if acc is None:
+        sums[prompt_id] = [score, 1]
+    else:
+        acc[0] += score
+        acc[1] += 1
+
+
+def _clusters(sums: dict[str, list[float]]) -> dict[str, Cluster]:
+    return {prompt_id: Cluster(total, int(count)) for prompt_id, (total, count) in sums.items()}
 
 
 def unscored_text(row: ScoreRow) -> str:

@@ -131,3 +131,106 @@ function healthText(h) {
     `Latenz Median ${asText(h.latency_median_s)} s / p95 ${asText(h.latency_p95_s)} s, ` +
     `offen: ${asText(h.cells_left, "0")}`;
 }
+
+// The run page's verdict table: filters, sorting and paging through the API; the filters
+// live in the page's URL, so a filtered view can be reloaded, bookmarked and shared.
+const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "q"];
+const PAGE = 50;
+
+class VerdictTable {
+  constructor(runName, parts) {
+    Object.assign(this, parts);
+    this.runName = runName;
+    this.state = {sort: "model", order: "asc", offset: 0};
+    const params = new URLSearchParams(location.search);
+    for (const name of FILTERS) {
+      const field = this.form.elements[name];
+      if (field && params.has(name)) { field.value = params.get(name); }
+    }
+    for (const name of ["sort", "order"]) { if (params.get(name)) { this.state[name] = params.get(name); } }
+    this.state.offset = Math.max(0, parseInt(params.get("offset") || "0", 10) || 0);
+    let timer = null;
+    const changed = () => { this.state.offset = 0; this.load(); };
+    this.form.addEventListener("change", changed);
+    this.form.addEventListener("input", (event) => {
+      if (event.target.name === "q" || event.target.type === "number") {
+        clearTimeout(timer); timer = setTimeout(changed, 300);
+      }
+    });
+    this.form.addEventListener("reset", () => setTimeout(changed, 0));
+    this.form.addEventListener("submit", (event) => { event.preventDefault(); changed(); });
+    for (const button of this.sorters) {
+      button.addEventListener("click", () => {
+        const key = button.dataset.sort;
+        this.state.order = this.state.sort === key && this.state.order === "asc" ? "desc" : "asc";
+        this.state.sort = key;
+        this.state.offset = 0;
+        this.load();
+      });
+    }
+    this.prev.addEventListener("click", () => { this.state.offset = Math.max(0, this.state.offset - PAGE); this.load(); });
+    this.next.addEventListener("click", () => { this.state.offset += PAGE; this.load(); });
+    this.load();
+  }
+
+  params() {
+    const params = new URLSearchParams();
+    for (const name of FILTERS) {
+      const value = (this.form.elements[name]?.value || "").trim();
+      if (value) { params.set(name, value); }
+    }
+    if (this.state.sort !== "model") { params.set("sort", this.state.sort); }
+    if (this.state.order !== "asc") { params.set("order", this.state.order); }
+    if (this.state.offset) { params.set("offset", String(this.state.offset)); }
+    return params;
+  }
+
+  async load() {
+    const params = this.params();
+    const query = params.toString();
+    history.replaceState(null, "", query ? `?${query}` : location.pathname);
+    params.set("limit", String(PAGE));
+    const generation = (this.generation = (this.generation || 0) + 1);
+    const response = await fetch(`/api/runs/${encodeURIComponent(this.runName)}/verdicts?${params}`);
+    if (generation !== this.generation) { return; }
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      this.count.textContent = "Filter ungültig: " + (typeof data.detail === "string" ? data.detail : "bitte prüfen");
+      this.body.replaceChildren();
+      return;
+    }
+    this.render(data);
+  }
+
+  render(data) {
+    const name = encodeURIComponent(this.runName);
+    this.body.replaceChildren(...data.items.map((v) => {
+      const score = v.unscored
+        ? el("span", {class: "warn", text: `⚠ ${asText(v.unscored_label, "unbewertet")}`})
+        : el("b", {text: asText(v.score)});
+      const flag = el("span", {class: v.red_flag ? "flag" : "", text: v.red_flag ? "⚑ ja" : "nein"});
+      const link = el("a", {href: `/runs/${name}/prompts/${encodeURIComponent(v.prompt_id)}`, text: asText(v.prompt_id)});
+      const row = el("tr", {dataset: {model: asText(v.model, ""), category: asText(v.category, "")}},
+        el("td", {text: asText(v.model)}), el("td", {text: asText(v.variant)}), el("td", {}, link),
+        el("td", {text: asText(v.category)}), el("td", {class: "num", text: asText(v.repeat)}),
+        el("td", {}, score), el("td", {}, flag, v.safety_critical ? " · krit." : ""),
+        el("td", {class: "rationale", text: asText(v.rationale, "")}),
+        el("td", {text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
+      if (v.red_flag) { row.classList.add("redflag"); }
+      if (v.unscored) { row.classList.add("unscored"); }
+      return row;
+    }));
+    const first = data.total ? data.offset + 1 : 0;
+    const last = Math.min(data.offset + data.items.length, data.total);
+    this.count.textContent = `${data.total} Bewertungen` + (data.total ? ` · angezeigt ${first}–${last}` : "");
+    this.info.textContent = `Seite ${Math.floor(data.offset / PAGE) + 1} von ${Math.max(1, Math.ceil(data.total / PAGE))}`;
+    this.prev.disabled = data.offset <= 0;
+    this.next.disabled = data.offset + data.items.length >= data.total;
+    for (const button of this.sorters) {
+      const th = button.closest("th");
+      const active = button.dataset.sort === this.state.sort;
+      th.setAttribute("aria-sort", active ? (this.state.order === "asc" ? "ascending" : "descending") : "none");
+      button.textContent = button.textContent.replace(/ [▲▼]$/, "") + (active ? (this.state.order === "asc" ? " ▲" : " ▼") : "");
+    }
+  }
+}

@@ -1,0 +1,68 @@
+"""Runs held in memory between requests: a 100k-cell run is loaded once, not per page.
+
+An entry is valid while the run's files keep their size and modification time; a job that
+appends an answer or a verdict changes them, and the next request loads the run again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages import RunView, load_run
+from touchstone.store import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES
+
+_WATCHED = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
+
+
+@dataclass
+class LoadedRun:
+    view: RunView
+    card: Scorecard
+
+
+def _stamp(path: Path) -> tuple[tuple[int, int], ...]:
+    stamps = []
+    for name in _WATCHED:
+        try:
+            stat = (path / name).stat()
+            stamps.append((stat.st_mtime_ns, stat.st_size))
+        except FileNotFoundError:
+            stamps.append((0, -1))
+    return tuple(stamps)
+
+
+class RunCache:
+    """The last ``size`` runs, loaded (``load_run``) and scored (``build_scorecard``)."""
+
+    def __init__(self, size: int = 3) -> None:
+        self.size = size
+        self._entries: OrderedDict[Path, tuple[tuple[tuple[int, int], ...], LoadedRun]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()
+        # One load per run at a time: two requests for a big run must not load it twice.
+        self._loading: dict[Path, threading.Lock] = {}
+
+    def get(self, path: Path) -> LoadedRun:
+        """The run at ``path``; ``InputError`` when it cannot be read (bad input)."""
+        with self._lock:
+            gate = self._loading.setdefault(path, threading.Lock())
+        with gate:
+            stamp = _stamp(path)
+            with self._lock:
+                entry = self._entries.get(path)
+                if entry is not None and entry[0] == stamp:
+                    self._entries.move_to_end(path)
+                    return entry[1]
+            view = load_run(path)
+            loaded = LoadedRun(view, build_scorecard(view.responses, view.verdicts, view.reports))
+            with self._lock:
+                self._entries[path] = (stamp, loaded)
+                self._entries.move_to_end(path)
+                while len(self._entries) > self.size:
+                    self._entries.popitem(last=False)
+            return loaded

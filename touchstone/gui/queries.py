@@ -1,0 +1,142 @@
+"""What the run page asks of a run: a filtered, sorted page of verdicts; one prompt's answers.
+
+The verdict table pages through the API instead of the page inlining every verdict: at
+100,000 cells the run page stays small and the browser fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from touchstone.gui.cache import LoadedRun
+from touchstone.results import UNSCORED_REASONS, EvalResponse, Verdict
+
+SortKey = Literal[
+    "model", "variant", "prompt_id", "category", "repeat", "score", "red_flag", "judge_model"
+]
+PAGE_SIZE = 50
+MAX_PAGE = 500
+
+
+class VerdictQuery(BaseModel):
+    """Filters of the verdict table, as the page keeps them in its URL."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = ""
+    variant: str = ""
+    category: str = ""
+    prompt: str = ""
+    min: int | None = None
+    max: int | None = None
+    red_flag: bool | None = None
+    unscored: bool | None = None
+    q: str = Field(default="", max_length=200)
+    sort: SortKey = "model"
+    order: Literal["asc", "desc"] = "asc"
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=PAGE_SIZE, ge=1, le=MAX_PAGE)
+
+    def keeps(self, v: Verdict) -> bool:
+        if self.model and v.model != self.model:
+            return False
+        if self.variant and v.variant != self.variant:
+            return False
+        if self.category and v.category != self.category:
+            return False
+        if self.prompt and v.prompt_id != self.prompt:
+            return False
+        if self.unscored is not None and v.unscored != self.unscored:
+            return False
+        if self.red_flag is not None and v.red_flag != self.red_flag:
+            return False
+        if self.min is not None and (v.unscored or v.score < self.min):
+            return False
+        if self.max is not None and (v.unscored or v.score > self.max):
+            return False
+        if self.q:
+            needle = self.q.casefold()
+            haystack = f"{v.rationale} {v.prompt_id} {v.model} {v.unscored_reason}".casefold()
+            return needle in haystack
+        return True
+
+
+def verdict_item(v: Verdict) -> dict[str, Any]:
+    return {
+        "model": v.model,
+        "variant": v.variant,
+        "prompt_id": v.prompt_id,
+        "category": v.category,
+        "repeat": v.repeat,
+        "score": None if v.unscored else v.score,
+        "red_flag": v.red_flag,
+        "safety_critical": v.safety_critical,
+        "unscored": v.unscored,
+        "unscored_reason": v.unscored_reason,
+        "unscored_label": UNSCORED_REASONS.get(v.unscored_reason, v.unscored_reason),
+        "rationale": v.rationale,
+        "judge_model": v.judge_model,
+        "cached": v.cached,
+    }
+
+
+def verdict_page(run: LoadedRun, query: VerdictQuery) -> dict[str, Any]:
+    """One page of the verdicts the filters keep, sorted (ties in a stable, natural order)."""
+    kept = [v for v in run.view.verdicts if query.keeps(v)]
+    natural = sorted(kept, key=lambda v: (v.model, v.variant, v.prompt_id, v.repeat))
+    if query.sort == "score":
+        # Unscored cells sort below every score.
+        natural.sort(key=lambda v: -1 if v.unscored else v.score, reverse=query.order == "desc")
+    else:
+        key = query.sort
+        natural.sort(key=lambda v: getattr(v, key), reverse=query.order == "desc")
+    page = natural[query.offset : query.offset + query.limit]
+    return {
+        "total": len(kept),
+        "offset": query.offset,
+        "limit": query.limit,
+        "items": [verdict_item(v) for v in page],
+    }
+
+
+def answer_item(answer: EvalResponse, verdict: Verdict | None) -> dict[str, Any]:
+    return {
+        "model": answer.model,
+        "variant": answer.variant,
+        "repeat": answer.repeat,
+        "answer": answer.response_text,
+        "ok": answer.ok,
+        "error": answer.error,
+        "reasoning": answer.reasoning,
+        "reasoning_chars": answer.reasoning_chars,
+        "latency_s": answer.latency_s,
+        "completion_tokens": answer.completion_tokens,
+        "verdict": None if verdict is None else verdict_item(verdict),
+    }
+
+
+def prompt_detail(run: LoadedRun, prompt_id: str) -> dict[str, Any] | None:
+    """A prompt with its rubric and, per model, variant and repeat, answer and verdict."""
+    pack = run.view.pack
+    if not pack.has_prompt(prompt_id):
+        return None
+    prompt = pack.prompt(prompt_id)
+    verdicts = {v.key: v for v in run.view.verdicts if v.prompt_id == prompt_id}
+    answers = sorted(
+        (r for r in run.view.responses if r.prompt_id == prompt_id),
+        key=lambda r: (r.model, r.variant, r.repeat),
+    )
+    return {
+        "prompt": {
+            "id": prompt.id,
+            "category": prompt.category,
+            "category_title": pack.category_title(prompt.category),
+            "text": prompt.text,
+            "expectations": list(prompt.expectations),
+            "red_flags": list(prompt.red_flags),
+            "safety_critical": prompt.safety_critical,
+        },
+        "answers": [answer_item(a, verdicts.get(a.key)) for a in answers],
+    }
