@@ -410,7 +410,28 @@ def test_the_overview_shows_date_best_row_cells_and_report(
     assert judged.get("/runs/tiny/report.html").status_code == 404
     from touchstone.stages import load_run, write_report
 
-    write_report(load_run(workspace / "runs" / "tiny"))
+    view = load_run(workspace / "runs" / "tiny")
+    write_report(view, view.scorecard())
     assert judged.get("/api/runs").json()[0]["report"] is True
     report = judged.get("/runs/tiny/report.html")
     assert report.status_code == 200 and "touchstone-Bericht" in report.text
+
+
+def test_the_overview_reads_the_same_from_scorecard_json_as_from_the_run(
+    judged: TestClient, workspace: Path
+) -> None:
+    run = workspace / "runs" / "tiny"
+    assert (run / "scorecard.json").is_file(), "the judge stage writes scorecard.json"
+    (from_card,) = judged.get("/api/runs").json()
+    (run / "scorecard.json").unlink()
+    (from_run,) = judged.get("/api/runs").json()
+    assert from_card == from_run and from_card["judged"] == 6
+
+
+def test_an_overview_after_new_answers_counts_them(judged: TestClient, workspace: Path) -> None:
+    responses = workspace / "runs" / "tiny" / "responses.jsonl"
+    lines = responses.read_text(encoding="utf-8").splitlines(keepends=True)
+    extra = json.loads(lines[0]) | {"repeat": 2}
+    responses.write_text("".join(lines) + json.dumps(extra) + "\n", encoding="utf-8")
+    (summary,) = judged.get("/api/runs").json()
+    assert (summary["cells"], summary["judged"]) == (7, 6)

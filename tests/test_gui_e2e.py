@@ -252,7 +252,8 @@ def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
     workdir = make_workspace(tmp_path, sim)
     run = workdir / "runs" / "tiny"
     execute_judge(run, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
-    write_report(load_run(run))
+    view = load_run(run)
+    write_report(view, view.scorecard())
     ARTIFACTS.mkdir(exist_ok=True)
     with gui_process(workdir) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(

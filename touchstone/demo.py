@@ -94,8 +94,9 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
             execute_judge(target, config=good, on_event=on_event)
 
     view = load_run(target)
-    report_path = write_report(view)
+    card = view.scorecard()
+    report_path = write_report(view, card)
     out.print()
-    out.print(render_run_scorecard(view.pack, view.responses, view.verdicts, view.reports))
+    out.print(render_run_scorecard(view.pack, card))
     out.print(f"\n[bold]4. Bericht:[/bold] {report_path}")
     return report_path

@@ -127,9 +127,10 @@ def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) ->
     """Schreibt report.html (eigenständig, offline lesbar), scorecard.json und verdicts.csv."""
     with handled():
         view = load_run(run_dir)
-        path = write_report(view)
+        card = view.scorecard()
+        path = write_report(view, card)
         show_warnings(view.run_dir.warnings)
-        stdout.print(render_run_scorecard(view.pack, view.responses, view.verdicts, view.reports))
+        stdout.print(render_run_scorecard(view.pack, card))
         stdout.print(f"Bericht: {path}")
         stdout.print(
             f"Daten: {path.with_name(SCORECARD_JSON)} (Scorecard), "

@@ -141,9 +141,7 @@ class ProgressView:
 
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
-    stdout.print(
-        render_run_scorecard(outcome.pack, outcome.responses, outcome.verdicts, outcome.reports)
-    )
+    stdout.print(render_run_scorecard(outcome.pack, outcome.card))
     stdout.print(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
     if outcome.stale:
         stdout.print(

@@ -6,14 +6,16 @@ appends an answer or a verdict changes them, and the next request loads the run 
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages import RunView, load_run
-from touchstone.store import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES
+from touchstone.store import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, SCORECARD_JSON
 
 _WATCHED = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
 
@@ -66,3 +68,38 @@ class RunCache:
                 while len(self._entries) > self.size:
                     self._entries.popitem(last=False)
             return loaded
+
+
+def fresh_scorecard(path: Path) -> dict[str, Any] | None:
+    """The run's ``scorecard.json`` if nothing it was built from changed since, else None.
+
+    The judge stage and ``touchstone report`` write it; the overview reads it instead of
+    loading every verdict of every run.
+    """
+    try:
+        written = (path / SCORECARD_JSON).stat().st_mtime_ns
+        if any(stamp[0] > written for stamp in _stamp(path)):
+            return None
+        data = json.loads((path / SCORECARD_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    rows = data.get("rows")
+    if not isinstance(rows, list) or not all(_summary_row(row) for row in rows):
+        return None
+    return {"rows": rows}
+
+
+def _summary_row(row: object) -> bool:
+    """A row the overview can read (anything else: the run is loaded instead)."""
+    return (
+        isinstance(row, dict)
+        and all(isinstance(row.get(key), int) for key in ("cells", "n_scored"))
+        and isinstance(row.get("unscored"), dict)
+        and all(isinstance(n, int) for n in row["unscored"].values())
+        and all(isinstance(row.get(key), str) for key in ("model", "variant"))
+        and all(
+            isinstance(row.get(key), float | int | None) for key in ("mean", "ci_low", "ci_high")
+        )
+    )

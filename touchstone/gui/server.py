@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 import webbrowser
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +45,7 @@ def serve(
     url = f"http://{shown_host}:{bound_port}/"
     app = create_app(runs_dir, workdir=Path.cwd(), port=bound_port, host=host)
     announce(url)
+    threading.Thread(target=app.state.gui.warm, name="warm-run-cache", daemon=True).start()
     if open_browser:
         webbrowser.open(url)
     config = uvicorn.Config(app, log_level="warning", lifespan="off")

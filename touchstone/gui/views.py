@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
 from fastapi import HTTPException
 
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun, RunCache
+from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
 from touchstone.scorecard import Scorecard
-from touchstone.store import MANIFEST, REPORT_HTML
+from touchstone.stages.manifest import pack_of_run
+from touchstone.store import MANIFEST, REPORT_HTML, RunDir
 
 
 class Gui:
@@ -64,6 +66,15 @@ class Gui:
             reverse=True,
         )
 
+    def warm(self) -> None:
+        """Load the newest run ahead of its first page (a 100k-cell run takes seconds)."""
+        for name in self.run_names():
+            if (self.runs_dir / name / MANIFEST).is_file():
+                # A broken run is not loaded; its page shows the message when opened.
+                with contextlib.suppress(InputError):
+                    self.cache.get(self.runs_dir / name)
+                return
+
     def runs(self) -> list[dict[str, Any]]:
         """Every run's summary, the newest first (runs without data by their job's start)."""
         summaries = [self.run_summary(name) for name in self.run_names()]
@@ -85,39 +96,52 @@ class Gui:
             summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
             return summary
         try:
-            run = self.cache.get(path)
+            scored = self._scored_summary(path)
         except InputError as exc:
             summary["error"] = str(exc)
             return summary
-        view, card = run.view, run.card
-        manifest = view.manifest
-        best = next((row for row in card.rows if row.interval is not None), None)
+        scored["created_at"] = scored["created_at"] or summary["created_at"]
+        summary.update(scored)
+        return summary
+
+    def _scored_summary(self, path: Path) -> dict[str, Any]:
+        """Counts and the best row: from a fresh ``scorecard.json`` when there is one (a
+        100k-cell run is not loaded for one line of the overview), else from the run."""
+        card = fresh_scorecard(path)
+        if card is None:
+            loaded = self.cache.get(path)
+            manifest, pack, card = loaded.view.manifest, loaded.view.pack, loaded.card.as_dict()
+        else:
+            run = RunDir.existing(path)
+            manifest, pack = run.read_manifest(), pack_of_run(run)
+        rows = card["rows"]
+        best = next((row for row in rows if row.get("ci_low") is not None), None)
         expected = (
             len(manifest.get("models") or [])
             * len(manifest.get("variants") or [])
             * int(manifest.get("repeats") or 1)
-            * view.pack.prompt_count
+            * pack.prompt_count
         )
-        summary.update(
-            pack=manifest.get("pack_id", ""),
-            models=manifest.get("models", []),
-            created_at=manifest.get("created_at", "") or summary["created_at"],
-            cells=len(view.responses),
-            expected=expected,
-            judged=len(view.verdicts),
-            unscored=sum(1 for v in view.verdicts if v.unscored),
-            best=None
-            if best is None or best.interval is None
+        unscored = sum(sum(row["unscored"].values()) for row in rows)
+        return {
+            "pack": manifest.get("pack_id", ""),
+            "models": manifest.get("models", []),
+            "created_at": manifest.get("created_at", ""),
+            "cells": sum(row["cells"] for row in rows),
+            "expected": expected,
+            "judged": sum(row["n_scored"] for row in rows) + unscored,
+            "unscored": unscored,
+            "best": None
+            if best is None
             else {
-                "model": best.model,
-                "variant": best.variant,
-                "mean": round(best.interval.mean, 3),
-                "ci_low": round(best.interval.low, 3),
-                "ci_high": round(best.interval.high, 3),
+                "model": best["model"],
+                "variant": best["variant"],
+                "mean": round(best["mean"], 3),
+                "ci_low": round(best["ci_low"], 3),
+                "ci_high": round(best["ci_high"], 3),
             },
-            report=(path / REPORT_HTML).is_file(),
-        )
-        return summary
+            "report": (path / REPORT_HTML).is_file(),
+        }
 
     def loaded(self, name: str) -> LoadedRun:
         """The run ``name`` from the cache; 404 if unknown, 422 if its files are bad."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Group
@@ -10,10 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone.pack import Pack
-from touchstone.results import EvalResponse, ModelReport, Verdict
 from touchstone.scorecard.build import (
     Scorecard,
-    build_scorecard,
     fmt,
     fmt_interval,
     unscored_text,
@@ -115,14 +112,8 @@ def tie_text(card: Scorecard) -> str:
     return "Nicht unterscheidbar (95 %): " + "; ".join(" = ".join(g) for g in groups)
 
 
-def render_run_scorecard(
-    pack: Pack,
-    responses: Iterable[EvalResponse],
-    verdicts: Iterable[Verdict],
-    reports: Iterable[ModelReport] = (),
-) -> Group:
+def render_run_scorecard(pack: Pack, card: Scorecard) -> Group:
     """The scorecard of a run as the terminal shows it (titles from the pack)."""
-    card = build_scorecard(responses, verdicts, reports)
     return render_scorecard(
         card,
         category_titles={c.id: c.title for c in pack.categories},

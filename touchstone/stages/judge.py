@@ -24,7 +24,9 @@ from touchstone.judge.session import open_session
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.manifest import pack_of_run
+from touchstone.stages.view import write_scorecard
 from touchstone.store import RunDir
 from touchstone.store.jsonl import kept_out_of_gc
 
@@ -36,6 +38,7 @@ class JudgeOutcome:
     responses: list[EvalResponse]
     verdicts: list[Verdict]
     reports: list[ModelReport]
+    card: Scorecard
     new_verdicts: int = 0
     judge_errors: list[Verdict] = field(default_factory=list)
     health: JudgeHealth = field(default_factory=JudgeHealth)
@@ -180,6 +183,10 @@ def _judge_loaded(
     if result.reports != prior_reports:
         run.write_reports(result.reports)
     health.cells_left = result.left
+    # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
+    # summarise the run without loading every verdict.
+    card = build_scorecard(responses, result.verdicts, result.reports)
+    write_scorecard(run, card)
     outcome = JudgeOutcome(
         run_dir=run,
         pack=pack,
@@ -191,6 +198,7 @@ def _judge_loaded(
         health=health,
         kept=result.kept,
         stale=result.stale,
+        card=card,
     )
     emit(
         on_event,

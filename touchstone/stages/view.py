@@ -10,7 +10,7 @@ from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.pack import Pack
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict
-from touchstone.scorecard import build_scorecard
+from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import REPORT_HTML, SCORECARD_JSON, VERDICTS_CSV, RunDir, atomic_write_text
 from touchstone.store.files import atomic_write
@@ -26,6 +26,9 @@ class RunView:
     responses: list[EvalResponse]
     verdicts: list[Verdict]
     reports: list[ModelReport]
+
+    def scorecard(self) -> Scorecard:
+        return build_scorecard(self.responses, self.verdicts, self.reports)
 
 
 def load_run(run_path: str | Path) -> RunView:
@@ -43,9 +46,12 @@ def load_run(run_path: str | Path) -> RunView:
     )
 
 
-def write_report(view: RunView) -> Path:
+def write_scorecard(run: RunDir, card: Scorecard) -> None:
+    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card))
+
+
+def write_report(view: RunView, card: Scorecard) -> Path:
     """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``."""
-    card = build_scorecard(view.responses, view.verdicts, view.reports)
     html = render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
@@ -55,7 +61,7 @@ def write_report(view: RunView) -> Path:
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
     )
-    atomic_write_text(view.run_dir.file(SCORECARD_JSON), scorecard_json(card))
+    write_scorecard(view.run_dir, card)
     lines = verdict_csv_lines(view.verdicts, view.responses)
     atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))
     path = view.run_dir.file(REPORT_HTML)
