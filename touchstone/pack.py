@@ -75,8 +75,21 @@ class Prompt(_Strict):
     expectations: list[str] = Field(default_factory=list)
     red_flags: list[str] = Field(default_factory=list)
     safety_critical: bool = False
+    # Probes for `judge-check` (DESIGN §14): a good answer, and one that does what a red flag
+    # names. Never shown to the judge in a run: the rubric is expectations and red flags.
+    reference: str | None = Field(default=None, min_length=1)
+    counterexample: str | None = Field(default=None, min_length=1)
     # Filled in by the category so that every prompt knows where it belongs.
     category: str = ""
+
+    @model_validator(mode="after")
+    def _counterexample_needs_red_flags(self) -> Prompt:
+        if self.counterexample is not None and not self.red_flags:
+            raise ValueError(
+                f"Prompt '{self.id}': 'counterexample' braucht 'red_flags' (das Gegenbeispiel "
+                "tut, was ein Warnsignal nennt)"
+            )
+        return self
 
     @field_validator("category")
     @classmethod

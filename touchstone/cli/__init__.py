@@ -3,10 +3,11 @@
 app.py       the Typer app, ``--version``, ``main`` (SIGTERM -> Terminated)
 ui.py        consoles, the error guard, progress bars, outcome printing
 pipeline.py  run, judge, report
+check.py     judge-check
 tools.py     gui, sim, demo, cache
 """
 
-from touchstone.cli import pipeline, tools
+from touchstone.cli import check, pipeline, tools
 from touchstone.cli.app import app, main
 
-__all__ = ["app", "main", "pipeline", "tools"]
+__all__ = ["app", "check", "main", "pipeline", "tools"]

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from touchstone.errors import InputError, JudgeAborted, RunIncomplete, Terminated
+from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
@@ -80,6 +80,8 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
             stderr.print(exc.health_summary)
     except RunIncomplete as exc:
         code, prefix, message = 1, "Run unvollständig:", str(exc)
+    except JudgeUnfit as exc:
+        code, prefix, message = 1, "Judge ungeeignet:", str(exc)
     except OSError as exc:
         # What reaches here is the machine failing (a read-only or full disk): the calls
         # map their own network errors to kinds long before.

@@ -18,8 +18,7 @@ RESUME = (
 )
 THINKING = (
     "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning (oder schalten Sie das Denken per "
-    "extra_body ab, README: „When a judge model runs away“) und starten Sie `touchstone judge` "
-    f"erneut. {RESUME}"
+    "extra_body ab, README: „When a judge model runs away“)."
 )
 
 
@@ -36,9 +35,24 @@ def suggestions(model: str, available: Sequence[str]) -> str:
 
 
 def advice(
-    kind: StopKind, *, judge_model: str, base_url: str, available: Sequence[str] = ()
+    kind: StopKind,
+    *,
+    judge_model: str,
+    base_url: str,
+    available: Sequence[str] = (),
+    resume: bool = True,
 ) -> str:
-    """The German advice for a judge stopped by ``kind``."""
+    """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
+    goes on (not for ``judge-check``, which persists nothing)."""
+    text = _cause_advice(kind, judge_model=judge_model, base_url=base_url, available=available)
+    if resume and kind not in ("auth", "unparseable"):
+        return f"{text} {RESUME}"
+    return text
+
+
+def _cause_advice(
+    kind: StopKind, *, judge_model: str, base_url: str, available: Sequence[str]
+) -> str:
     if kind == "auth":
         return (
             "Prüfen Sie den API-Schlüssel: `endpoint.api_key` oder besser `endpoint.api_key_env` "
@@ -49,34 +63,34 @@ def advice(
         hint = suggestions(judge_model, available)
         return (
             f"Prüfen Sie den Modellnamen (`model` in der Judge-Konfiguration oder --model)"
-            f"{': ' + hint if hint else '.'} {RESUME}"
+            f"{': ' + hint if hint else '.'}"
         )
     if kind == "quota":
         return (
             "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent; "
-            f"der Run lässt sich dann fortsetzen. {RESUME}"
+            "der Run lässt sich dann fortsetzen."
         )
     if kind == "connection":
         return (
             f"Läuft der Server unter {base_url or '(ohne base_url)'}? Prüfen Sie "
-            f"`endpoint.base_url` in der Judge-Konfiguration und ob er erreichbar ist. {RESUME}"
+            f"`endpoint.base_url` in der Judge-Konfiguration und ob er erreichbar ist."
         )
     if kind == "rate_limit":
         return (
             "Der Server drosselt (429) länger, als die Frist erlaubt: senken Sie `concurrency` "
-            f"(oder --concurrency) oder erhöhen Sie `call_timeout_s`. {RESUME}"
+            "(oder --concurrency) oder erhöhen Sie `call_timeout_s`."
         )
     if kind == "server":
-        return f"Der Server meldet Fehler (5xx); sein Log sagt, warum. {RESUME}"
+        return "Der Server meldet Fehler (5xx); sein Log sagt, warum."
     if kind == "bad_request":
         return (
             "Der Server lehnt die Anfrage ab (400/422): prüfen Sie `max_tokens`, `temperature` "
-            f"und `extra_body` in der Judge-Konfiguration. {RESUME}"
+            "und `extra_body` in der Judge-Konfiguration."
         )
     if kind == "refused":
         return (
             "Ein Inhaltsfilter des Anbieters lehnt die Eingaben ab; ein anderes Judge-Modell "
-            f"oder ein anderer Endpunkt kann sie bewerten. {RESUME}"
+            "oder ein anderer Endpunkt kann sie bewerten."
         )
     if kind == "unparseable":
         return (

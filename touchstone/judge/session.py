@@ -32,6 +32,8 @@ class JudgeSession:
     # For advice: the endpoint (without credentials) and its model list, when it has one.
     base_url: str = ""
     list_models: Callable[[], Awaitable[list[str]]] | None = None
+    # Whether a stop's advice tells how the judge run goes on (judge-check persists nothing).
+    resumable: bool = True
 
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
@@ -39,7 +41,11 @@ class JudgeSession:
         if stop.kind == "not_found" and self.list_models is not None:
             available = await self.list_models()
         text = advice(
-            stop.kind, judge_model=self.judge.model, base_url=self.base_url, available=available
+            stop.kind,
+            judge_model=self.judge.model,
+            base_url=self.base_url,
+            available=available,
+            resume=self.resumable,
         )
         error = JudgeAborted(f"{stop.message} {text}")
         error.__cause__ = stop.cause

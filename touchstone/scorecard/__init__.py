@@ -5,12 +5,14 @@
     compare.py   pairwise differences with paired intervals; ranks, and groups of rows that
                  cannot be told apart
     terminal.py  the rich table the CLI prints
+    fitness.py   the judge's fitness card of ``judge-check``, for the terminal
 
 Means exclude unscored verdicts; every unscored cell is counted with its reason. A mean over
 nothing is ``None`` and shown as "–", never as 0.
 """
 
 from touchstone.scorecard.build import Scorecard, ScoreRow, build_scorecard, fmt, unscored_text
+from touchstone.scorecard.fitness import render_fitness_card
 from touchstone.scorecard.terminal import render_run_scorecard, render_scorecard
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "Scorecard",
     "build_scorecard",
     "fmt",
+    "render_fitness_card",
     "render_run_scorecard",
     "render_scorecard",
     "unscored_text",

@@ -9,8 +9,11 @@ it asked for. The call is counted when it arrives.
 Answerers (streaming and not):
     sim-gut, sim-mittel, sim-schwach   answers of quality 5, 3 and 1 (of 5)
     sim-denker                         good answers with ``reasoning_content`` before them
-Judge:
-    sim-judge       valid verdict JSON, derived from the quality the simulated answer states
+Judges (``judges``):
+    sim-judge       valid verdict JSON: from the quality a simulated answer states; any other
+                    answer read like a crude, honest examiner (passes ``judge-check``)
+    sim-gullible    the top score for every answer (a judge ``judge-check`` must reject)
+    sim-constant    the same middle score for every answer (likewise)
 Faults:
     sim-hang        accepts the request and never answers
     sim-trickle     200, then a byte of whitespace (or an SSE comment) every 0.2 s, forever

@@ -1,14 +1,12 @@
 """What the simulated models say: the model catalogue and the simulated content.
 
-Answerers state their quality ("Qualitätsstufe N/5") in every answer; the simulated judge
-reads it back, so a demo run has models of known, clearly different quality.
+Answerers state their quality ("Qualitätsstufe N/5") in every answer; the simulated judges
+(``judges``) read it back, so a demo run has models of known, clearly different quality.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-from typing import Any
 
 ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5, "sim-old": 4}
 FAULTS = (
@@ -34,7 +32,7 @@ FAULTS = (
     "sim-proxy-unknown-model",
     "sim-proxy-no-db",
 )
-MODELS = (*ANSWERERS, "sim-judge", *FAULTS)
+MODELS = (*ANSWERERS, "sim-judge", "sim-gullible", "sim-constant", *FAULTS)
 
 # status, message, code, type of the error replies the fault models send.
 STATUS_FAULTS: dict[str, tuple[int, str, str, str]] = {
@@ -81,8 +79,6 @@ UNKNOWN_STREAM_OPTIONS = (
     "invalid_request_error",
 )
 
-_QUALITY = re.compile(r"Qualitätsstufe (\d)/5")
-_SCALE = re.compile(r"Skala: (-?\d+) bis (-?\d+)")
 DIMENSIONS = re.compile(r"Dimension-IDs: ([^\n]+)")
 
 _ANSWER_BODIES = {
@@ -99,10 +95,6 @@ _ANSWER_BODIES = {
 }
 
 
-def _stable(*parts: str) -> int:
-    return int(hashlib.sha256("|".join(parts).encode()).hexdigest()[:8], 16)
-
-
 def simulated_answer(model: str, prompt: str) -> str:
     quality = ANSWERERS[model]
     topic = " ".join(prompt.split())[:80]
@@ -110,52 +102,3 @@ def simulated_answer(model: str, prompt: str) -> str:
         f"Simulierte Antwort ({model}, Qualitätsstufe {quality}/5) zu: „{topic}“\n\n"
         f"{_ANSWER_BODIES[quality]}"
     )
-
-
-def simulated_verdict(user: str) -> dict[str, Any]:
-    """The sim judge's verdict for a per-answer judge prompt."""
-    low, high = 0, 5
-    scale = _SCALE.search(user)
-    if scale:
-        low, high = int(scale.group(1)), int(scale.group(2))
-    found = _QUALITY.search(user)
-    seed = _stable(user)
-    if not found:
-        return {
-            "score": (low + high) // 2,
-            "red_flag": False,
-            "rationale": "Simulierter Judge: keine simulierte Antwort erkannt, mittlere Wertung.",
-        }
-    quality = int(found.group(1))
-    jitter = seed % 3 - 1 if quality < 5 else -(seed % 4 == 0)
-    raw = low + round((quality + jitter) * (high - low) / 5)
-    score = max(low, min(high, raw))
-    red_flag = quality <= 1 and seed % 3 == 0
-    return {
-        "score": score,
-        "red_flag": red_flag,
-        "rationale": (
-            f"Simulierter Judge: Qualitätsstufe {quality}/5 erkannt, Wertung {score}."
-            + (" Warnsignal: Angaben wurden nicht geprüft." if red_flag else "")
-        ),
-    }
-
-
-def simulated_dimensions(user: str) -> dict[str, Any]:
-    """The sim judge's holistic reply: every dimension from the mean quality it sees."""
-    dims = DIMENSIONS.search(user)
-    ids = [d.strip() for d in dims.group(1).split(",")] if dims else []
-    low, high = 0, 5
-    scale = _SCALE.search(user)
-    if scale:
-        low, high = int(scale.group(1)), int(scale.group(2))
-    qualities = [int(q) for q in _QUALITY.findall(user)] or [3]
-    mean = sum(qualities) / len(qualities)
-    out: dict[str, Any] = {}
-    for index, dim in enumerate(ids):
-        value = low + (mean - (index % 2) * 0.5) * (high - low) / 5
-        out[dim] = {
-            "score": round(max(low, min(high, value)), 1),
-            "rationale": f"Simulierter Judge: Gesamteindruck aus Qualitätsstufe {mean:.1f}/5.",
-        }
-    return out

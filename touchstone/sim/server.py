@@ -26,6 +26,11 @@ from touchstone.sim.catalogue import (
     STATUS_FAULTS,
     UNKNOWN_STREAM_OPTIONS,
     simulated_answer,
+)
+from touchstone.sim.judges import (
+    CHARACTER_JUDGES,
+    GOOD_JUDGES,
+    character_verdict,
     simulated_dimensions,
     simulated_verdict,
 )
@@ -43,7 +48,6 @@ from touchstone.sim.plumbing import (
 TOKEN_INTERVAL_S = 0.05
 # Request bodies kept for inspection (tests, benchmarks); older ones are dropped.
 _HISTORY_SIZE = 1000
-_JUDGES = ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext")
 
 
 class _Server(SimHTTPServer):
@@ -195,11 +199,14 @@ class _Handler(Plumbing):
             content = simulated_answer(base, user)
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
-        elif base in _JUDGES:
+        elif base in GOOD_JUDGES or base in CHARACTER_JUDGES:
             if DIMENSIONS.search(user):
-                content = json.dumps(simulated_dimensions(user), ensure_ascii=False)
+                verdict = simulated_dimensions(user, base)
+            elif base in CHARACTER_JUDGES:
+                verdict = character_verdict(base, user)
             else:
-                content = json.dumps(simulated_verdict(user), ensure_ascii=False)
+                verdict = simulated_verdict(user)
+            content = json.dumps(verdict, ensure_ascii=False)
         elif base == "sim-reasoning":
             content = ""
             reasoning = "Simulierte endlose Überlegung ... " * 20

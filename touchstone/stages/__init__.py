@@ -3,6 +3,7 @@
     run.py       execute_run: answers of the evaluated models -> responses.jsonl
     judge.py     execute_judge: verdicts -> judgements.jsonl, reports.json
     view.py      load_run, write_report: the run read back -> report.html
+    check.py     execute_judge_check: the probe battery -> the judge's fitness card
     manifest.py  run.json and the pack a run was made with
 
 Each stage owns its run-dir bookkeeping (manifest, append streams, clean rewrite) and reports
@@ -10,6 +11,7 @@ what happens through an ``on_event(kind, data)`` callback; it never prints. Erro
 the exceptions of ``errors``; ``cli`` turns them into messages and exit codes.
 """
 
+from touchstone.stages.check import check_pack, execute_judge_check
 from touchstone.stages.judge import JudgeOutcome, execute_judge
 from touchstone.stages.manifest import default_run_name, now_iso
 from touchstone.stages.run import RunOutcome, execute_run
@@ -19,8 +21,10 @@ __all__ = [
     "JudgeOutcome",
     "RunOutcome",
     "RunView",
+    "check_pack",
     "default_run_name",
     "execute_judge",
+    "execute_judge_check",
     "execute_run",
     "load_run",
     "now_iso",

@@ -1,0 +1,45 @@
+"""``judge-check``: know a judge before paying for a run with it (DESIGN §14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from touchstone.cli.app import app
+from touchstone.cli.pipeline import EventsOption
+from touchstone.cli.ui import ProgressView, handled, stdout
+from touchstone.errors import JudgeUnfit
+from touchstone.events import fan_out
+from touchstone.scorecard import render_fitness_card
+from touchstone.stages import check_pack, execute_judge_check
+
+
+@app.command("judge-check")
+def judge_check(
+    run_dir: Annotated[
+        Path | None, typer.Argument(help="Run-Verzeichnis: dessen Paket liefert die Proben.")
+    ] = None,
+    pack: Annotated[
+        Path | None,
+        typer.Option("--pack", help="Paket (mit Referenzantworten und Gegenbeispielen)."),
+    ] = None,
+    config: Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")] = Path(
+        "judge.yaml"
+    ),
+    model: Annotated[
+        str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
+    ] = None,
+    events: EventsOption = None,
+) -> None:
+    """Prüft mit höchstens 24 Proben, ob ein Judge taugt: Exit 0 geeignet, 1 ungeeignet."""
+    with handled(events) as event_log:
+        judge_pack = check_pack(pack, run_dir)
+        with ProgressView("Proben") as view:
+            card = execute_judge_check(
+                judge_pack, config=config, model=model, on_event=fan_out(view, event_log)
+            )
+        stdout.print(render_fitness_card(card))
+        if not card.suitable:
+            raise JudgeUnfit("; ".join(card.reasons))

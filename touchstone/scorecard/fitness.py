@@ -1,0 +1,58 @@
+"""The judge's fitness card as the terminal shows it (rich): criteria, verdict, misses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from touchstone.judge.fitness import FitnessCard
+
+# Probes that missed their expectation, shown under the card (the rest are in --events).
+MISSES_SHOWN = 8
+
+
+def _mark(passed: bool | None) -> Text:
+    if passed is None:
+        return Text("–", style="dim")
+    return Text("✓", style="bold green") if passed else Text("✗", style="bold red")
+
+
+def render_fitness_card(card: FitnessCard) -> Group:
+    table = Table(
+        title=f"Judge-Check: {card.judge_model} (Paket {card.pack_id}, {len(card.results)} Proben)",
+        title_justify="left",
+    )
+    table.add_column("", no_wrap=True)
+    table.add_column("Kriterium")
+    table.add_column("Ergebnis")
+    for criterion in card.criteria:
+        table.add_row(_mark(criterion.passed), criterion.name, criterion.figure)
+    parts: list[Any] = [table]
+    misses = [r for r in card.results if not r.met and r.probe.kind != "repeat"]
+    if misses and not card.aborted:
+        parts.append(Text("Verfehlte Proben:", style="bold"))
+        for result in misses[:MISSES_SHOWN]:
+            verdict = result.verdict
+            if verdict is None:
+                said = "kein Urteil"
+            elif verdict.unscored:
+                said = "unlesbar"
+            else:
+                said = f"Wertung {verdict.score}" + (", Warnsignal" if verdict.red_flag else "")
+            why = " ".join(verdict.rationale.split())[:140] if verdict is not None else ""
+            parts.append(Text(f"  • {result.probe.label()}: {said}" + (f" – {why}" if why else "")))
+        if len(misses) > MISSES_SHOWN:
+            parts.append(Text(f"  … und {len(misses) - MISSES_SHOWN} weitere", style="dim"))
+    parts.append(card.health.summary_de().replace("; offen für einen späteren Lauf: 0", ""))
+    if card.suitable:
+        parts.append(Text.assemble("Urteil: ", (card.verdict_de(), "bold green")))
+    else:
+        # The reasons follow on stderr ("Judge ungeeignet: …"), where the CLI says why it
+        # exits 1; the ✗ rows above are the same reasons.
+        failed = sum(1 for c in card.criteria if c.passed is False)
+        why = "vom Judge-Schutz gestoppt" if card.aborted else f"{failed} Kriterien verfehlt"
+        parts.append(Text.assemble("Urteil: ", (f"ungeeignet ({why})", "bold red")))
+    return Group(*parts)

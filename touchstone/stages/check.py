@@ -1,0 +1,140 @@
+"""The judge-check stage: send the probe battery to a judge and assess it (DESIGN §14).
+
+Every probe is judged through the same session, engine and guard as a run's answers, with no
+verdict cache (a cached verdict says nothing about the judge now) and nothing written to any
+run directory. The repeat probe is sent on its own after the rest: inside one batch, cells
+with the same judge prompt would share a call. A guard stop ends the check early; the card
+then says why, and the judge is unfit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from touchstone.engine import run_blocking
+from touchstone.errors import InputError, JudgeAborted
+from touchstone.events import EventSink, emit
+from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
+from touchstone.judge.fitness import FitnessCard, assess
+from touchstone.judge.health import JudgeHealth
+from touchstone.judge.passes import judge_cells
+from touchstone.judge.probes import probe_battery, probe_variant
+from touchstone.judge.session import open_session
+from touchstone.pack import Pack, load_pack
+from touchstone.results import Verdict
+from touchstone.stages.manifest import pack_of_run
+from touchstone.store import RunDir
+
+
+def check_pack(pack_path: Path | None, run_path: Path | None) -> Pack:
+    """The pack to probe with: ``--pack`` or the pack of a run directory (exactly one)."""
+    if (pack_path is None) == (run_path is None):
+        raise InputError("judge-check braucht genau eines: --pack PAKET oder ein Run-Verzeichnis.")
+    if pack_path is not None:
+        return load_pack(pack_path)
+    assert run_path is not None
+    return pack_of_run(RunDir.existing(run_path))
+
+
+def execute_judge_check(
+    pack: Pack,
+    *,
+    config: JudgeConfig | str | Path,
+    model: str | None = None,
+    backend: JudgeBackend | None = None,
+    on_event: EventSink | None = None,
+) -> FitnessCard:
+    """Probe the judge ``config`` (and ``model``) describes; the fitness card."""
+    judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+    judge_backend = backend or judge_config.backend(model)
+    probes = probe_battery(pack)
+    variant = probe_variant(pack)
+    cells = [probe.cell(index, variant) for index, probe in enumerate(probes)]
+    by_repeat: dict[int, Verdict] = {}
+    health = JudgeHealth()
+    judge_model = ""
+
+    def landed(verdict: Verdict) -> None:
+        by_repeat[verdict.repeat] = verdict
+        probe = probes[verdict.repeat - 1]
+        emit(
+            on_event,
+            "progress",
+            stage="judge-check",
+            probe=probe.kind,
+            label=probe.label(),
+            prompt_id=probe.prompt.id,
+            score=None if verdict.unscored else verdict.score,
+            red_flag=verdict.red_flag,
+            unscored=verdict.unscored,
+        )
+
+    def failed(verdict: Verdict) -> None:
+        by_repeat[verdict.repeat] = verdict
+        emit(
+            on_event,
+            "judge_error",
+            stage="judge-check",
+            prompt_id=verdict.prompt_id,
+            error_kind=verdict.error_kind,
+            rationale=verdict.rationale,
+        )
+
+    async def probe_all() -> None:
+        nonlocal judge_model
+        async with open_session(
+            judge_backend,
+            concurrency=judge_config.concurrency,
+            max_consecutive_failures=judge_config.max_consecutive_failures,
+            max_failure_ratio=judge_config.max_failure_ratio,
+            cache=None,
+            health=health,
+        ) as session:
+            judge_model = session.judge.model
+            session.resumable = False
+            emit(
+                on_event,
+                "start",
+                stage="judge-check",
+                total=len(cells),
+                judge_model=judge_model,
+                pack=pack.id,
+            )
+            batches = [
+                [c for c, p in zip(cells, probes, strict=True) if p.kind != "repeat"],
+                [c for c, p in zip(cells, probes, strict=True) if p.kind == "repeat"],
+            ]
+            for batch in batches:
+                await judge_cells(session, batch, pack, on_verdict=landed, on_judge_error=failed)
+
+    aborted = ""
+    try:
+        run_blocking(probe_all())
+    except JudgeAborted as exc:
+        aborted = f"Judge abgebrochen: {exc}"
+    verdicts = [_usable(by_repeat.get(index + 1)) for index in range(len(probes))]
+    card = assess(
+        probes,
+        verdicts,
+        health=health,
+        scale=pack.scale,
+        call_timeout_s=judge_config.call_timeout_s,
+        judge_model=judge_model or (model or judge_config.model),
+        pack_id=pack.id,
+        aborted=aborted,
+    )
+    emit(
+        on_event,
+        "done",
+        stage="judge-check",
+        suitable=card.suitable,
+        message=card.verdict_de(),
+        card=card.as_dict(),
+        health=health.as_dict(),
+    )
+    return card
+
+
+def _usable(verdict: Verdict | None) -> Verdict | None:
+    """A failed call's verdict counts as none: the probe got no judgement."""
+    return None if verdict is None or verdict.judge_error else verdict
