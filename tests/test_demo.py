@@ -12,6 +12,9 @@ def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     assert "Judge abgebrochen:" in result.stderr
     assert "Scorecard" in result.stdout and "Simulator" in result.stdout
+    # The judge check rejects the gullible judge and passes the good one.
+    assert "Judge-Check: sim-gullible" in result.stdout and "Urteil: ungeeignet" in result.stdout
+    assert "Judge-Check: sim-judge" in result.stdout and "Urteil: geeignet" in result.stdout
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert (run_dir / "report.html").is_file()
     view = load_run(run_dir)

@@ -435,3 +435,54 @@ def test_an_overview_after_new_answers_counts_them(judged: TestClient, workspace
     responses.write_text("".join(lines) + json.dumps(extra) + "\n", encoding="utf-8")
     (summary,) = judged.get("/api/runs").json()
     assert (summary["cells"], summary["judged"]) == (7, 6)
+
+
+# -- judge check and agreement (issue 15) ------------------------------------------------------
+
+
+def test_a_judge_check_job_shows_its_card(client: TestClient) -> None:
+    job = client.post(
+        "/api/runs/tiny/judge-check", json={"config": "judge-gut.yaml"}, headers=ORIGIN
+    ).json()["job"]
+    state = finished(client, job)
+    assert (state["state"], state["exit_code"]) == ("done", 0)
+    card = state["progress"]["card"]
+    assert card["suitable"] is True and card["verdict"].startswith("geeignet")
+    assert card["judge_model"] == "sim-judge" and len(card["criteria"]) == 9
+    # The check writes no verdict: the run is still unjudged.
+    assert client.get("/api/runs").json()[0]["judged"] == 0
+
+
+def test_a_gullible_judge_fails_its_check_job_with_the_reasons(client: TestClient) -> None:
+    job = client.post(
+        "/api/runs/tiny/judge-check", json={"config": "judge-leichtglaeubig.yaml"}, headers=ORIGIN
+    ).json()["job"]
+    state = finished(client, job)
+    assert (state["state"], state["exit_code"]) == ("failed", 1)
+    assert (
+        state["message"].startswith("Judge ungeeignet:") and "Nicht-Antworten" in state["message"]
+    )
+    card = state["progress"]["card"]
+    assert card["suitable"] is False
+    assert {c["name"].split(" (")[0] for c in card["criteria"] if c["passed"] is False} == {
+        "Nicht-Antworten unten",
+        "Anweisungen in der Antwort nicht befolgt",
+    }
+    page = client.get("/runs/tiny")
+    assert "Judge prüfen" in page.text and "Urteil: ungeeignet" in page.text
+
+
+def test_rejudging_all_from_the_gui_shows_the_agreement(judged: TestClient) -> None:
+    body = {"config": "judge-gut.yaml", "model": "sim-constant", "rejudge": "all"}
+    job = judged.post("/api/runs/tiny/judge", json=body, headers=ORIGIN).json()["job"]
+    state = finished(judged, job)
+    assert state["state"] == "done", state["message"]
+    assert "--rejudge" in state["command"]
+    agreement = state["progress"]["agreement"]
+    assert agreement.startswith("Übereinstimmung mit dem bisherigen Judge (sim-judge) auf 6 ")
+    assert agreement in judged.get("/runs/tiny").text
+
+
+def test_rejudge_takes_only_known_choices(client: TestClient) -> None:
+    body = {"config": "judge-gut.yaml", "rejudge": "alles"}
+    assert client.post("/api/runs/tiny/judge", json=body, headers=ORIGIN).status_code == 422

@@ -297,3 +297,47 @@ def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
             page.screenshot(path=str(ARTIFACTS / "report-desktop.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer) -> None:
+    executable = chromium_or_skip()
+    from playwright.sync_api import expect, sync_playwright
+
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    workdir = make_workspace(tmp_path, sim)
+    execute_judge(
+        workdir / "runs" / "tiny", config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge")
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    with gui_process(workdir) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/runs/tiny")
+            page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
+            page.get_by_test_id("check-judge").click()
+            expect(page.get_by_test_id("start-judge")).to_be_disabled()
+            expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
+            card = page.locator("#current-job").get_by_test_id("fitness-card")
+            expect(card).to_contain_text("✗")
+            expect(card).to_contain_text("Nicht-Antworten unten")
+            expect(page.locator("#current-job")).to_contain_text("Urteil: ungeeignet")
+            expect(page.get_by_test_id("start-judge")).to_be_enabled()
+            page.screenshot(path=str(ARTIFACTS / "judge-check-desktop.png"), full_page=True)
+
+            page.get_by_test_id("config").select_option("judge-gut.yaml")
+            page.fill("input[name=model]", "sim-constant")
+            page.get_by_test_id("rejudge").select_option("all")
+            page.get_by_test_id("start-judge").click()
+            # Done: the page reloads, and the finished job shows the agreement.
+            expect(page.get_by_test_id("agreement")).to_contain_text(
+                "Übereinstimmung mit dem bisherigen Judge (sim-judge)", timeout=20_000
+            )
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.screenshot(path=str(ARTIFACTS / "judge-check-phone.png"), full_page=True)
+        finally:
+            browser.close()

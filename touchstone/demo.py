@@ -2,8 +2,9 @@
 
 1. The simulator starts on a free loopback port (nothing leaves this machine).
 2. ``buero`` is answered by three simulated models of clearly different quality.
-3. A simulated runaway "thinking" judge is tried first: the guard stops it within seconds.
-4. The good simulated judge finishes every cell; scorecard and ``report.html`` follow.
+3. ``judge-check`` rejects a gullible simulated judge and passes the good one.
+4. A simulated runaway "thinking" judge is tried first: the guard stops it within seconds.
+5. The good simulated judge finishes every cell; scorecard and ``report.html`` follow.
 """
 
 from __future__ import annotations
@@ -20,13 +21,22 @@ from rich.text import Text
 import touchstone
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.scorecard import render_run_scorecard
+from touchstone.pack import load_pack
+from touchstone.scorecard import render_fitness_card, render_run_scorecard
 from touchstone.sim import SimServer
-from touchstone.stages import default_run_name, execute_judge, execute_run, load_run, write_report
+from touchstone.stages import (
+    default_run_name,
+    execute_judge,
+    execute_judge_check,
+    execute_run,
+    load_run,
+    write_report,
+)
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"
 GOOD_JUDGE = "sim-judge"
+GULLIBLE_JUDGE = "sim-gullible"
 ProgressFactory = Callable[[str], AbstractContextManager[Callable[[str, dict[str, Any]], None]]]
 
 
@@ -45,6 +55,7 @@ def bundled_pack(name: str) -> Path:
 def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFactory) -> Path:
     """Run the demo into a new directory under ``runs_dir``; returns the report's path."""
     pack_path = bundled_pack("buero")
+    view_pack = load_pack(pack_path)
     with SimServer() as server:
         out.print(
             f"touchstone-Demo mit dem eingebauten Simulator auf {server.base_url} "
@@ -64,7 +75,22 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
             )
 
         out.print(
-            f"\n[bold]2. Judge-Schutz:[/bold] ein „denkendes“ Judge-Modell ({RUNAWAY_JUDGE}), das "
+            f"\n[bold]2. Judge-Check:[/bold] taugt ein Judge, bevor ein Run mit ihm bezahlt wird? "
+            f"Erst ein leichtgläubiger ({GULLIBLE_JUDGE}), dann der gute ({GOOD_JUDGE})."
+        )
+        for judge in (GULLIBLE_JUDGE, GOOD_JUDGE):
+            config = JudgeConfig(
+                endpoint=JudgeEndpoint(base_url=server.base_url), model=judge, call_timeout_s=30
+            )
+            with progress("Proben") as on_event:
+                fitness = execute_judge_check(view_pack, config=config, on_event=on_event)
+            out.print()
+            out.print(render_fitness_card(fitness))
+            if fitness.suitable != (judge == GOOD_JUDGE):
+                raise RuntimeError(f"judge-check misjudged the simulated judge {judge}")
+
+        out.print(
+            f"\n[bold]3. Judge-Schutz:[/bold] ein „denkendes“ Judge-Modell ({RUNAWAY_JUDGE}), das "
             "nie fertig wird – Frist 1 s je Aufruf, Abbruch nach 3 Fehlern in Folge."
         )
         runaway = JudgeConfig(
@@ -86,7 +112,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         else:
             raise RuntimeError("the simulated runaway judge was expected to trip the guard")
 
-        out.print(f"\n[bold]3. Judge:[/bold] derselbe Run mit dem guten Judge ({GOOD_JUDGE}).")
+        out.print(f"\n[bold]4. Judge:[/bold] derselbe Run mit dem guten Judge ({GOOD_JUDGE}).")
         good = JudgeConfig(
             endpoint=JudgeEndpoint(base_url=server.base_url), model=GOOD_JUDGE, call_timeout_s=30
         )
@@ -98,5 +124,5 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
     report_path = write_report(view, card)
     out.print()
     out.print(render_run_scorecard(view.pack, card))
-    out.print(f"\n[bold]4. Bericht:[/bold] {report_path}")
+    out.print(f"\n[bold]5. Bericht:[/bold] {report_path}")
     return report_path

@@ -160,6 +160,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
             )
         )
     stdout.print(outcome.health.summary_de())
+    if outcome.agreement is not None:
+        stdout.print(outcome.agreement.summary_de())
     if outcome.health.unparseable:
         stdout.print(
             f"{outcome.health.unparseable} Antworten des Judges waren unlesbar; "

@@ -12,7 +12,7 @@ templates, ``textContent`` in the page's JavaScript.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import (
@@ -52,6 +52,8 @@ class JudgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     config: str = Field(min_length=1, max_length=1000)
     model: str | None = Field(default=None, max_length=500)
+    # ``judge`` only: which cells with a verdict are judged again (CLI --rejudge).
+    rejudge: Literal["none", "unscored", "all"] = "none"
 
 
 class RunRequest(BaseModel):
@@ -137,6 +139,17 @@ def create_app(
         return Response(FAVICON, media_type="image/svg+xml")
 
     # -- API ------------------------------------------------------------------------------
+    def start_judge_job(command: str, name: str, body: JudgeRequest) -> dict[str, str]:
+        """``judge`` or ``judge-check`` of run ``name`` as a job."""
+        path = gui.run_dir(name)
+        config = gui.inside_workdir(body.config, "Judge-Konfiguration")
+        args = [command, str(path), "--config", str(config)]
+        if body.model:
+            args += ["--model", body.model]
+        if command == "judge" and body.rejudge != "none":
+            args += ["--rejudge", body.rejudge]
+        return {"job": gui.jobs.start(path, args)}
+
     @app.get("/api/runs")
     def api_runs() -> list[dict[str, Any]]:
         return gui.runs()
@@ -167,12 +180,11 @@ def create_app(
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:
-        path = gui.run_dir(name)
-        config = gui.inside_workdir(body.config, "Judge-Konfiguration")
-        args = ["judge", str(path), "--config", str(config)]
-        if body.model:
-            args += ["--model", body.model]
-        return {"job": gui.jobs.start(path, args)}
+        return start_judge_job("judge", name, body)
+
+    @app.post("/api/runs/{name}/judge-check", status_code=202)
+    def api_judge_check(name: str, body: JudgeRequest) -> dict[str, str]:
+        return start_judge_job("judge-check", name, body)
 
     @app.post("/api/runs", status_code=202)
     def api_start_run(body: RunRequest) -> dict[str, str]:

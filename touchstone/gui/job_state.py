@@ -66,6 +66,8 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "streak": 0,
         "health": None,
         "message": "",
+        "card": None,
+        "agreement": "",
     }
     for event in events:
         kind = event.get("event")
@@ -97,9 +99,35 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             if isinstance(event.get("health"), dict):
                 progress["health"] = event["health"]
             progress["message"] = _text(event.get("message"))
+            if kind == "done":
+                progress["card"] = clean_card(event.get("card"))
+                agreement = event.get("agreement")
+                if isinstance(agreement, dict):
+                    progress["agreement"] = _text(agreement.get("summary"), 500)
     if progress["total"] is not None:
         progress["done"] = min(progress["done"], progress["total"])
     return progress
+
+
+def clean_card(raw: object) -> dict[str, Any] | None:
+    """The fitness card of a judge-check job, with only the fields the page shows."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("criteria"), list):
+        return None
+    criteria = [
+        {
+            "name": _text(c.get("name"), 200),
+            "figure": _text(c.get("figure"), 300),
+            "passed": c.get("passed") if isinstance(c.get("passed"), bool) else None,
+        }
+        for c in raw["criteria"][:20]
+        if isinstance(c, dict)
+    ]
+    return {
+        "judge_model": _text(raw.get("judge_model"), 200),
+        "suitable": raw.get("suitable") is True,
+        "verdict": _text(raw.get("verdict")),
+        "criteria": criteria,
+    }
 
 
 def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -246,6 +246,8 @@ def _last_log_line(log: Path) -> str:
         return ""
     for line in reversed(lines):
         text = line.strip()
-        if text.startswith(("Fehler:", "Judge abgebrochen:", "Abgebrochen", "Beendet", "Run ")):
+        if text.startswith(
+            ("Fehler:", "Judge abgebrochen:", "Judge ungeeignet:", "Abgebrochen", "Beendet", "Run ")
+        ):
             return text[:2000]
     return ""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
+from touchstone.judge.agreement import Agreement
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
 from touchstone.judge.cells import CellTask
@@ -138,6 +139,8 @@ class JudgeRunResult:
     stale: int = 0
     # Cells whose call failed and that have no verdict at all: left for a later run.
     left: int = 0
+    # How the new verdicts agree with the scored ones they replaced (re-judged cells).
+    agreement: Agreement | None = None
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of its main task on the way out
@@ -185,8 +188,16 @@ async def judge_run(
             return True
         return False
 
+    replaced: list[tuple[Verdict, Verdict]] = []
+
     def landed(verdict: Verdict) -> None:
-        if not standing(verdict) and on_verdict is not None:
+        if standing(verdict):
+            return
+        old = prior.get(cell_key(verdict))
+        # A stale cell is judged by another rubric: its old verdict is no comparison.
+        if old is not None and old.scored and verdict.scored and cell_key(old) not in plan.stale:
+            replaced.append((old, verdict))
+        if on_verdict is not None:
             on_verdict(verdict)
 
     def failed(verdict: Verdict) -> None:
@@ -218,6 +229,7 @@ async def judge_run(
     for verdict in ordered:
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
     result.verdicts = ordered
+    result.agreement = Agreement.of(replaced, pack.scale)
     result.reports = await holistic_pass(
         session,
         pack,

@@ -16,6 +16,7 @@ from touchstone.engine import run_blocking
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
+from touchstone.judge.agreement import Agreement
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import JudgeRunResult, judge_run
@@ -46,6 +47,8 @@ class JudgeOutcome:
     kept: int = 0
     # Cells judged again because the pack changed their rubric.
     stale: int = 0
+    # How re-judged cells' new verdicts agree with the ones they replaced.
+    agreement: Agreement | None = None
 
     @property
     def cells_left(self) -> int:
@@ -199,6 +202,7 @@ def _judge_loaded(
         kept=result.kept,
         stale=result.stale,
         card=card,
+        agreement=result.agreement,
     )
     emit(
         on_event,
@@ -210,6 +214,7 @@ def _judge_loaded(
         kept=outcome.kept,
         stale=outcome.stale,
         health=health.as_dict(),
+        agreement=None if result.agreement is None else result.agreement.as_dict(),
     )
     return outcome
 

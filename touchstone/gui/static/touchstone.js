@@ -38,9 +38,9 @@ function asText(value, fallback = "–") {
 // One live job box: built once, then only its texts change (keyboard focus on the cancel
 // button survives every refresh). ``follow`` replaces whatever the box followed before.
 class JobBox {
-  constructor(root, {button = null, onEnd = null} = {}) {
+  constructor(root, {buttons = [], onEnd = null} = {}) {
     this.root = root;
-    this.button = button;
+    this.buttons = Array.from(buttons);
     this.onEnd = onEnd;
     this.generation = 0;
     root.setAttribute("role", "status");
@@ -53,13 +53,15 @@ class JobBox {
     this.errors = el("span");
     this.message = el("div", {"data-testid": "job-message"});
     this.health = el("div", {class: "muted"});
+    this.card = el("div", {"data-testid": "job-card"});
+    this.agreement = el("div", {class: "muted", "data-testid": "job-agreement"});
     this.cancel = el("button", {type: "button", "data-testid": "cancel-job", text: "Abbrechen"});
     this.cancel.hidden = true;
     this.cancel.addEventListener("click", () => this.requestCancel());
     this.parts = [
       el("div", {}, this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
-      this.message, this.health, this.cancel,
+      this.message, this.health, this.card, this.agreement, this.cancel,
     ];
   }
 
@@ -67,14 +69,18 @@ class JobBox {
     this.generation += 1;
     this.root.className = "box failed";
     this.root.replaceChildren(el("div", {class: "flag", text: "Fehler: " + text}));
-    if (this.button) { this.button.disabled = false; }
+    this.enable(true);
+  }
+
+  enable(on) {
+    for (const button of this.buttons) { button.disabled = !on; }
   }
 
   async follow(id) {
     const generation = ++this.generation;
     this.jobId = id;
     this.root.replaceChildren(...this.parts);
-    if (this.button) { this.button.disabled = true; }
+    this.enable(false);
     for (;;) {
       const response = await fetch(`/api/jobs/${encodeURIComponent(id)}`);
       if (generation !== this.generation) { return; }
@@ -83,7 +89,7 @@ class JobBox {
         if (generation !== this.generation) { return; }
         this.render(job);
         if (job.state !== "running") {
-          if (this.button) { this.button.disabled = false; }
+          this.enable(true);
           if (this.onEnd) { this.onEnd(job); }
           return;
         }
@@ -114,6 +120,8 @@ class JobBox {
     this.message.textContent = asText(job.message, "");
     this.message.className = state === "failed" ? "flag" : "muted";
     this.health.textContent = p.health && typeof p.health === "object" ? healthText(p.health) : "";
+    this.card.replaceChildren(...(p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
+    this.agreement.textContent = asText(p.agreement, "");
     this.cancel.hidden = state !== "running";
   }
 
@@ -121,6 +129,21 @@ class JobBox {
     try { await postJson(`/api/jobs/${encodeURIComponent(this.jobId)}/cancel`, {}); }
     catch (error) { this.message.textContent = "Abbrechen fehlgeschlagen: " + error.message; }
   }
+}
+
+// The fitness card of a judge check: each criterion with ✓/✗ and its figure, then the verdict.
+function fitnessCard(card) {
+  const rows = card.criteria.map((c) => {
+    const mark = c.passed === true ? "✓" : c.passed === false ? "✗" : "–";
+    const style = c.passed === true ? "ok" : c.passed === false ? "flag" : "muted";
+    return el("tr", {}, el("td", {class: style, text: mark}), el("td", {text: asText(c.name)}),
+              el("td", {text: asText(c.figure)}));
+  });
+  const table = el("table", {class: "fitness", "data-testid": "fitness-card"},
+    el("caption", {text: `Judge-Check: ${asText(card.judge_model)}`}), el("tbody", {}, ...rows));
+  const verdict = el("p", {class: card.suitable ? "ok" : "flag"},
+    el("b", {text: `Urteil: ${asText(card.verdict)}`}));
+  return [table, verdict];
 }
 
 function healthText(h) {

@@ -1,0 +1,135 @@
+"""Agreement of re-judged cells with their previous verdicts (DESIGN §14, issue 15)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from touchstone.judge.agreement import weighted_kappa
+from touchstone.sim import SimServer
+from touchstone.stages import execute_run
+
+from .conftest import run_cli
+from .test_cli import judge_config
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kappa"),
+    [
+        ([0, 3, 5, 2], [0, 3, 5, 2], 1.0),
+        ([0, 0, 1, 1], [0, 1, 0, 1], 0.0),
+        ([0, 1, 2], [2, 1, 0], -1.0),
+    ],
+)
+def test_weighted_kappa(first: list[int], second: list[int], kappa: float) -> None:
+    span = (min(first + second), max(first + second))
+    assert weighted_kappa(list(zip(first, second, strict=True)), *span) == pytest.approx(kappa)
+
+
+def test_kappa_is_undefined_when_no_judge_varies() -> None:
+    assert weighted_kappa([(3, 3), (3, 3)], 0, 5) is None
+
+
+def verdicts(run: Path) -> dict[tuple, dict]:
+    lines = (run / "judgements.jsonl").read_text(encoding="utf-8").splitlines()
+    return {
+        (v["model"], v["variant"], v["prompt_id"], v["repeat"]): v for v in map(json.loads, lines)
+    }
+
+
+def done_event(events: Path) -> dict:
+    lines = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    return next(e for e in reversed(lines) if e["event"] == "done")
+
+
+@pytest.fixture
+def judged(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+    answered_run = tmp_path / "runs" / "tiny"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-schwach"],
+        out=answered_run,
+        base_url=sim.base_url,
+    )
+    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
+    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    return answered_run
+
+
+def test_rejudging_with_another_judge_reports_agreement(
+    sim: SimServer, judged: Path, tmp_path: Path
+) -> None:
+    before = verdicts(judged)
+    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
+    events = tmp_path / "events.jsonl"
+    result = run_cli(
+        "judge",
+        str(judged),
+        "--config",
+        str(config),
+        "--model",
+        "sim-constant",
+        "--rejudge",
+        "all",
+        "--events",
+        str(events),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    after = verdicts(judged)
+    exact = sum(before[k]["score"] == after[k]["score"] for k in before) / len(before)
+    flags = sum(before[k]["red_flag"] == after[k]["red_flag"] for k in before) / len(before)
+    agreement = done_event(events)["agreement"]
+    assert agreement["cells"] == len(before) == 12
+    assert agreement["exact"] == pytest.approx(exact, abs=1e-4)
+    assert agreement["red_flag"] == pytest.approx(flags, abs=1e-4)
+    # A judge that never varies agrees with any other only as well as chance does.
+    assert agreement["weighted_kappa"] == 0.0
+    assert agreement["previous_judges"] == ["sim-judge"] and agreement["judge"] == "sim-constant"
+    line = "Übereinstimmung mit dem bisherigen Judge (sim-judge) auf 12 neu bewerteten Zellen"
+    assert line in result.stdout
+    assert f"exakt {round(exact * 100)} %" in result.stdout
+
+
+def test_the_same_judge_again_agrees_with_itself(
+    sim: SimServer, judged: Path, tmp_path: Path
+) -> None:
+    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
+    events = tmp_path / "events.jsonl"
+    result = run_cli(
+        "judge",
+        str(judged),
+        "--config",
+        str(config),
+        "--rejudge",
+        "all",
+        "--events",
+        str(events),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    agreement = done_event(events)["agreement"]
+    assert (agreement["exact"], agreement["weighted_kappa"]) == (1.0, 1.0)
+    assert "desselben Judges (sim-judge)" in result.stdout
+
+
+def test_no_agreement_when_nothing_was_judged_again(
+    sim: SimServer, judged: Path, tmp_path: Path
+) -> None:
+    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
+    events = tmp_path / "events.jsonl"
+    result = run_cli(
+        "judge",
+        str(judged),
+        "--config",
+        str(config),
+        "--model",
+        "sim-constant",
+        "--events",
+        str(events),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert done_event(events)["agreement"] is None
+    assert "Übereinstimmung" not in result.stdout

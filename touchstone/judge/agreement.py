@@ -1,0 +1,102 @@
+"""Agreement between a cell's previous verdict and its new one (DESIGN §14).
+
+When ``--rejudge`` (with or without ``--model``) judges cells again that had a scored
+verdict, the end of the run says how far the new judge agrees with the old: exact score,
+within one point, quadratic-weighted Cohen's kappa over the pack's scale (1 = full agreement,
+0 = what chance gives, below 0 = systematic disagreement; undefined when both judges give one
+and the same score throughout),
+and agreement on the red flag. That makes "resume with a better judge" a decision.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from touchstone.pack import Scale
+from touchstone.results import Verdict
+
+
+def weighted_kappa(pairs: Sequence[tuple[int, int]], low: int, high: int) -> float | None:
+    """Cohen's kappa with quadratic weights for ratings on ``low..high``; None when the
+    expected disagreement is 0 (both raters give one and the same score throughout)."""
+    n = len(pairs)
+    if n == 0 or high <= low:
+        return None
+    span = high - low
+    observed = sum((a - b) ** 2 for a, b in pairs) / span**2
+    first = Counter(a for a, _ in pairs)
+    second = Counter(b for _, b in pairs)
+    expected = (
+        sum(ca * cb * (a - b) ** 2 for a, ca in first.items() for b, cb in second.items())
+        / span**2
+        / n
+    )
+    if expected == 0:
+        return None
+    return 1 - observed / expected
+
+
+@dataclass(frozen=True)
+class Agreement:
+    cells: int
+    exact: float
+    within_one: float
+    kappa: float | None
+    red_flag: float
+    previous_judges: tuple[str, ...]
+    judge: str
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[Verdict, Verdict]], scale: Scale) -> Agreement | None:
+        """Agreement over (previous, new) pairs of scored verdicts; None without pairs."""
+        if not pairs:
+            return None
+        n = len(pairs)
+        scores = [(old.score, new.score) for old, new in pairs]
+        return cls(
+            cells=n,
+            exact=sum(a == b for a, b in scores) / n,
+            within_one=sum(abs(a - b) <= 1 for a, b in scores) / n,
+            kappa=weighted_kappa(scores, scale.min, scale.max),
+            red_flag=sum(old.red_flag == new.red_flag for old, new in pairs) / n,
+            previous_judges=tuple(dict.fromkeys(old.judge_model or "?" for old, _ in pairs)),
+            judge=pairs[-1][1].judge_model,
+        )
+
+    def summary_de(self) -> str:
+        kappa = "–" if self.kappa is None else f"{self.kappa:.2f}".replace(".", ",")
+        previous = ", ".join(self.previous_judges)
+        whom = (
+            f"desselben Judges ({self.judge})"
+            if self.previous_judges == (self.judge,)
+            else f"mit dem bisherigen Judge ({previous})"
+        )
+        lead = (
+            f"Übereinstimmung {whom}"
+            if whom.startswith("mit")
+            else f"Übereinstimmung mit den bisherigen Bewertungen {whom}"
+        )
+        return (
+            f"{lead} auf {self.cells} neu bewerteten Zellen: exakt {_pct(self.exact)}, "
+            f"±1 Punkt {_pct(self.within_one)}, gewichtetes Kappa {kappa}, "
+            f"Warnsignal {_pct(self.red_flag)}."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "cells": self.cells,
+            "exact": round(self.exact, 4),
+            "within_one": round(self.within_one, 4),
+            "weighted_kappa": None if self.kappa is None else round(self.kappa, 4),
+            "red_flag": round(self.red_flag, 4),
+            "previous_judges": list(self.previous_judges),
+            "judge": self.judge,
+            "summary": self.summary_de(),
+        }
+
+
+def _pct(share: float) -> str:
+    return f"{round(share * 100)} %"
