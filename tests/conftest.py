@@ -77,6 +77,21 @@ def tiny_pack_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def four_model_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+    """24 answered cells with distinct answers: 3 prompts x 2 variants x 4 models."""
+    from touchstone.stages import execute_run
+
+    out = tmp_path / "runs" / "tiny"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    return out
+
+
+@pytest.fixture
 def tiny_pack(tiny_pack_path: Path) -> Pack:
     return load_pack(tiny_pack_path)
 

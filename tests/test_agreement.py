@@ -51,36 +51,39 @@ def judged(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
         out=answered_run,
         base_url=sim.base_url,
     )
-    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
+    config = judge_config(answered_run.parent / "gut.yaml", sim, "sim-judge")
     result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     return answered_run
 
 
-def test_rejudging_with_another_judge_reports_agreement(
-    sim: SimServer, judged: Path, tmp_path: Path
-) -> None:
-    before = verdicts(judged)
-    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
-    events = tmp_path / "events.jsonl"
+def rejudge(run: Path, *options: str) -> tuple[str, dict | None]:
+    """``touchstone judge RUN`` with the good judge's config and ``options``: its stdout and
+    the agreement of its ``done`` event."""
+    events = run.parent / "events.jsonl"
+    events.unlink(missing_ok=True)
+    config = run.parent / "gut.yaml"
     result = run_cli(
         "judge",
-        str(judged),
+        str(run),
         "--config",
         str(config),
-        "--model",
-        "sim-constant",
-        "--rejudge",
-        "all",
+        *options,
         "--events",
         str(events),
-        cwd=tmp_path,
+        cwd=run.parent,
     )
     assert result.returncode == 0, result.stderr
+    return result.stdout, done_event(events)["agreement"]
+
+
+def test_rejudging_with_another_judge_reports_agreement(judged: Path) -> None:
+    before = verdicts(judged)
+    stdout, agreement = rejudge(judged, "--model", "sim-constant", "--rejudge", "all")
     after = verdicts(judged)
     exact = sum(before[k]["score"] == after[k]["score"] for k in before) / len(before)
     flags = sum(before[k]["red_flag"] == after[k]["red_flag"] for k in before) / len(before)
-    agreement = done_event(events)["agreement"]
+    assert agreement is not None
     assert agreement["cells"] == len(before) == 12
     assert agreement["exact"] == pytest.approx(exact, abs=1e-4)
     assert agreement["red_flag"] == pytest.approx(flags, abs=1e-4)
@@ -88,48 +91,18 @@ def test_rejudging_with_another_judge_reports_agreement(
     assert agreement["weighted_kappa"] == 0.0
     assert agreement["previous_judges"] == ["sim-judge"] and agreement["judge"] == "sim-constant"
     line = "Übereinstimmung mit dem bisherigen Judge (sim-judge) auf 12 neu bewerteten Zellen"
-    assert line in result.stdout
-    assert f"exakt {round(exact * 100)} %" in result.stdout
+    assert line in stdout
+    assert f"exakt {round(exact * 100)} %" in stdout
 
 
-def test_the_same_judge_again_agrees_with_itself(
-    sim: SimServer, judged: Path, tmp_path: Path
-) -> None:
-    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
-    events = tmp_path / "events.jsonl"
-    result = run_cli(
-        "judge",
-        str(judged),
-        "--config",
-        str(config),
-        "--rejudge",
-        "all",
-        "--events",
-        str(events),
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr
-    agreement = done_event(events)["agreement"]
+def test_the_same_judge_again_agrees_with_itself(judged: Path) -> None:
+    stdout, agreement = rejudge(judged, "--rejudge", "all")
+    assert agreement is not None
     assert (agreement["exact"], agreement["weighted_kappa"]) == (1.0, 1.0)
-    assert "desselben Judges (sim-judge)" in result.stdout
+    assert "desselben Judges (sim-judge)" in stdout
 
 
-def test_no_agreement_when_nothing_was_judged_again(
-    sim: SimServer, judged: Path, tmp_path: Path
-) -> None:
-    config = judge_config(tmp_path / "gut.yaml", sim, "sim-judge")
-    events = tmp_path / "events.jsonl"
-    result = run_cli(
-        "judge",
-        str(judged),
-        "--config",
-        str(config),
-        "--model",
-        "sim-constant",
-        "--events",
-        str(events),
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr
-    assert done_event(events)["agreement"] is None
-    assert "Übereinstimmung" not in result.stdout
+def test_no_agreement_when_nothing_was_judged_again(judged: Path) -> None:
+    stdout, agreement = rejudge(judged, "--model", "sim-constant")
+    assert agreement is None
+    assert "Übereinstimmung" not in stdout

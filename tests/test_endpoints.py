@@ -14,32 +14,18 @@ from touchstone.store import RunDir
 from .conftest import coarse, run_cli
 from .test_cli import assert_clean_failure, judge_config
 
-
-@pytest.fixture
-def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
-    """24 answered cells: 3 prompts x 2 variants x 4 models."""
-    out = tmp_path / "runs" / "tiny"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
-        out=out,
-        base_url=sim.base_url,
-    )
-    return out
-
-
 # -- 429 and Retry-After ----------------------------------------------------------------------
 
 
 def test_a_judge_at_concurrency_16_against_a_server_taking_4_scores_every_cell(
-    answered_run: Path,
+    four_model_run: Path,
 ) -> None:
     with SimServer(capacity=4, retry_after_s=0.05) as busy:
         config = JudgeConfig(
             JudgeEndpoint(busy.base_url), "sim-judge@0.1", call_timeout_s=10, concurrency=16
         )
         started = time.monotonic()
-        outcome = execute_judge(answered_run, config=config)
+        outcome = execute_judge(four_model_run, config=config)
         elapsed = time.monotonic() - started
         generations = busy.generations
     assert outcome.new_verdicts == 24 and not outcome.judge_errors
@@ -68,10 +54,10 @@ def test_a_run_at_concurrency_16_against_a_server_taking_4_records_every_cell(
 
 
 def test_a_rate_limit_past_the_deadline_is_a_failure_with_its_advice(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     config = judge_config(tmp_path / "j.yaml", sim, "sim-429", call_timeout_s=1)
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 1)
     assert "RateLimitError" in result.stderr and "concurrency" in result.stderr
     assert "Thinking" not in result.stderr
@@ -82,12 +68,12 @@ def test_a_rate_limit_past_the_deadline_is_a_failure_with_its_advice(
 
 @pytest.mark.parametrize("model", ["sim-quota", "sim-402"])
 def test_quota_exhausted_stops_after_one_call_and_a_later_resume_finishes(
-    sim: SimServer, answered_run: Path, tmp_path: Path, model: str
+    sim: SimServer, four_model_run: Path, tmp_path: Path, model: str
 ) -> None:
     before = sim.calls.get(model, 0)
     result = run_cli(
         "judge",
-        str(answered_run),
+        str(four_model_run),
         "--config",
         str(judge_config(tmp_path / "q.yaml", sim, model)),
         cwd=tmp_path,
@@ -97,8 +83,10 @@ def test_quota_exhausted_stops_after_one_call_and_a_later_resume_finishes(
     assert "fortsetzen" in result.stderr
     assert sim.calls[model] - before == 1
     good = judge_config(tmp_path / "g.yaml", sim, "sim-judge")
-    assert run_cli("judge", str(answered_run), "--config", str(good), cwd=tmp_path).returncode == 0
-    assert len(RunDir(answered_run).load_verdicts()) == 24
+    assert (
+        run_cli("judge", str(four_model_run), "--config", str(good), cwd=tmp_path).returncode == 0
+    )
+    assert len(RunDir(four_model_run).load_verdicts()) == 24
 
 
 def test_quota_stops_an_evaluated_model_too(
@@ -119,7 +107,7 @@ def test_quota_stops_an_evaluated_model_too(
 
 
 def test_a_proxied_content_filter_is_refused_and_isolated(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     config = judge_config(
         tmp_path / "j.yaml",
@@ -128,7 +116,7 @@ def test_a_proxied_content_filter_is_refused_and_isolated(
         max_consecutive_failures=1,
         max_failure_ratio=0,
     )
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 0)
     assert "refused: 24" in result.stdout
 
@@ -143,11 +131,11 @@ def test_a_proxied_content_filter_is_refused_and_isolated(
     ],
 )
 def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(
-    sim: SimServer, answered_run: Path, tmp_path: Path, model: str, words: list[str]
+    sim: SimServer, four_model_run: Path, tmp_path: Path, model: str, words: list[str]
 ) -> None:
     before = sim.calls.get(model, 0)
     config = judge_config(tmp_path / "j.yaml", sim, model)
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 1)
     for word in words:
         assert word in result.stderr
@@ -155,14 +143,14 @@ def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(
     assert sim.calls.get(model, 0) - before == 1
 
 
-def test_a_dead_endpoint_names_its_base_url(answered_run: Path, tmp_path: Path) -> None:
+def test_a_dead_endpoint_names_its_base_url(four_model_run: Path, tmp_path: Path) -> None:
     config = tmp_path / "j.yaml"
     config.write_text(
         "endpoint: {base_url: 'http://nutzer:GEHEIM@127.0.0.1:9/v1'}\nmodel: j\n"
         "call_timeout_s: 2\n",
         encoding="utf-8",
     )
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 1)
     assert "Läuft der Server unter http://127.0.0.1:9/v1?" in result.stderr
     assert "GEHEIM" not in result.stderr and ".." not in result.stderr
@@ -172,17 +160,17 @@ def test_a_dead_endpoint_names_its_base_url(answered_run: Path, tmp_path: Path) 
 
 
 def test_tokens_per_verdict_totals_and_cost(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     config = judge_config(
         tmp_path / "j.yaml", sim, "sim-judge", price_per_million={"input": 2.5, "output": 10}
     )
     events = tmp_path / "events.jsonl"
     result = run_cli(
-        "judge", str(answered_run), "--config", str(config), "--events", str(events), cwd=tmp_path
+        "judge", str(four_model_run), "--config", str(config), "--events", str(events), cwd=tmp_path
     )
     assert_clean_failure(result, 0)
-    verdicts = RunDir(answered_run).load_verdicts()
+    verdicts = RunDir(four_model_run).load_verdicts()
     assert all(v.judge_prompt_tokens and v.judge_completion_tokens for v in verdicts)
     health = json.loads(events.read_text(encoding="utf-8").splitlines()[-1])["health"]
     prompt = sum(v.judge_prompt_tokens or 0 for v in verdicts)

@@ -6,6 +6,7 @@ import shutil
 import socket
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,22 @@ def test_runaway_job_fails_visibly_then_good_judge_is_done(tmp_path: Path, sim: 
         assert [j["state"] for j in jobs] == ["done", "failed"]
 
 
+@contextmanager
+def chromium():  # type: ignore[no-untyped-def]
+    """Headless Chromium for the test (skipped without it, except in CI)."""
+    executable = chromium_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 def chromium_or_skip() -> str:
     if shutil.which(CHROMIUM) or Path(CHROMIUM).exists():
         return CHROMIUM
@@ -69,32 +86,25 @@ def chromium_or_skip() -> str:
 
 
 def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: SimServer) -> None:
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
     ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/runs/tiny")
-            expect(page.get_by_test_id("scorecard")).to_contain_text("sim-gut")
-            page.get_by_test_id("config").select_option("judge-runaway.yaml")
-            page.get_by_test_id("start-judge").click()
-            expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
-            expect(page.get_by_test_id("job-message")).to_contain_text("Judge abgebrochen")
-            page.screenshot(path=str(ARTIFACTS / "run-page-failed-job.png"), full_page=True)
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/runs/tiny")
+        expect(page.get_by_test_id("scorecard")).to_contain_text("sim-gut")
+        page.get_by_test_id("config").select_option("judge-runaway.yaml")
+        page.get_by_test_id("start-judge").click()
+        expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
+        expect(page.get_by_test_id("job-message")).to_contain_text("Judge abgebrochen")
+        page.screenshot(path=str(ARTIFACTS / "run-page-failed-job.png"), full_page=True)
 
-            page.get_by_test_id("config").select_option("judge-gut.yaml")
-            page.get_by_test_id("start-judge").click()
-            # On success the page reloads and the scorecard shows every cell scored.
-            expect(page.locator("#verdicts tr[data-model]")).to_have_count(6, timeout=20_000)
-            page.screenshot(path=str(ARTIFACTS / "run-page-done.png"), full_page=True)
-        finally:
-            browser.close()
+        page.get_by_test_id("config").select_option("judge-gut.yaml")
+        page.get_by_test_id("start-judge").click()
+        # On success the page reloads and the scorecard shows every cell scored.
+        expect(page.locator("#verdicts tr[data-model]")).to_have_count(6, timeout=20_000)
+        page.screenshot(path=str(ARTIFACTS / "run-page-done.png"), full_page=True)
 
 
 def test_a_200_mb_post_is_refused_before_it_is_read(tmp_path: Path, sim: SimServer) -> None:
@@ -144,107 +154,84 @@ def plant_hostile_jobs(workdir: Path) -> None:
 def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
     tmp_path: Path, sim: SimServer
 ) -> None:
-    executable = chromium_or_skip()
-    from playwright.sync_api import sync_playwright
 
     workdir = make_workspace(tmp_path, sim)
     plant_hostile_jobs(workdir)
     problems: list[str] = []
-    with gui_process(workdir) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
+        page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+        page.on("pageerror", lambda exc: problems.append(str(exc)))
+        page.on(
+            "response",
+            lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"),
         )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
-            page.on("console", lambda m: m.type == "error" and problems.append(m.text))
-            page.on("pageerror", lambda exc: problems.append(str(exc)))
-            page.on(
-                "response",
-                lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"),
-            )
-            for path in ("/", "/runs/tiny"):
-                page.goto(base + path)
-                page.wait_for_timeout(1000)
-                assert page.evaluate("window.__xss") is None
-            # The live job box renders the hostile job from the API, as text.
-            page.evaluate("judgeBox.follow('20260101-000000-aaaaaa')")
+        for path in ("/", "/runs/tiny"):
+            page.goto(base + path)
             page.wait_for_timeout(1000)
             assert page.evaluate("window.__xss") is None
-            assert "onerror" in page.locator("#current-job").inner_text()
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "run-page-hostile-jobs.png"), full_page=True)
-        finally:
-            browser.close()
+        # The live job box renders the hostile job from the API, as text.
+        page.evaluate("judgeBox.follow('20260101-000000-aaaaaa')")
+        page.wait_for_timeout(1000)
+        assert page.evaluate("window.__xss") is None
+        assert "onerror" in page.locator("#current-job").inner_text()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "run-page-hostile-jobs.png"), full_page=True)
     assert problems == []
 
 
 def test_the_start_button_waits_for_the_job_and_the_cancel_button_keeps_focus(
     tmp_path: Path, sim: SimServer
 ) -> None:
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    with gui_process(workdir) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/runs/tiny")
-            page.get_by_test_id("config").select_option("judge-haengt.yaml")
-            page.get_by_test_id("start-judge").click()
-            expect(page.get_by_test_id("job-state")).to_have_text("läuft", timeout=20_000)
-            expect(page.get_by_test_id("start-judge")).to_be_disabled()
-            cancel = page.get_by_test_id("cancel-job")
-            cancel.focus()
-            page.wait_for_timeout(1600)  # three refreshes of the job box
-            assert page.evaluate("document.activeElement.dataset.testid") == "cancel-job"
-            # A reload finds the running job and follows it in the same, single box.
-            page.reload()
-            expect(page.get_by_test_id("job-state")).to_have_count(1)
-            expect(page.get_by_test_id("start-judge")).to_be_disabled()
-            page.get_by_test_id("cancel-job").click()
-            expect(page.get_by_test_id("job-state")).to_have_text("abgebrochen", timeout=20_000)
-            expect(page.get_by_test_id("start-judge")).to_be_enabled()
-        finally:
-            browser.close()
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/runs/tiny")
+        page.get_by_test_id("config").select_option("judge-haengt.yaml")
+        page.get_by_test_id("start-judge").click()
+        expect(page.get_by_test_id("job-state")).to_have_text("läuft", timeout=20_000)
+        expect(page.get_by_test_id("start-judge")).to_be_disabled()
+        cancel = page.get_by_test_id("cancel-job")
+        cancel.focus()
+        page.wait_for_timeout(1600)  # three refreshes of the job box
+        assert page.evaluate("document.activeElement.dataset.testid") == "cancel-job"
+        # A reload finds the running job and follows it in the same, single box.
+        page.reload()
+        expect(page.get_by_test_id("job-state")).to_have_count(1)
+        expect(page.get_by_test_id("start-judge")).to_be_disabled()
+        page.get_by_test_id("cancel-job").click()
+        expect(page.get_by_test_id("job-state")).to_have_text("abgebrochen", timeout=20_000)
+        expect(page.get_by_test_id("start-judge")).to_be_enabled()
 
 
 def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: SimServer) -> None:
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    with gui_process(workdir) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(base + "/")
-            page.fill("input[name=name]", "tippfehler")
-            page.fill("input[name=base_url]", sim.base_url)
-            page.fill("input[name=models]", "sim-gut, sim-gutt")
-            page.fill("input[name=variants]", "none")
-            page.get_by_test_id("start-run").click()
-            expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
-            expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
-            page.wait_for_timeout(2000)  # no reload wipes it
-            expect(page.get_by_test_id("job-message")).to_contain_text("gestoppt")
-            assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
-        finally:
-            browser.close()
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(base + "/")
+        page.fill("input[name=name]", "tippfehler")
+        page.fill("input[name=base_url]", sim.base_url)
+        page.fill("input[name=models]", "sim-gut, sim-gutt")
+        page.fill("input[name=variants]", "none")
+        page.get_by_test_id("start-run").click()
+        expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
+        expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
+        page.wait_for_timeout(2000)  # no reload wipes it
+        expect(page.get_by_test_id("job-message")).to_contain_text("gestoppt")
+        assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
 
 
 def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
     tmp_path: Path, sim: SimServer
 ) -> None:
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from touchstone.judge import JudgeConfig, JudgeEndpoint
     from touchstone.stages import execute_judge, load_run, write_report
@@ -255,53 +242,46 @@ def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
     view = load_run(run)
     write_report(view, view.scorecard())
     ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/runs/tiny")
-            rows = page.locator("#verdicts tbody tr")
-            expect(rows).to_have_count(6)
-            expect(page.get_by_test_id("matrix")).to_contain_text("▲")
-            page.select_option("#filters select[name=model]", "sim-schwach")
-            expect(rows).to_have_count(3)
-            assert "model=sim-schwach" in page.url
-            page.get_by_role("button", name="Wertung").click()
-            expect(page.locator("th[aria-sort=ascending]")).to_contain_text("Wertung")
-            page.screenshot(path=str(ARTIFACTS / "run-page-desktop.png"), full_page=True)
-            # The filter survives a reload: it lives in the URL.
-            page.reload()
-            expect(rows).to_have_count(3)
-            assert page.input_value("#filters select[name=model]") == "sim-schwach"
-            page.locator("#verdicts a", has_text="S1").first.click()
-            expect(page.get_by_test_id("prompt-text")).to_contain_text("Neue IBAN per Mail")
-            expect(page.get_by_test_id("answer")).to_have_count(2)
-            boxes = [page.get_by_test_id("answer").nth(i).bounding_box() for i in (0, 1)]
-            assert boxes[0] and boxes[1] and boxes[0]["y"] == boxes[1]["y"]  # side by side
-            page.screenshot(path=str(ARTIFACTS / "prompt-page-desktop.png"), full_page=True)
-            phone = browser.new_page(viewport={"width": 390, "height": 844})
-            for path, name in (
-                ("/runs/tiny", "run-page-phone"),
-                ("/runs/tiny/prompts/S1", "prompt-page-phone"),
-                ("/runs/tiny/report.html", "report-phone"),
-                ("/", "overview-phone"),
-            ):
-                phone.goto(base + path)
-                phone.wait_for_timeout(500)
-                width = phone.evaluate("document.documentElement.scrollWidth")
-                assert width <= 390, (path, width)  # nothing wider than the phone
-                phone.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-            page.goto(f"{base}/runs/tiny/report.html")
-            page.screenshot(path=str(ARTIFACTS / "report-desktop.png"), full_page=True)
-        finally:
-            browser.close()
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/runs/tiny")
+        rows = page.locator("#verdicts tbody tr")
+        expect(rows).to_have_count(6)
+        expect(page.get_by_test_id("matrix")).to_contain_text("▲")
+        page.select_option("#filters select[name=model]", "sim-schwach")
+        expect(rows).to_have_count(3)
+        assert "model=sim-schwach" in page.url
+        page.get_by_role("button", name="Wertung").click()
+        expect(page.locator("th[aria-sort=ascending]")).to_contain_text("Wertung")
+        page.screenshot(path=str(ARTIFACTS / "run-page-desktop.png"), full_page=True)
+        # The filter survives a reload: it lives in the URL.
+        page.reload()
+        expect(rows).to_have_count(3)
+        assert page.input_value("#filters select[name=model]") == "sim-schwach"
+        page.locator("#verdicts a", has_text="S1").first.click()
+        expect(page.get_by_test_id("prompt-text")).to_contain_text("Neue IBAN per Mail")
+        expect(page.get_by_test_id("answer")).to_have_count(2)
+        boxes = [page.get_by_test_id("answer").nth(i).bounding_box() for i in (0, 1)]
+        assert boxes[0] and boxes[1] and boxes[0]["y"] == boxes[1]["y"]  # side by side
+        page.screenshot(path=str(ARTIFACTS / "prompt-page-desktop.png"), full_page=True)
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        for path, name in (
+            ("/runs/tiny", "run-page-phone"),
+            ("/runs/tiny/prompts/S1", "prompt-page-phone"),
+            ("/runs/tiny/report.html", "report-phone"),
+            ("/", "overview-phone"),
+        ):
+            phone.goto(base + path)
+            phone.wait_for_timeout(500)
+            width = phone.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, (path, width)  # nothing wider than the phone
+            phone.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+        page.goto(f"{base}/runs/tiny/report.html")
+        page.screenshot(path=str(ARTIFACTS / "report-desktop.png"), full_page=True)
 
 
 def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer) -> None:
-    executable = chromium_or_skip()
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from touchstone.judge import JudgeConfig, JudgeEndpoint
     from touchstone.stages import execute_judge
@@ -311,33 +291,27 @@ def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer
         workdir / "runs" / "tiny", config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge")
     )
     ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/runs/tiny")
-            page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
-            page.get_by_test_id("check-judge").click()
-            expect(page.get_by_test_id("start-judge")).to_be_disabled()
-            expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
-            card = page.locator("#current-job").get_by_test_id("fitness-card")
-            expect(card).to_contain_text("✗")
-            expect(card).to_contain_text("Nicht-Antworten unten")
-            expect(page.locator("#current-job")).to_contain_text("Urteil: ungeeignet")
-            expect(page.get_by_test_id("start-judge")).to_be_enabled()
-            page.screenshot(path=str(ARTIFACTS / "judge-check-desktop.png"), full_page=True)
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/runs/tiny")
+        page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
+        page.get_by_test_id("check-judge").click()
+        expect(page.get_by_test_id("start-judge")).to_be_disabled()
+        expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
+        card = page.locator("#current-job").get_by_test_id("fitness-card")
+        expect(card).to_contain_text("✗")
+        expect(card).to_contain_text("Nicht-Antworten unten")
+        expect(page.locator("#current-job")).to_contain_text("Urteil: ungeeignet")
+        expect(page.get_by_test_id("start-judge")).to_be_enabled()
+        page.screenshot(path=str(ARTIFACTS / "judge-check-desktop.png"), full_page=True)
 
-            page.get_by_test_id("config").select_option("judge-gut.yaml")
-            page.fill("input[name=model]", "sim-constant")
-            page.get_by_test_id("rejudge").select_option("all")
-            page.get_by_test_id("start-judge").click()
-            # Done: the page reloads, and the finished job shows the agreement.
-            expect(page.get_by_test_id("agreement")).to_contain_text(
-                "Übereinstimmung mit dem bisherigen Judge (sim-judge)", timeout=20_000
-            )
-            page.set_viewport_size({"width": 390, "height": 844})
-            page.screenshot(path=str(ARTIFACTS / "judge-check-phone.png"), full_page=True)
-        finally:
-            browser.close()
+        page.get_by_test_id("config").select_option("judge-gut.yaml")
+        page.fill("input[name=model]", "sim-constant")
+        page.get_by_test_id("rejudge").select_option("all")
+        page.get_by_test_id("start-judge").click()
+        # Done: the page reloads, and the finished job shows the agreement.
+        expect(page.get_by_test_id("agreement")).to_contain_text(
+            "Übereinstimmung mit dem bisherigen Judge (sim-judge)", timeout=20_000
+        )
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.screenshot(path=str(ARTIFACTS / "judge-check-phone.png"), full_page=True)

@@ -16,24 +16,10 @@ from touchstone.errors import JudgeCallError
 from touchstone.judge import JudgeAborted, judge_responses
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 from touchstone.store import JUDGEMENTS, RunDir
 
 from .conftest import FakeJudge, coarse, make_response, run_cli, stage_seconds, timeout_error
 from .test_cli import assert_clean_failure, judge_config
-
-
-@pytest.fixture
-def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
-    """24 answered cells with distinct answers: 3 prompts x 2 variants x 4 models."""
-    out = tmp_path / "runs" / "tiny"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
-        out=out,
-        base_url=sim.base_url,
-    )
-    return out
 
 
 def judge(run: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -48,27 +34,27 @@ def judge(run: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[s
     [("sim-401", "Error code: 401"), ("sim-falsch-geschrieben", "sim-falsch-geschrieben")],
 )
 def test_auth_and_not_found_abort_after_one_call(
-    sim: SimServer, answered_run: Path, tmp_path: Path, model: str, words: str
+    sim: SimServer, four_model_run: Path, tmp_path: Path, model: str, words: str
 ) -> None:
     base = "sim-falsch-geschrieben" if model.startswith("sim-falsch") else model
     before = sim.calls.get(base, 0)
-    result = judge(answered_run, judge_config(tmp_path / "j.yaml", sim, model))
+    result = judge(four_model_run, judge_config(tmp_path / "j.yaml", sim, model))
     assert_clean_failure(result, 1)
     assert "Judge abgebrochen:" in result.stderr and words in result.stderr
     assert sim.calls.get(base, 0) - before == 1
 
 
 def test_refused_cell_is_isolated_even_with_breaker_1(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     # A third of this tiny run mentions an IBAN; refusals do count toward the ratio (0.2 by
     # default), so it is relaxed here to show the streak alone.
     config = judge_config(
         tmp_path / "j.yaml", sim, "sim-picky", max_consecutive_failures=1, max_failure_ratio=0.5
     )
-    result = judge(answered_run, config)
+    result = judge(four_model_run, config)
     assert_clean_failure(result, 0)
-    verdicts = RunDir(answered_run).load_verdicts()
+    verdicts = RunDir(four_model_run).load_verdicts()
     # S1 mentions an IBAN: its 8 cells are refused by the filter, the other 16 are judged.
     assert len(verdicts) == 16 and all(v.prompt_id != "S1" for v in verdicts)
     assert "8 Zellen blieben wegen Judge-Fehlern unbewertet" in result.stdout
@@ -76,14 +62,14 @@ def test_refused_cell_is_isolated_even_with_breaker_1(
 
 
 def test_flaky_judge_is_stopped_by_the_ratio_not_the_streak(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     config = judge_config(tmp_path / "j.yaml", sim, "sim-flaky", max_consecutive_failures=3)
-    result = judge(answered_run, config)
+    result = judge(four_model_run, config)
     assert_clean_failure(result, 1)
     assert "10 von 20 Judge-Aufrufen fehlgeschlagen" in result.stderr
     assert "in Folge" not in result.stderr
-    assert len(RunDir(answered_run).load_verdicts()) == 10
+    assert len(RunDir(four_model_run).load_verdicts()) == 10
 
 
 # -- concurrency -----------------------------------------------------------------------------
@@ -138,7 +124,7 @@ def test_abort_with_concurrency_starts_no_new_calls(tiny_pack: Pack) -> None:
 
 
 def test_deadline_holds_with_concurrency_against_a_hanging_judge(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     config = judge_config(
         tmp_path / "j.yaml",
@@ -149,19 +135,19 @@ def test_deadline_holds_with_concurrency_against_a_hanging_judge(
         concurrency=3,
     )
     events = tmp_path / "events.jsonl"
-    result = judge(answered_run, config, "--events", str(events))
+    result = judge(four_model_run, config, "--events", str(events))
     assert_clean_failure(result, 1)
     # One round of three parallel deadlines: T * ceil(k / c) + 1 s (DESIGN §10).
     assert stage_seconds(events) < coarse(1 * 1 + 1)
 
 
 def test_concurrency_8_is_at_least_4x_faster_at_200ms(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     timings = {}
     for concurrency in (1, 8):
-        run = answered_run.parent / f"c{concurrency}"
-        subprocess.run(["cp", "-r", str(answered_run), str(run)], check=True)
+        run = four_model_run.parent / f"c{concurrency}"
+        subprocess.run(["cp", "-r", str(four_model_run), str(run)], check=True)
         config = judge_config(
             tmp_path / f"j{concurrency}.yaml", sim, "sim-judge@0.2", concurrency=concurrency
         )
@@ -178,29 +164,31 @@ def test_concurrency_8_is_at_least_4x_faster_at_200ms(
 
 
 def test_second_process_on_a_busy_run_dir_exits_2_naming_the_holder(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
-    with RunDir(answered_run).locked():
-        result = judge(answered_run, judge_config(tmp_path / "j.yaml", sim, "sim-judge"))
+    with RunDir(four_model_run).locked():
+        result = judge(four_model_run, judge_config(tmp_path / "j.yaml", sim, "sim-judge"))
     assert_clean_failure(result, 2)
     assert f"PID {os.getpid()}" in result.stderr
     # Once released (or its holder died), the next process takes it over.
-    assert judge(answered_run, judge_config(tmp_path / "j.yaml", sim, "sim-judge")).returncode == 0
+    assert (
+        judge(four_model_run, judge_config(tmp_path / "j.yaml", sim, "sim-judge")).returncode == 0
+    )
 
 
 def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     slow = judge_config(tmp_path / "slow.yaml", sim, "sim-judge@0.15")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "touchstone", "judge", str(answered_run), "--config", str(slow)],
+        [sys.executable, "-m", "touchstone", "judge", str(four_model_run), "--config", str(slow)],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    judgements = answered_run / JUDGEMENTS
+    judgements = four_model_run / JUDGEMENTS
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if judgements.exists() and judgements.read_text(encoding="utf-8").count("\n") >= 5:
@@ -208,16 +196,16 @@ def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    kept = {(v.key, v.rationale) for v in RunDir(answered_run).load_verdicts()}
+    kept = {(v.key, v.rationale) for v in RunDir(four_model_run).load_verdicts()}
     assert 5 <= len(kept) < 24
 
     calls_before = sim.calls.get("sim-judge", 0)
-    result = judge(answered_run, judge_config(tmp_path / "good.yaml", sim, "sim-judge"))
+    result = judge(four_model_run, judge_config(tmp_path / "good.yaml", sim, "sim-judge"))
     assert_clean_failure(result, 0)
     lines = [json.loads(line) for line in judgements.read_text(encoding="utf-8").splitlines()]
     keys = [(d["model"], d["variant"], d["prompt_id"], d["repeat"]) for d in lines]
     assert len(keys) == len(set(keys)) == 24
-    final = {(v.key, v.rationale) for v in RunDir(answered_run).load_verdicts()}
+    final = {(v.key, v.rationale) for v in RunDir(four_model_run).load_verdicts()}
     assert kept <= final
     # Only the cells left open were judged again, plus one holistic call per (model, variant).
     assert sim.calls.get("sim-judge", 0) - calls_before == 24 - len(kept) + 8
@@ -227,22 +215,22 @@ def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
 
 
 def test_model_override_rejudge_and_mixed_judge_warning(
-    sim: SimServer, answered_run: Path, tmp_path: Path
+    sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
     flaky = judge_config(tmp_path / "flaky.yaml", sim, "sim-flaky", max_failure_ratio=0)
-    assert judge(answered_run, flaky).returncode == 0
-    first = RunDir(answered_run).load_verdicts()
+    assert judge(four_model_run, flaky).returncode == 0
+    first = RunDir(four_model_run).load_verdicts()
     assert 0 < len(first) < 24 and {v.judge_model for v in first} == {"sim-flaky"}
 
-    result = judge(answered_run, flaky, "--model", "sim-judge")
+    result = judge(four_model_run, flaky, "--model", "sim-judge")
     assert_clean_failure(result, 0)
-    verdicts = RunDir(answered_run).load_verdicts()
+    verdicts = RunDir(four_model_run).load_verdicts()
     assert {v.judge_model for v in verdicts} == {"sim-flaky", "sim-judge"}
     assert "mehreren Judge-Modellen" in result.stdout
 
-    result = judge(answered_run, flaky, "--model", "sim-judge", "--rejudge", "all")
+    result = judge(four_model_run, flaky, "--model", "sim-judge", "--rejudge", "all")
     assert_clean_failure(result, 0)
-    assert {v.judge_model for v in RunDir(answered_run).load_verdicts()} == {"sim-judge"}
+    assert {v.judge_model for v in RunDir(four_model_run).load_verdicts()} == {"sim-judge"}
 
 
 def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
@@ -266,9 +254,9 @@ def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
-    sim: SimServer, answered_run: Path, tmp_path: Path, sig: signal.Signals, code: int
+    sim: SimServer, four_model_run: Path, tmp_path: Path, sig: signal.Signals, code: int
 ) -> None:
-    RunDir(answered_run).rewrite_verdicts([])  # nothing judged yet
+    RunDir(four_model_run).rewrite_verdicts([])  # nothing judged yet
     hanging = judge_config(
         tmp_path / "hang.yaml", sim, "sim-hang", call_timeout_s=60, concurrency=4
     )
@@ -280,7 +268,7 @@ def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
             "-m",
             "touchstone",
             "judge",
-            str(answered_run),
+            str(four_model_run),
             "--config",
             str(hanging),
             "--events",
@@ -305,4 +293,4 @@ def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
     assert time.monotonic() - started < 5  # not the 60 s deadline of the hanging calls
     assert "Traceback" not in stderr and "alles bisher Gespeicherte bleibt erhalten" in stderr
     assert json.loads(events.read_text(encoding="utf-8").splitlines()[-1])["event"] == "aborted"
-    assert RunDir(answered_run).load_responses()  # the run dir still loads
+    assert RunDir(four_model_run).load_responses()  # the run dir still loads

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from touchstone.cli.app import app
-from touchstone.cli.pipeline import EventsOption
+from touchstone.cli.pipeline import ConfigOption, EventsOption, JudgeModelOption
 from touchstone.cli.ui import ProgressView, handled, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
@@ -25,12 +25,8 @@ def judge_check(
         Path | None,
         typer.Option("--pack", help="Paket (mit Referenzantworten und Gegenbeispielen)."),
     ] = None,
-    config: Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")] = Path(
-        "judge.yaml"
-    ),
-    model: Annotated[
-        str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
-    ] = None,
+    config: ConfigOption = Path("judge.yaml"),
+    model: JudgeModelOption = None,
     events: EventsOption = None,
 ) -> None:
     """Prüft mit höchstens 24 Proben, ob ein Judge taugt: Exit 0 geeignet, 1 ungeeignet."""

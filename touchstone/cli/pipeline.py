@@ -30,6 +30,10 @@ class RejudgeChoice(enum.StrEnum):
     all = "all"
 
 
+ConfigOption = Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")]
+JudgeModelOption = Annotated[
+    str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
+]
 EventsOption = Annotated[
     Path | None,
     typer.Option("--events", help="Fortschritt als JSON-Zeilen an diese Datei anhängen."),
@@ -83,12 +87,8 @@ def run(
 @app.command()
 def judge(
     run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")],
-    config: Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")] = Path(
-        "judge.yaml"
-    ),
-    model: Annotated[
-        str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
-    ] = None,
+    config: ConfigOption = Path("judge.yaml"),
+    model: JudgeModelOption = None,
     events: EventsOption = None,
     concurrency: Annotated[
         int | None,

@@ -148,10 +148,13 @@ class Plumbing(BaseHTTPRequestHandler):
             final["choices"] = []
             final["usage"] = usage
             parts.append(final)
-        body = b"".join(map(sse, parts)) + b"data: [DONE]\n\n"
+        # A reply of fixed latency leaves at once, in one chunk.
+        self._send_whole_stream(b"".join(map(sse, parts)) + b"data: [DONE]\n\n")
+
+    def _send_whole_stream(self, body: bytes) -> None:
+        """A complete event stream in one chunk (a client that left just ends it)."""
         self._start_stream("text/event-stream")
         try:
-            # A reply of fixed latency leaves at once, in one chunk.
             self._send_chunk(body)
             self._end_stream()
         except OSError:
@@ -188,12 +191,7 @@ class Plumbing(BaseHTTPRequestHandler):
             # The stream ends cleanly after its first piece: no finish_reason, no [DONE].
             first = chunk(name, {"role": "assistant", "content": "Simulierte Antwort, abgebr"})
             body = sse(first)
-        self._start_stream("text/event-stream")
-        try:
-            self._send_chunk(body)
-            self._end_stream()
-        except OSError:
-            self.close_connection = True
+        self._send_whole_stream(body)
 
 
 def chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
