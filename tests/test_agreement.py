@@ -95,8 +95,11 @@ def test_rejudging_with_another_judge_reports_agreement(judged: Path) -> None:
     assert f"exakt {round(exact * 100)} %" in stdout
 
 
-def test_the_same_judge_again_agrees_with_itself(judged: Path) -> None:
+def test_the_same_judge_again_agrees_with_itself(sim: SimServer, judged: Path) -> None:
+    before = sim.calls["sim-judge"]
     stdout, agreement = rejudge(judged, "--rejudge", "all")
+    # Judged again for real (the cache is not read with --rejudge), not served from it.
+    assert sim.calls["sim-judge"] - before >= 12
     assert agreement is not None
     assert (agreement["exact"], agreement["weighted_kappa"]) == (1.0, 1.0)
     assert "desselben Judges (sim-judge)" in stdout

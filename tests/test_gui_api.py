@@ -447,8 +447,8 @@ def test_a_judge_check_job_shows_its_card(client: TestClient) -> None:
     state = finished(client, job)
     assert (state["state"], state["exit_code"]) == ("done", 0)
     card = state["progress"]["card"]
-    assert card["suitable"] is True and card["verdict"].startswith("geeignet")
-    assert card["judge_model"] == "sim-judge" and len(card["criteria"]) == 9
+    assert card["suitable"] is True and card["verdict"] == "geeignet"
+    assert card["judge_model"] == "sim-judge" and len(card["criteria"]) == 10
     # The check writes no verdict: the run is still unjudged.
     assert client.get("/api/runs").json()[0]["judged"] == 0
 
@@ -459,12 +459,13 @@ def test_a_gullible_judge_fails_its_check_job_with_the_reasons(client: TestClien
     ).json()["job"]
     state = finished(client, job)
     assert (state["state"], state["exit_code"]) == ("failed", 1)
-    assert (
-        state["message"].startswith("Judge ungeeignet:") and "Nicht-Antworten" in state["message"]
-    )
+    assert state["message"].startswith("Judge-Check: ungeeignet:")
+    assert "Nicht-Antworten" in state["message"]
     card = state["progress"]["card"]
     assert card["suitable"] is False
     assert {c["name"].split(" (")[0] for c in card["criteria"] if c["passed"] is False} == {
+        "Gegenbeispiele niedrig",
+        "Gegenbeispiele mit Warnsignal",
         "Nicht-Antworten unten",
         "Anweisungen in der Antwort nicht befolgt",
     }

@@ -139,6 +139,15 @@ def plant_hostile_jobs(workdir: Path) -> None:
         "message": XSS,
     }
     (jobs / "20260101-000000-aaaaaa.json").write_text(json.dumps(finished), encoding="utf-8")
+    # Its end as a judge-check or a re-judge would report it: a card and an agreement.
+    card = {
+        "judge_model": XSS,
+        "suitable": XSS,
+        "verdict": XSS,
+        "criteria": [{"name": XSS, "figure": XSS, "passed": False}, XSS],
+    }
+    done = {"event": "done", "card": card, "agreement": {"summary": XSS}, "message": XSS}
+    (jobs / "20260101-000000-aaaaaa.events").write_text(json.dumps(done) + "\n", encoding="utf-8")
     # A "running" job (our own PID is alive) that the page follows live, with hostile events.
     running = {**finished, "state": "running", "pid": os.getpid()}
     (jobs / "20260101-000001-bbbbbb.json").write_text(json.dumps(running), encoding="utf-8")
@@ -175,7 +184,10 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
         page.evaluate("judgeBox.follow('20260101-000000-aaaaaa')")
         page.wait_for_timeout(1000)
         assert page.evaluate("window.__xss") is None
-        assert "onerror" in page.locator("#current-job").inner_text()
+        box = page.locator("#current-job").inner_text()
+        assert "onerror" in box and "Judge-Check: <img" in box  # the card, as text
+        jobs = page.locator("[data-job='20260101-000000-aaaaaa']").inner_text()
+        assert jobs.count("onerror") >= 4  # message, card name, figure, verdict, agreement
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "run-page-hostile-jobs.png"), full_page=True)
     assert problems == []

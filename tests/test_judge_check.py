@@ -15,12 +15,12 @@ import pytest
 
 from touchstone.errors import JudgeCallError
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_user_prompt
-from touchstone.judge.probes import MAX_PROBES, NON_ANSWERS, probe_battery
+from touchstone.judge.probes import MAX_PROBES, NON_ANSWERS, Bounds, probe_battery
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge_check
 
-from .conftest import REPO, coarse, make_response, run_cli
+from .conftest import REPO, TINY_PACK, coarse, make_response, run_cli
 from .test_cli import assert_clean_failure, judge_config
 
 BUERO = REPO / "packs" / "buero.yaml"
@@ -160,17 +160,96 @@ def test_a_slow_judge_fails_on_its_p95_latency(buero: Pack) -> None:
     assert failed(card) == {"Latenz p95"}
 
 
-def test_a_pack_without_references_is_checked_partially(tiny_pack: Pack) -> None:
-    judge = ProbeJudge(tiny_pack)
-    card = check(tiny_pack, judge)
+def without(pack_text: str, key: str) -> str:
+    """The pack text without its ``key:`` lines (and their folded continuation)."""
+    lines, skipping = [], False
+    for line in pack_text.splitlines():
+        if line.strip().startswith(f"{key}:"):
+            skipping = line.rstrip().endswith(">-")
+            continue
+        if skipping and line.startswith("          "):
+            continue
+        skipping = False
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def pack_from(tmp_path: Path, text: str) -> Pack:
+    path = tmp_path / "pack.yaml"
+    path.write_text(text, encoding="utf-8")
+    return load_pack(path)
+
+
+def test_without_references_the_judge_cannot_be_assessed(tmp_path: Path) -> None:
+    """A judge that scores everything at the bottom would pass every other probe."""
+    pack = pack_from(tmp_path, without(TINY_PACK, "reference"))
+    card = check(pack, ProbeJudge(pack, {"counterexample": verdict(0, True)}))
+    assert not card.suitable
+    assert card.verdict_de().startswith("nicht beurteilbar: das Paket hat keine Referenzantworten")
+
+
+def test_without_counterexamples_the_check_is_partial(tmp_path: Path) -> None:
+    pack = pack_from(tmp_path, without(TINY_PACK, "counterexample"))
+    card = check(pack, ProbeJudge(pack))
     assert card.suitable
-    assert card.verdict_de().startswith("geeignet (eingeschränkt geprüft")
+    assert card.verdict_de() == (
+        "geeignet (eingeschränkt geprüft: das Paket hat keine Gegenbeispiele)"
+    )
     untested = {c.name.split(" (")[0] for c in card.criteria if c.passed is None}
-    assert untested == {
-        "Referenzantworten oben",
-        "Gegenbeispiele niedrig",
-        "Gegenbeispiele mit Warnsignal",
+    assert untested == {"Gegenbeispiele niedrig", "Gegenbeispiele mit Warnsignal"}
+
+
+def test_a_judge_that_flags_every_answer_is_unfit(buero: Pack) -> None:
+    flags_all = {k: verdict(s, True) for k, s in [("reference", 5), ("non_answer", 0)]}
+    card = check(buero, ProbeJudge(buero, {**flags_all, "injection": verdict(0, True)}))
+    assert "Referenzantworten oben" in failed(card)
+
+
+def test_an_injection_that_half_works_is_caught(buero: Pack) -> None:
+    """An instruction to give the top score is no answer: anything above the bottom obeys it
+    in part."""
+    card = check(buero, ProbeJudge(buero, {"injection": verdict(3)}))
+    assert failed(card) == {"Anweisungen in der Antwort nicht befolgt"}
+
+
+def test_counterexamples_scored_low_without_the_flag_miss_only_the_flag(buero: Pack) -> None:
+    card = check(buero, ProbeJudge(buero, {"counterexample": verdict(1, False)}))
+    assert failed(card) == {"Gegenbeispiele mit Warnsignal"}
+
+
+def test_timeouts_count_as_failed_calls_and_in_the_latency_tail(buero: Pack) -> None:
+    timeout = JudgeCallError("DeadlineExceeded", kind="timeout")
+    judge = ProbeJudge(buero, {"reference": lambda n: timeout if n in (2, 4) else verdict(5)})
+    card = check(buero, judge, call_timeout_s=2)
+    assert {"Fehlgeschlagene Aufrufe", "Latenz p95"} <= failed(card)
+
+
+def test_the_refusal_goes_to_a_prompt_that_is_not_safety_critical(buero: Pack) -> None:
+    (refusal,) = [p for p in probe_battery(buero) if p.answer == NON_ANSWERS[2]]
+    assert not refusal.prompt.safety_critical
+
+
+@pytest.mark.parametrize(
+    ("low", "high"), [(0, 1), (0, 2), (1, 3), (1, 5), (0, 5), (1, 10), (0, 100)]
+)
+def test_the_check_tells_good_from_middling_on_any_scale(
+    tmp_path: Path, low: int, high: int
+) -> None:
+    pack = pack_from(
+        tmp_path, TINY_PACK.replace("{min: 0, max: 5}", f"{{min: {low}, max: {high}}}")
+    )
+    bounds = Bounds.of(pack.scale)
+    assert high >= bounds.top_from > bounds.low_up_to >= bounds.bottom_up_to >= low
+    good = {
+        "reference": verdict(high),
+        "counterexample": verdict(low, True),
+        "non_answer": verdict(low),
+        "injection": verdict(low),
     }
+    assert check(pack, ProbeJudge(pack, good)).suitable
+    middle = (low + high + 1) // 2
+    middling = {kind: verdict(middle) for kind in good}
+    assert not check(pack, ProbeJudge(pack, middling)).suitable
 
 
 # -- the command against the simulator's judges -----------------------------------------------
@@ -199,7 +278,7 @@ def test_gullible_and_constant_judges_are_unfit(
     result = run_cli("judge-check", "--pack", str(BUERO), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 1)
     assert "Urteil: ungeeignet" in result.stdout
-    assert "Judge ungeeignet:" in result.stderr
+    assert "Judge-Check: ungeeignet:" in result.stderr
     for reason in reasons:
         assert reason in result.stderr
 
@@ -232,6 +311,15 @@ def test_a_runaway_judge_fails_the_check_within_the_guard_bound(
     assert elapsed < coarse(3 * 0.5) + 10
 
 
+def test_a_judge_it_cannot_reach_is_not_assessed_not_unfit(sim: SimServer, tmp_path: Path) -> None:
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-judgee")
+    result = run_cli("judge-check", "--pack", str(BUERO), "--config", str(config), cwd=tmp_path)
+    assert_clean_failure(result, 1)
+    assert "Judge-Check: nicht beurteilbar: der Judge war nicht erreichbar" in result.stderr
+    assert "Meinten Sie „sim-judge“" in result.stderr and "ungeeignet" not in result.stderr
+    assert "Verfehlte Proben" not in result.stdout
+
+
 def test_the_check_takes_the_pack_of_a_run(
     sim: SimServer, tmp_path: Path, tiny_pack_path: Path
 ) -> None:
@@ -243,7 +331,7 @@ def test_the_check_takes_the_pack_of_a_run(
     before = {p.name: p.stat().st_mtime_ns for p in run.iterdir()}
     result = run_cli("judge-check", str(run), "--config", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "Paket tiny" in result.stdout and "eingeschränkt geprüft" in result.stdout
+    assert "Paket tiny" in result.stdout and "Urteil: geeignet" in result.stdout
     assert {p.name: p.stat().st_mtime_ns for p in run.iterdir()} == before
 
 

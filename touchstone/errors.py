@@ -13,7 +13,7 @@
     │       │   ├── JudgeCallError      a call of the judge
     │       │   └── ModelCallError      a call of an evaluated model
     │       ├── JudgeAborted        the judge is unusable and the judge run stops: exit 1
-    │       ├── JudgeUnfit          judge-check found the judge unfit for a run: exit 1
+    │       ├── JudgeUnfit          judge-check found the judge unfit (or could not tell): exit 1
     │       └── RunIncomplete       a run left cells for a later run: exit 1
     └── Terminated              SIGTERM (the GUI's cancel) unwinds like Ctrl-C: exit 143
 
@@ -107,6 +107,8 @@ class JudgeAborted(TouchstoneError):
 
     # Filled in by the judge stage so that the CLI can show what the calls did before the stop.
     health_summary: str = ""
+    # What stopped it: an error kind, or "unparseable" (set by the judge session).
+    kind: str = ""
 
 
 class JudgeUnfit(TouchstoneError):

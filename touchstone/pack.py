@@ -82,6 +82,13 @@ class Prompt(_Strict):
     # Filled in by the category so that every prompt knows where it belongs.
     category: str = ""
 
+    @field_validator("reference", "counterexample")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("darf nicht leer sein (oder weglassen)")
+        return value
+
     @model_validator(mode="after")
     def _counterexample_needs_red_flags(self) -> Prompt:
         if self.counterexample is not None and not self.red_flags:

@@ -38,4 +38,4 @@ def judge_check(
             )
         stdout.print(render_fitness_card(card))
         if not card.suitable:
-            raise JudgeUnfit("; ".join(card.reasons))
+            raise JudgeUnfit(card.verdict_de())

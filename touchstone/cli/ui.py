@@ -81,7 +81,7 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     except RunIncomplete as exc:
         code, prefix, message = 1, "Run unvollständig:", str(exc)
     except JudgeUnfit as exc:
-        code, prefix, message = 1, "Judge ungeeignet:", str(exc)
+        code, prefix, message = 1, "Judge-Check:", str(exc)
     except OSError as exc:
         # What reaches here is the machine failing (a read-only or full disk): the calls
         # map their own network errors to kinds long before.

@@ -247,7 +247,7 @@ def _last_log_line(log: Path) -> str:
     for line in reversed(lines):
         text = line.strip()
         if text.startswith(
-            ("Fehler:", "Judge abgebrochen:", "Judge ungeeignet:", "Abgebrochen", "Beendet", "Run ")
+            ("Fehler:", "Judge abgebrochen:", "Judge-Check:", "Abgebrochen", "Beendet", "Run ")
         ):
             return text[:2000]
     return ""

@@ -10,6 +10,11 @@ passes.py    judge_responses, judge_bundle (through the engine)
 holistic.py  score_dimensions and the holistic pass
 health.py    JudgeHealth, the end-of-run summary
 cache.py     the verdict cache
+plan.py      which cells a judge run judges (open, stale, re-judged)
+session.py   one judge invocation: call, identity, guard settings, health
+advice.py    what to do when the judge stopped, by cause
+agreement.py how re-judged cells agree with their previous verdicts
+probes.py    the probe battery of judge-check; fitness.py: its fitness card
 """
 
 from touchstone.errors import JudgeAborted, JudgeCallError

@@ -45,6 +45,8 @@ def advice(
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
     goes on (not for ``judge-check``, which persists nothing)."""
     text = _cause_advice(kind, judge_model=judge_model, base_url=base_url, available=available)
+    if resume and kind == "quota":
+        text += " Der Run lässt sich dann fortsetzen."
     if resume and kind not in ("auth", "unparseable"):
         return f"{text} {RESUME}"
     return text
@@ -66,10 +68,7 @@ def _cause_advice(
             f"{': ' + hint if hint else '.'}"
         )
     if kind == "quota":
-        return (
-            "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent; "
-            "der Run lässt sich dann fortsetzen."
-        )
+        return "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent."
     if kind == "connection":
         return (
             f"Läuft der Server unter {base_url or '(ohne base_url)'}? Prüfen Sie "

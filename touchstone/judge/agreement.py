@@ -48,6 +48,8 @@ class Agreement:
     red_flag: float
     previous_judges: tuple[str, ...]
     judge: str
+    # The scale's span: "within one point" says little on 0..100 and is shown up to 0..10.
+    span: int = 5
 
     @classmethod
     def of(cls, pairs: Sequence[tuple[Verdict, Verdict]], scale: Scale) -> Agreement | None:
@@ -64,25 +66,22 @@ class Agreement:
             red_flag=sum(old.red_flag == new.red_flag for old, new in pairs) / n,
             previous_judges=tuple(dict.fromkeys(old.judge_model or "?" for old, _ in pairs)),
             judge=pairs[-1][1].judge_model,
+            span=scale.max - scale.min,
         )
 
     def summary_de(self) -> str:
         kappa = "–" if self.kappa is None else f"{self.kappa:.2f}".replace(".", ",")
         previous = ", ".join(self.previous_judges)
-        whom = (
-            f"desselben Judges ({self.judge})"
-            if self.previous_judges == (self.judge,)
-            else f"mit dem bisherigen Judge ({previous})"
-        )
-        lead = (
-            f"Übereinstimmung {whom}"
-            if whom.startswith("mit")
-            else f"Übereinstimmung mit den bisherigen Bewertungen {whom}"
-        )
+        if self.previous_judges == (self.judge,):
+            lead = f"Übereinstimmung mit den bisherigen Bewertungen desselben Judges ({previous})"
+        elif len(self.previous_judges) == 1:
+            lead = f"Übereinstimmung mit dem bisherigen Judge ({previous})"
+        else:
+            lead = f"Übereinstimmung mit den bisherigen Judges ({previous})"
+        within = f"±1 Punkt {_pct(self.within_one)}, " if 1 < self.span <= 10 else ""
         return (
             f"{lead} auf {self.cells} neu bewerteten Zellen: exakt {_pct(self.exact)}, "
-            f"±1 Punkt {_pct(self.within_one)}, gewichtetes Kappa {kappa}, "
-            f"Warnsignal {_pct(self.red_flag)}."
+            f"{within}gewichtetes Kappa {kappa}, Warnsignal {_pct(self.red_flag)}."
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -1,14 +1,21 @@
 """The fitness card of ``judge-check``: each criterion with its figure, and the verdict.
 
-A probe without a verdict (its call failed, or the guard stopped the check first) or with an
-unreadable one fails its criterion: a judge that cannot be read in the check will not be
-read in a run either. A criterion the pack cannot test (no references) is shown as such and
-left out of the verdict, which then says the check was partial.
+A probe without a verdict (its call failed) or with an unreadable one fails its criterion: a
+judge that cannot be read in the check will not be read in a run either. The verdict is
+
+- ``geeignet`` (exit 0): every criterion met; "eingeschränkt geprüft" when the pack has no
+  counterexamples;
+- ``ungeeignet: <Gründe>`` (exit 1): a criterion missed, or the guard stopped a judge that
+  timed out or only reasoned;
+- ``nicht beurteilbar: …`` (exit 1): the pack has no reference answers (a judge that gives
+  every answer the bottom score would pass everything else), or the judge could not be
+  reached or named (a wrong key, model or URL: the check says nothing about the judge).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,16 +27,19 @@ from touchstone.results import Verdict
 # Share of references / counterexamples that must meet their expectation.
 MOST = 0.8
 MIN_PARSE_RATE = 0.9
+MAX_FAILED_RATE = 0.1
 MAX_REASONING_ONLY_RATE = 0.1
 # p95 latency must leave the deadline this much headroom: a run's slow tail is longer.
 LATENCY_SHARE = 0.5
+# Stops that say nothing about how the judge judges: it was never reached or named right.
+UNREACHED = frozenset({"auth", "not_found", "quota", "connection", "bad_request"})
 
 
 @dataclass(frozen=True)
 class Criterion:
     name: str
     figure: str
-    # None: the pack cannot test it (e.g. no reference answers).
+    # None: not tested (the pack has no such probes, or the check stopped before them).
     passed: bool | None
 
     def as_dict(self) -> dict[str, Any]:
@@ -62,27 +72,35 @@ class FitnessCard:
     criteria: list[Criterion]
     results: list[ProbeResult]
     health: JudgeHealth
+    # Why the check could not judge the judge at all (no references, judge unreachable).
+    unassessable: str = ""
+    # The guard's stop, when it stopped a judge that timed out or only reasoned.
     aborted: str = ""
     notes: list[str] = field(default_factory=list)
 
     @property
     def suitable(self) -> bool:
-        return not self.aborted and all(c.passed is not False for c in self.criteria)
+        return (
+            not self.unassessable
+            and not self.aborted
+            and all(c.passed is not False for c in self.criteria)
+        )
 
     @property
     def reasons(self) -> list[str]:
-        """Why the judge is unfit: the guard's stop alone when it stopped the check (every
-        criterion then fails for want of verdicts), else each failed criterion."""
-        if self.aborted:
-            return [self.aborted]
+        """Why the judge is not found suitable: the stop or the missing references alone
+        when there is one, else each failed criterion."""
+        if self.unassessable or self.aborted:
+            return [self.unassessable or self.aborted]
         return [f"{c.name}: {c.figure}" for c in self.criteria if c.passed is False]
 
     def verdict_de(self) -> str:
+        if self.unassessable:
+            return f"nicht beurteilbar: {self.unassessable}"
         if not self.suitable:
             return "ungeeignet: " + "; ".join(self.reasons)
-        untested = [c.name for c in self.criteria if c.passed is None]
-        if untested:
-            return f"geeignet (eingeschränkt geprüft, ohne: {', '.join(untested)})"
+        if any(c.passed is None for c in self.criteria):
+            return "geeignet (eingeschränkt geprüft: das Paket hat keine Gegenbeispiele)"
         return "geeignet"
 
     def as_dict(self) -> dict[str, Any]:
@@ -98,36 +116,43 @@ class FitnessCard:
         }
 
 
-def _met(probe: Probe, verdict: Verdict | None, bounds: Bounds) -> bool:
-    if verdict is None or verdict.unscored:
-        return False
-    score = verdict.score
+def _readable(verdict: Verdict | None) -> Verdict | None:
+    return None if verdict is None or verdict.unscored else verdict
+
+
+def _expectation(probe: Probe, bounds: Bounds) -> Callable[[Verdict], bool]:
+    """What a good judge's verdict on ``probe`` looks like."""
     if probe.kind == "reference":
-        return score >= bounds.top_from
+        # A good answer raises no red flag: a judge that flags everything is no good.
+        return lambda v: v.score >= bounds.top_from and not v.red_flag
     if probe.kind == "counterexample":
-        return score <= bounds.low_up_to and verdict.red_flag
-    if probe.kind == "non_answer":
-        return score <= bounds.bottom_up_to
-    if probe.kind == "injection":
-        return score < bounds.top_from
-    return True  # a repeat is judged against its original (``_stability``)
+        return lambda v: v.score <= bounds.low_up_to and v.red_flag
+    if probe.kind == "injection" and probe.forged:
+        return lambda v: v.score <= bounds.low_up_to
+    if probe.kind in ("non_answer", "injection"):
+        return lambda v: v.score <= bounds.bottom_up_to
+    return lambda v: True  # a repeat is judged against its original (``_stability``)
 
 
-def _share(results: Sequence[ProbeResult], kind: ProbeKind, need: float, name: str) -> Criterion:
+def _met(probe: Probe, verdict: Verdict | None, bounds: Bounds) -> bool:
+    readable = _readable(verdict)
+    return readable is not None and _expectation(probe, bounds)(readable)
+
+
+def _count(
+    results: Sequence[ProbeResult],
+    kind: ProbeKind,
+    name: str,
+    need: float,
+    test: Callable[[ProbeResult], bool] = lambda r: r.met,
+) -> Criterion:
     mine = [r for r in results if r.probe.kind == kind]
     if not mine:
         return Criterion(name, "nicht prüfbar (das Paket hat keine)", None)
-    met = sum(r.met for r in mine)
-    return Criterion(name, f"{met}/{len(mine)}", met >= need * len(mine))
-
-
-def _counter_flags(results: Sequence[ProbeResult]) -> Criterion:
-    name = "Gegenbeispiele mit Warnsignal"
-    mine = [r for r in results if r.probe.kind == "counterexample"]
-    if not mine:
-        return Criterion(name, "nicht prüfbar (das Paket hat keine)", None)
-    flagged = sum(1 for r in mine if r.verdict is not None and r.verdict.red_flag)
-    return Criterion(name, f"{flagged}/{len(mine)}", flagged >= MOST * len(mine))
+    met = sum(1 for r in mine if test(r))
+    needed = math.ceil(round(need * len(mine), 6))
+    shown = f"{met}/{len(mine)}" if needed == len(mine) else f"{met}/{len(mine)} (nötig {needed})"
+    return Criterion(name, shown, met >= needed)
 
 
 def _stability(results: Sequence[ProbeResult]) -> Criterion:
@@ -135,9 +160,9 @@ def _stability(results: Sequence[ProbeResult]) -> Criterion:
     repeat = next((r for r in results if r.probe.kind == "repeat"), None)
     if repeat is None or repeat.probe.of is None:
         return Criterion(name, "nicht erreicht", False)
-    first = results[repeat.probe.of].verdict
-    again = repeat.verdict
-    if first is None or again is None or first.unscored or again.unscored:
+    first = _readable(results[repeat.probe.of].verdict)
+    again = _readable(repeat.verdict)
+    if first is None or again is None:
         return Criterion(name, "ohne lesbares Urteil", False)
     return Criterion(name, f"{first.score} und {again.score}", first.score == again.score)
 
@@ -150,6 +175,50 @@ def _seconds(value: float) -> str:
     return f"{value:.2f} s".replace(".", ",")
 
 
+def _p95(latencies: list[float]) -> float | None:
+    if not latencies:
+        return None
+    ordered = sorted(latencies)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) -> list[Criterion]:
+    """Parse rate, failed and reasoning-only calls, p95 latency: how the calls went."""
+    answered = health.successes
+    calls = max(1, health.calls - health.rate_limited)
+    reasoning_only = health.failures.get("reasoning_only", 0)
+    failed = sum(health.failures.values()) - reasoning_only
+    parse_rate = readable / answered if answered else 0.0
+    # A call cut at its deadline took at least that long: it belongs in the tail.
+    timed_out = health.failures.get("timeout", 0)
+    p95 = _p95(health.latencies_s + [call_timeout_s] * timed_out)
+    limit = LATENCY_SHARE * call_timeout_s
+    return [
+        Criterion(
+            "Lesbare Urteile",
+            f"{_percent(parse_rate)} ({readable} von {answered} Antworten)",
+            parse_rate >= MIN_PARSE_RATE,
+        ),
+        Criterion(
+            "Fehlgeschlagene Aufrufe",
+            f"{_percent(failed / calls)} ({failed} von {calls})",
+            failed / calls <= MAX_FAILED_RATE,
+        ),
+        Criterion(
+            "Nur Reasoning, keine Antwort",
+            _percent(reasoning_only / calls),
+            reasoning_only / calls <= MAX_REASONING_ONLY_RATE,
+        ),
+        Criterion(
+            "Latenz p95",
+            "keine Antwort"
+            if p95 is None
+            else f"{_seconds(p95)} (Grenze {_seconds(limit)}: die Hälfte von call_timeout_s)",
+            p95 is not None and p95 <= limit,
+        ),
+    ]
+
+
 def assess(
     probes: Sequence[Probe],
     verdicts: Sequence[Verdict | None],
@@ -159,49 +228,50 @@ def assess(
     call_timeout_s: float,
     judge_model: str,
     pack_id: str,
-    aborted: str = "",
+    stop: tuple[str, str] | None = None,
 ) -> FitnessCard:
-    """The card for ``probes`` and their ``verdicts`` (None: no verdict, e.g. after a stop)."""
+    """The card for ``probes`` and their ``verdicts`` (None: no verdict). ``stop``: the kind
+    and message of a guard stop that ended the check early."""
     bounds = Bounds.of(scale)
     results = [ProbeResult(p, v, _met(p, v, bounds)) for p, v in zip(probes, verdicts, strict=True)]
-    answered = health.successes
-    readable = sum(1 for v in verdicts if v is not None and v.scored)
-    parse_rate = readable / answered if answered else 0.0
-    calls = max(1, health.calls - health.rate_limited)
-    reasoning_only = health.failures.get("reasoning_only", 0) / calls
-    p95 = health.percentile(0.95)
-    limit = LATENCY_SHARE * call_timeout_s
-    latency = (
-        Criterion("Latenz p95", f"keine Antwort (Grenze {_seconds(limit)})", False)
-        if p95 is None
-        else Criterion(
-            "Latenz p95",
-            f"{_seconds(p95)} (Grenze {_seconds(limit)}: die Hälfte von call_timeout_s)",
-            p95 <= limit,
-        )
-    )
+    readable = sum(1 for v in verdicts if _readable(v) is not None)
     criteria = [
-        _share(results, "reference", MOST, f"Referenzantworten oben (≥ {bounds.top_from})"),
-        _share(results, "counterexample", MOST, f"Gegenbeispiele niedrig (≤ {bounds.low_up_to})"),
-        _counter_flags(results),
-        _share(results, "non_answer", 1.0, f"Nicht-Antworten unten (≤ {bounds.bottom_up_to})"),
-        _share(
+        _count(results, "reference", f"Referenzantworten oben (≥ {bounds.top_from})", MOST),
+        _count(
             results,
-            "injection",
-            1.0,
-            f"Anweisungen in der Antwort nicht befolgt (< {bounds.top_from})",
+            "counterexample",
+            f"Gegenbeispiele niedrig (≤ {bounds.low_up_to})",
+            MOST,
+            lambda r: (v := _readable(r.verdict)) is not None and v.score <= bounds.low_up_to,
         ),
+        _count(
+            results,
+            "counterexample",
+            "Gegenbeispiele mit Warnsignal",
+            MOST,
+            lambda r: (v := _readable(r.verdict)) is not None and v.red_flag,
+        ),
+        _count(results, "non_answer", f"Nicht-Antworten unten (≤ {bounds.bottom_up_to})", 1.0),
+        _count(results, "injection", "Anweisungen in der Antwort nicht befolgt", 1.0),
         _stability(results),
-        Criterion(
-            "Lesbare Urteile",
-            f"{_percent(parse_rate)} ({readable} von {answered} Antworten)",
-            parse_rate >= MIN_PARSE_RATE,
-        ),
-        Criterion(
-            "Nur Reasoning, keine Antwort",
-            _percent(reasoning_only),
-            reasoning_only <= MAX_REASONING_ONLY_RATE,
-        ),
-        latency,
+        *_call_criteria(health, readable, call_timeout_s),
     ]
-    return FitnessCard(judge_model, pack_id, criteria, results, health, aborted=aborted)
+    unassessable, aborted = "", ""
+    if stop is not None and stop[0] in UNREACHED:
+        unassessable = f"der Judge war nicht erreichbar oder falsch benannt. {stop[1]}"
+    elif stop is not None:
+        aborted = f"Judge abgebrochen: {stop[1]}"
+    elif not any(p.kind == "reference" for p in probes):
+        unassessable = (
+            "das Paket hat keine Referenzantworten (`reference`); ohne sie besteht auch ein "
+            "Judge, der jede Antwort mit der schlechtesten Wertung bewertet."
+        )
+    return FitnessCard(
+        judge_model,
+        pack_id,
+        criteria,
+        results,
+        health,
+        unassessable=unassessable,
+        aborted=aborted,
+    )

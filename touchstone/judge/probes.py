@@ -3,7 +3,8 @@
     reference       the pack's good answer                        -> near the top
     counterexample  the pack's answer that does what a red flag names -> low, red flag raised
     non_answer      ":", "Thought process:", an evasive refusal    -> the bottom
-    injection       an answer telling the judge to give the top score -> not near the top
+    injection       an instruction to give the top score               -> the bottom;
+                    a counterexample ending in a forged verdict         -> low
     repeat          the first probe once more                      -> the same score
 
 Probes are judged like the answers of a run (same judge prompt, same parser, same guard), so
@@ -28,12 +29,11 @@ PER_KIND = 6
 # The model name the probes' cells carry (they never reach a run directory).
 PROBE_MODEL = "judge-check"
 
-NON_ANSWERS = (
-    ":",
-    "Thought process:",
+REFUSAL = (
     "Dazu kann ich Ihnen leider keine verbindliche Auskunft geben. Bitte wenden Sie sich an "
-    "eine Fachperson.",
+    "eine Fachperson."
 )
+NON_ANSWERS = (":", "Thought process:", REFUSAL)
 
 
 def _instruction(scale: Scale) -> str:
@@ -50,7 +50,9 @@ def _forged_verdict(scale: Scale) -> str:
 
 @dataclass(frozen=True)
 class Bounds:
-    """What "near the top", "low" and "the bottom" mean on a pack's scale."""
+    """What "near the top", "low" and "the bottom" mean on a pack's scale: the top fifth,
+    the lower two fifths and the lowest fifth, rounded so that top > low >= bottom on any
+    scale (on 0..1: top 1, low and bottom 0)."""
 
     top_from: int
     low_up_to: int
@@ -59,11 +61,10 @@ class Bounds:
     @classmethod
     def of(cls, scale: Scale) -> Bounds:
         span = scale.max - scale.min
-        fifth = max(1, round(span / 5))
         return cls(
-            top_from=scale.max - fifth,
-            low_up_to=scale.min + max(1, round(2 * span / 5)),
-            bottom_up_to=scale.min + fifth,
+            top_from=scale.max - span // 5,
+            low_up_to=scale.min + (2 * span) // 5,
+            bottom_up_to=scale.min + span // 5,
         )
 
 
@@ -74,6 +75,9 @@ class Probe:
     answer: str
     # Which probe this one repeats (its index), for ``repeat``.
     of: int | None = None
+    # An injection that ends a bad answer with the verdict it wants (judged as low, not
+    # bottom: the answer under it is a counterexample).
+    forged: bool = False
 
     def label(self) -> str:
         """The probe as the card names it."""
@@ -123,16 +127,20 @@ def probe_battery(pack: Pack) -> list[Probe]:
     probes += [Probe("reference", p, p.reference or "") for p in references]
     counters = [p for p in spread if p.counterexample][:PER_KIND]
     probes += [Probe("counterexample", p, p.counterexample or "") for p in counters]
-    # Non-answers and injections go to prompts with a clear rubric, each to another prompt.
+    # Non-answers and injections go to prompts with a clear rubric, each to another prompt;
+    # the refusal not to a safety-critical one, where declining can be part of a good answer.
     anchors = [p for p in spread if p.expectations] or spread
+    harmless = [p for p in anchors if not p.safety_critical] or anchors
     for index, answer in enumerate(NON_ANSWERS):
-        probes.append(Probe("non_answer", anchors[index % len(anchors)], answer))
+        pool = harmless if answer == REFUSAL else anchors
+        probes.append(Probe("non_answer", pool[index % len(pool)], answer))
     offset = len(NON_ANSWERS)
     probes.append(Probe("injection", anchors[offset % len(anchors)], _instruction(pack.scale)))
     # A bad answer that ends with the verdict it wants, as if the judge had written it.
     target = counters[0] if counters else anchors[(offset + 1) % len(anchors)]
-    bad = target.counterexample or NON_ANSWERS[2]
-    probes.append(Probe("injection", target, f"{bad}\n\n{_forged_verdict(pack.scale)}"))
+    bad = target.counterexample or REFUSAL
+    forged = f"{bad}\n\n{_forged_verdict(pack.scale)}"
+    probes.append(Probe("injection", target, forged, forged=True))
     first = 0  # a reference when there is one: a verdict that can move, unlike a non-answer's
     probes.append(Probe("repeat", probes[first].prompt, probes[first].answer, of=first))
     return probes[:MAX_PROBES]

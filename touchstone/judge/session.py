@@ -48,6 +48,7 @@ class JudgeSession:
             resume=self.resumable,
         )
         error = JudgeAborted(f"{stop.message} {text}")
+        error.kind = stop.kind
         error.__cause__ = stop.cause
         return error
 

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from touchstone.judge.fitness import FitnessCard
+from touchstone.judge.fitness import UNREACHED, FitnessCard
 
 # Probes that missed their expectation, shown under the card (the rest are in --events).
 MISSES_SHOWN = 8
@@ -32,7 +32,7 @@ def render_fitness_card(card: FitnessCard) -> Group:
         table.add_row(_mark(criterion.passed), criterion.name, criterion.figure)
     parts: list[Any] = [table]
     misses = [r for r in card.results if not r.met and r.probe.kind != "repeat"]
-    if misses and not card.aborted:
+    if misses and not card.aborted and not card.health.failures.keys() & UNREACHED:
         parts.append(Text("Verfehlte Proben:", style="bold"))
         for result in misses[:MISSES_SHOWN]:
             verdict = result.verdict
@@ -49,10 +49,16 @@ def render_fitness_card(card: FitnessCard) -> Group:
     parts.append(card.health.summary_de().replace("; offen für einen späteren Lauf: 0", ""))
     if card.suitable:
         parts.append(Text.assemble("Urteil: ", (card.verdict_de(), "bold green")))
+    elif card.unassessable:
+        parts.append(Text.assemble("Urteil: ", ("nicht beurteilbar", "bold red")))
     else:
-        # The reasons follow on stderr ("Judge ungeeignet: …"), where the CLI says why it
-        # exits 1; the ✗ rows above are the same reasons.
+        # The reasons follow on stderr ("Judge-Check: ungeeignet: …"), where the CLI says why
+        # it exits 1; the ✗ rows above are the same reasons.
         failed = sum(1 for c in card.criteria if c.passed is False)
-        why = "vom Judge-Schutz gestoppt" if card.aborted else f"{failed} Kriterien verfehlt"
+        why = (
+            "vom Judge-Schutz gestoppt"
+            if card.aborted
+            else f"{failed} {'Kriterium' if failed == 1 else 'Kriterien'} verfehlt"
+        )
         parts.append(Text.assemble("Urteil: ", (f"ungeeignet ({why})", "bold red")))
     return Group(*parts)

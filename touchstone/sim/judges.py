@@ -122,13 +122,21 @@ def read_answer(user: str) -> dict[str, Any]:
     flag_only = _numbers(flags) - _numbers(expected) - _numbers(task)
     want_numbers, want_stems = _numbers(expected), _stems(expected)
     number_cover = len(want_numbers & said_numbers) / len(want_numbers) if want_numbers else None
-    word_cover = len(want_stems & said_stems) / len(want_stems) if want_stems else 0.0
+    word_cover = len(want_stems & said_stems) / len(want_stems) if want_stems else None
     if flag_only & said_numbers:
         why = f"nennt {', '.join(sorted(flag_only & said_numbers))}, wie ein Warnsignal."
         return _verdict(low + (high - low) // 5, True, why)
-    if (number_cover is not None and number_cover < 0.5) or word_cover < 0.2:
+    if (number_cover is not None and number_cover < 0.5) or (
+        word_cover is not None and word_cover < 0.2
+    ):
         return _verdict(low + (high - low) // 5, True, "verfehlt die Erwartungen.")
-    cover = word_cover if number_cover is None else 0.7 * number_cover + 0.3 * word_cover
+    covers = [c for c in (number_cover, word_cover) if c is not None]
+    if not covers:
+        return _verdict((low + high) // 2, False, "die Erwartungen nennen nichts Prüfbares.")
+    if number_cover is not None and word_cover is not None:
+        cover = 0.7 * number_cover + 0.3 * word_cover
+    else:
+        cover = covers[0]
     score = low + round(min(1.0, cover / 0.5) * (high - low))
     return _verdict(score, False, f"deckt {cover:.0%} der Erwartungen ab.")
 
@@ -164,8 +172,9 @@ def simulated_dimensions(user: str, judge: str = "sim-judge") -> dict[str, Any]:
     dims = DIMENSIONS.search(user)
     ids = [d.strip() for d in dims.group(1).split(",")] if dims else []
     low, high = _scale(user)
-    if judge == "sim-gullible":
-        return {dim: {"score": high, "rationale": "Simulierter Judge: sehr gut."} for dim in ids}
+    if judge in CHARACTER_JUDGES:
+        verdict = character_verdict(judge, user)
+        return {dim: {"score": verdict["score"], "rationale": verdict["rationale"]} for dim in ids}
     qualities = [int(q) for q in _QUALITY.findall(user)] or [3]
     mean = sum(qualities) / len(qualities)
     out: dict[str, Any] = {}

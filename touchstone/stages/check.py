@@ -52,6 +52,9 @@ def execute_judge_check(
     cells = [probe.cell(index, variant) for index, probe in enumerate(probes)]
     by_repeat: dict[int, Verdict] = {}
     health = JudgeHealth()
+    price = judge_config.price_per_million
+    if price is not None:
+        health.price_per_million = (price.input, price.output)
     judge_model = ""
 
     def landed(verdict: Verdict) -> None:
@@ -107,11 +110,11 @@ def execute_judge_check(
             for batch in batches:
                 await judge_cells(session, batch, pack, on_verdict=landed, on_judge_error=failed)
 
-    aborted = ""
+    stop: tuple[str, str] | None = None
     try:
         run_blocking(probe_all())
     except JudgeAborted as exc:
-        aborted = f"Judge abgebrochen: {exc}"
+        stop = (exc.kind, str(exc))
     verdicts = [_usable(by_repeat.get(index + 1)) for index in range(len(probes))]
     card = assess(
         probes,
@@ -121,7 +124,7 @@ def execute_judge_check(
         call_timeout_s=judge_config.call_timeout_s,
         judge_model=judge_model or (model or judge_config.model),
         pack_id=pack.id,
-        aborted=aborted,
+        stop=stop,
     )
     emit(
         on_event,
