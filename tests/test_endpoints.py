@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.advice import advice
+from touchstone.judge.policy import StopKind
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
 from touchstone.store import RunDir
@@ -141,6 +143,29 @@ def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(
         assert word in result.stderr
     assert "Thinking" not in result.stderr and ".." not in result.stderr
     assert sim.calls.get(model, 0) - before == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("bad_request", ["400/422", "extra_body"]),
+        ("server", ["5xx"]),
+        ("refused", ["Inhaltsfilter"]),
+        ("rate_limit", ["concurrency", "call_timeout_s"]),
+        ("quota", ["Guthaben", "fortsetzen"]),
+        ("unparseable", ["JSON-Format", "--rejudge unscored"]),
+        ("timeout", ["Thinking"]),
+        ("reasoning_only", ["Thinking"]),
+    ],
+)
+def test_the_advice_fits_the_cause_and_only_a_thinking_judge_is_told_to_stop_thinking(
+    kind: StopKind, words: list[str]
+) -> None:
+    text = advice(kind, judge_model="j", base_url="http://127.0.0.1:1/v1")
+    for word in words:
+        assert word in text
+    assert ("Thinking" in text) == (kind in ("timeout", "reasoning_only"))
+    assert ".." not in text and "  " not in text
 
 
 def test_a_dead_endpoint_names_its_base_url(four_model_run: Path, tmp_path: Path) -> None:

@@ -173,7 +173,7 @@ def test_run_names_must_be_ids_in_full(client: TestClient, workspace: Path, name
 
 
 def test_a_failed_run_job_shows_the_cli_message_and_counts_model_errors(
-    client: TestClient, sim: SimServer
+    client: TestClient, sim: SimServer, workspace: Path
 ) -> None:
     body = {
         "name": "tippfehler",
@@ -188,6 +188,12 @@ def test_a_failed_run_job_shows_the_cli_message_and_counts_model_errors(
     assert "Exit-Code" not in state["message"]
     progress = state["progress"]
     assert progress["errors"] >= 1 and 0 <= progress["done"] <= progress["total"] == 6
+    # The run's events end with the CLI's message, not only its log (a GUI restarted later
+    # settles the job from them).
+    (events,) = (workspace / "runs" / "tippfehler" / "jobs").glob("*.events")
+    last = json.loads(events.read_text(encoding="utf-8").splitlines()[-1])
+    assert last["event"] == "aborted" and last["exit_code"] == 1
+    assert "sim-gutt" in last["message"]
 
 
 def test_a_job_that_failed_before_run_json_existed_stays_reachable(

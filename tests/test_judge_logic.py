@@ -246,7 +246,16 @@ def test_example_config_documents_every_key_and_loads() -> None:
     ):
         assert f"{key}:" in text, key
     assert data["call_timeout_s"] == 120 and data["max_consecutive_failures"] == 3
-    assert config.max_tokens is None
+    assert config.max_tokens is None and config.price_per_million is None
+
+
+def test_the_example_price_line_works_when_uncommented(tmp_path: Path) -> None:
+    text = (REPO / "judge.example.yaml").read_text(encoding="utf-8")
+    assert "\n# price_per_million: " in text
+    path = tmp_path / "judge.yaml"
+    path.write_text(text.replace("\n# price_per_million: ", "\nprice_per_million: "), "utf-8")
+    price = load_judge_config(path).price_per_million
+    assert price is not None and (price.input, price.output) == (0.15, 0.60)
 
 
 def test_api_key_from_named_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from touchstone.judge import parse_dimensions_reply, parse_verdict_reply
@@ -75,3 +77,33 @@ def test_dimension_parser_plain_wrapped_and_invalid() -> None:
 )
 def test_inline_think_is_split_from_content(content: str, expected: tuple[str, str]) -> None:
     assert split_think(content) == expected
+
+
+def test_usage_with_reasoning_tokens_from_a_reply_and_from_a_stream() -> None:
+    from touchstone.transport.replies import StreamReader, reply_from_json
+
+    usage = {
+        "prompt_tokens": 11,
+        "completion_tokens": 40,
+        "completion_tokens_details": {"reasoning_tokens": 30},
+    }
+    body = {"choices": [{"message": {"content": "{}"}, "finish_reason": "stop"}], "usage": usage}
+    reply = reply_from_json(body, 0.1)
+    assert (reply.prompt_tokens, reply.completion_tokens, reply.reasoning_tokens) == (11, 40, 30)
+
+    reader = StreamReader()
+    chunks = [
+        {"choices": [{"delta": {"content": "{}"}, "finish_reason": "stop"}]},
+        {"choices": [], "usage": usage},
+    ]
+    for chunk in chunks:
+        reader.feed("data: " + json.dumps(chunk))
+        reader.feed("")
+    reader.feed("data: [DONE]")
+    reader.feed("")
+    streamed = reader.reply(0.1)
+    assert (streamed.completion_tokens, streamed.reasoning_tokens) == (40, 30)
+    assert streamed.content == "{}"
+    # Usage without details (most local servers): no reasoning figure, not a zero.
+    del usage["completion_tokens_details"]
+    assert reply_from_json(body, 0.1).reasoning_tokens is None

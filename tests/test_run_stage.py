@@ -34,6 +34,9 @@ def test_run_records_every_cell_and_resumes_without_duplicates(
         r.ok and r.reasoning_chars > 0 and "Simulierte Antwort" in r.response_text for r in denker
     )
     assert all(r.finish_reason == "stop" and r.completion_tokens for r in responses)
+    # Reasoning tokens as the server reports them (streamed usage), only where there are any.
+    assert all(r.reasoning_tokens for r in denker)
+    assert not any(r.reasoning_tokens for r in responses if r.model == "sim-gut")
     manifest = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert manifest["models"] == ["sim-gut", "sim-denker"] and manifest["variants"] == [
         "none",

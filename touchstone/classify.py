@@ -12,10 +12,7 @@ from __future__ import annotations
 import email.utils
 import math
 import time
-from typing import Any, TypeVar
-
-import httpx2
-import openai
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from touchstone.errors import (
     BrokenReply,
@@ -26,6 +23,9 @@ from touchstone.errors import (
     StreamError,
     describe,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 E = TypeVar("E", bound=CallError)
 
@@ -152,6 +152,12 @@ def classify(exc: BaseException) -> ErrorKind:
     """The error kind (DESIGN §8) of an exception raised by a chat call."""
     if isinstance(exc, CallError):
         return exc.kind
+    # Imported here, not at the top: the SDK takes a second to import, and commands that
+    # call no endpoint (report, cache, --help, bad input) should not wait for it. An SDK
+    # exception cannot exist before a call imported the SDK, so this costs nothing then.
+    import httpx2
+    import openai
+
     if isinstance(
         exc, DeadlineExceeded | TimeoutError | openai.APITimeoutError | httpx2.TimeoutException
     ):
@@ -178,6 +184,8 @@ def retry_after_s(exc: BaseException) -> float | None:
 
     ``retry-after`` may be seconds or an HTTP date. Nonsense (negative, not finite) is None.
     """
+    import openai  # see ``classify``
+
     if not isinstance(exc, openai.APIStatusError):
         return None
     headers: Any = exc.response.headers

@@ -134,7 +134,7 @@ class Plumbing(BaseHTTPRequestHandler):
         content: str,
         reasoning: str,
         finish: str,
-        usage: dict[str, int],
+        usage: dict[str, Any],
         request: dict[str, Any],
     ) -> None:
         parts = [chunk(name, {"role": "assistant", "content": ""})]

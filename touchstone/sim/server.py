@@ -223,11 +223,14 @@ class _Handler(Plumbing):
             return
         prompt_tokens = max(1, len(user) // 4)
         completion_tokens = max(1, (len(content) + len(reasoning)) // 4)
-        usage = {
+        usage: dict[str, Any] = {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
         }
+        if reasoning:
+            # As OpenAI reports it: the reasoning's share of the completion tokens.
+            usage["completion_tokens_details"] = {"reasoning_tokens": max(1, len(reasoning) // 4)}
         if stream:
             self._stream_reply(name, content, reasoning, finish, usage, request)
             return

@@ -24,13 +24,14 @@ import asyncio
 import time
 import urllib.parse
 from collections.abc import Mapping
-from typing import Any
-
-import httpx2
-import openai
+from typing import TYPE_CHECKING, Any
 
 from touchstone.errors import DeadlineExceeded
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
 
 # Local servers (LM Studio, Ollama, llama.cpp) need no key, but the SDK insists on one.
 PLACEHOLDER_API_KEY = "touchstone-no-key"
@@ -71,6 +72,10 @@ class ChatTransport:
         }
         if timeout is not None:
             self._options["timeout"] = timeout
+        # The SDK is imported by the first transport, not with this module: it takes a
+        # second, which commands that call no endpoint (report, cache, --help) need not pay.
+        import httpx2
+
         self._ssl_context = httpx2.create_ssl_context()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._clients: list[openai.AsyncOpenAI] = []
@@ -85,6 +90,8 @@ class ChatTransport:
             self._loop, self._clients, self._idle = loop, [], []
         if self._idle:
             return self._idle.pop()
+        import openai
+
         http_client = openai.DefaultAsyncHttpxClient(verify=self._ssl_context)
         client = openai.AsyncOpenAI(**self._options, http_client=http_client)
         self._clients.append(client)
@@ -150,6 +157,9 @@ class ChatTransport:
     async def _open_stream(
         self, client: openai.AsyncOpenAI, body: dict[str, Any]
     ) -> httpx2.Response:
+        import httpx2
+        import openai
+
         streamed = {**body, "stream": True}
         if self._ask_for_usage:
             try:
