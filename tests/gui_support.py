@@ -74,3 +74,34 @@ def gui_process(workdir: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# WCAG contrast of every visible text element against the first opaque background behind
+# it; returns those under 4.5:1 (the level for normal text) as "tag.class: ratio".
+LOW_CONTRAST_JS = """
+() => {
+  const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = el => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || c[3] === 1) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    const style = getComputedStyle(el);
+    if (!own || style.visibility === "hidden" || !el.getClientRects().length) continue;
+    if (el.closest("option, select, input, textarea")) continue;  // drawn by the browser
+    const [a, b] = [lum(rgb(style.color).slice(0, 3)), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) low.push(`${el.tagName.toLowerCase()}.${el.className}: ${ratio.toFixed(2)}`);
+  }
+  return low;
+}
+"""

@@ -14,7 +14,7 @@ import pytest
 from touchstone.sim import SimServer
 
 from .conftest import coarse
-from .gui_support import gui_process, make_workspace, wait_for
+from .gui_support import LOW_CONTRAST_JS, gui_process, make_workspace, wait_for
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -180,6 +180,8 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
             page.goto(base + path)
             page.wait_for_timeout(1000)
             assert page.evaluate("window.__xss") is None
+            # Every text readable (WCAG 4.5:1), the header's grey included.
+            assert page.evaluate(LOW_CONTRAST_JS) == [], path
         # The live job box renders the hostile job from the API, as text.
         page.evaluate("judgeBox.follow('20260101-000000-aaaaaa')")
         page.wait_for_timeout(1000)
@@ -201,19 +203,29 @@ def test_the_start_button_waits_for_the_job_and_the_cancel_button_keeps_focus(
     workdir = make_workspace(tmp_path, sim)
     with gui_process(workdir) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        polls: list[str] = []
+        page.on("request", lambda r: polls.append(r.url) if "/api/jobs/" in r.url else None)
         page.goto(f"{base}/runs/tiny")
         page.get_by_test_id("config").select_option("judge-haengt.yaml")
         page.get_by_test_id("start-judge").click()
         expect(page.get_by_test_id("job-state")).to_have_text("läuft", timeout=20_000)
+        # No second job while one runs: both start buttons wait.
         expect(page.get_by_test_id("start-judge")).to_be_disabled()
+        expect(page.get_by_test_id("check-judge")).to_be_disabled()
         cancel = page.get_by_test_id("cancel-job")
         cancel.focus()
-        page.wait_for_timeout(1600)  # three refreshes of the job box
+        polls.clear()
+        page.wait_for_timeout(2000)  # about four refreshes of the job box
         assert page.evaluate("document.activeElement.dataset.testid") == "cancel-job"
+        # One polling loop (every 0.5 s), not two fighting over the box.
+        assert 1 <= len(polls) <= 6, polls
         # A reload finds the running job and follows it in the same, single box.
         page.reload()
         expect(page.get_by_test_id("job-state")).to_have_count(1)
         expect(page.get_by_test_id("start-judge")).to_be_disabled()
+        polls.clear()
+        page.wait_for_timeout(2000)
+        assert 1 <= len(polls) <= 6, polls
         page.get_by_test_id("cancel-job").click()
         expect(page.get_by_test_id("job-state")).to_have_text("abgebrochen", timeout=20_000)
         expect(page.get_by_test_id("start-judge")).to_be_enabled()

@@ -51,6 +51,19 @@ print("ok")
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
+def test_the_cli_starts_without_the_sdk() -> None:
+    # The SDK takes a second to import: commands that call no endpoint (--help, report,
+    # cache, every bad-input exit) must not pay it. The first call imports it.
+    code = """
+import sys
+from touchstone.cli import app
+import touchstone.stages, touchstone.judge, touchstone.gui.app
+print(sorted(name for name in ("openai", "httpx2") if name in sys.modules))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
 def _imported_top_level_names() -> set[str]:
     names = set()
     for path in (REPO / "touchstone").rglob("*.py"):
