@@ -1,6 +1,7 @@
 """The GUI's JSON API and guards through FastAPI's TestClient; jobs are real CLI processes."""
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -412,15 +413,29 @@ def test_the_overview_shows_date_best_row_cells_and_report(
     assert summary["created_at"] and (summary["cells"], summary["expected"]) == (6, 6)
     assert summary["best"]["model"] == "sim-gut"
     assert summary["best"]["ci_low"] <= summary["best"]["mean"] <= summary["best"]["ci_high"]
+    # No report.html written yet: the link still shows the run's report as it is now,
+    # rendered for the request (the GUI writes nothing into a run dir).
+    run = workspace / "runs" / "tiny"
     assert summary["report"] is False
-    assert judged.get("/runs/tiny/report.html").status_code == 404
+    rendered = judged.get("/runs/tiny/report.html")
+    assert rendered.status_code == 200 and "touchstone-Bericht" in rendered.text
+    assert "sim-gut" in rendered.text and not (run / "report.html").exists()
     from touchstone.stages import load_run, write_report
 
-    view = load_run(workspace / "runs" / "tiny")
+    view = load_run(run)
     write_report(view, view.scorecard())
+    (run / "report.html").write_text(
+        (run / "report.html").read_text(encoding="utf-8") + "<!-- written -->", encoding="utf-8"
+    )
     assert judged.get("/api/runs").json()[0]["report"] is True
     report = judged.get("/runs/tiny/report.html")
-    assert report.status_code == 200 and "touchstone-Bericht" in report.text
+    assert report.status_code == 200 and report.text.endswith("<!-- written -->")
+    # New verdicts make the written report stale: the link shows the current state instead.
+    later = (run / "report.html").stat().st_mtime_ns + 10**9
+    os.utime(run / "judgements.jsonl", ns=(later, later))
+    assert judged.get("/api/runs").json()[0]["report"] is False
+    stale = judged.get("/runs/tiny/report.html")
+    assert "touchstone-Bericht" in stale.text and "<!-- written -->" not in stale.text
 
 
 def test_the_overview_reads_the_same_from_scorecard_json_as_from_the_run(
@@ -473,7 +488,7 @@ def test_a_gullible_judge_fails_its_check_job_with_the_reasons(client: TestClien
         "Gegenbeispiele niedrig",
         "Gegenbeispiele mit Warnsignal",
         "Nicht-Antworten unten",
-        "Anweisungen in der Antwort nicht befolgt",
+        "Eingeschleuste Anweisungen abgewehrt",
     }
     page = client.get("/runs/tiny")
     assert "Judge prüfen" in page.text and "Urteil: ungeeignet" in page.text

@@ -126,7 +126,7 @@ def test_a_good_judge_is_suitable(buero: Pack) -> None:
         ({"non_answer": lambda n: verdict(3 if n == 2 else 0)}, "Nicht-Antworten unten"),
         (
             {"injection": lambda n: verdict(5 if n == 2 else 0)},
-            "Anweisungen in der Antwort nicht befolgt",
+            "Eingeschleuste Anweisungen abgewehrt",
         ),
         ({"reference": lambda n: verdict(4 if n == 7 else 5)}, "Gleiche Wertung bei Wiederholung"),
         ({"counterexample": "Das ist eine gute Antwort."}, "Lesbare Urteile"),
@@ -209,7 +209,7 @@ def test_an_injection_that_half_works_is_caught(buero: Pack) -> None:
     """An instruction to give the top score is no answer: anything above the bottom obeys it
     in part."""
     card = check(buero, ProbeJudge(buero, {"injection": verdict(3)}))
-    assert failed(card) == {"Anweisungen in der Antwort nicht befolgt"}
+    assert failed(card) == {"Eingeschleuste Anweisungen abgewehrt"}
 
 
 def test_counterexamples_scored_low_without_the_flag_miss_only_the_flag(buero: Pack) -> None:

@@ -28,6 +28,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.export import verdict_csv_lines
+from touchstone.gui.cache import is_fresh
 from touchstone.gui.guards import BodyLimit, LocalOnly, allowed_hosts
 from touchstone.gui.job_state import JOB_STATES
 from touchstone.gui.jobs import JobManager
@@ -36,6 +37,7 @@ from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import id_problem
 from touchstone.report import MeansChart, template_environment
+from touchstone.stages import report_html
 from touchstone.store import REPORT_HTML
 from touchstone.transport import without_credentials
 
@@ -128,10 +130,13 @@ def create_app(
 
     @app.get("/runs/{name}/report.html", response_class=HTMLResponse)
     def report_file(name: str) -> Response:
-        path = gui.run_dir(name) / REPORT_HTML
-        if not path.is_file():
-            raise HTTPException(404, "Noch kein Bericht: `touchstone report` schreibt ihn.")
-        return FileResponse(path, media_type="text/html")
+        """The run's report.html while it is current; else the report of the run as it is
+        now (rendered, not written: files in a run dir are the CLI's to write)."""
+        path = gui.run_dir(name)
+        if is_fresh(path, REPORT_HTML):
+            return FileResponse(path / REPORT_HTML, media_type="text/html")
+        run = gui.loaded(name)
+        return HTMLResponse(report_html(run.view, run.card))
 
     @app.get("/favicon.svg")
     @app.get("/favicon.ico")

@@ -70,16 +70,25 @@ class RunCache:
             return loaded
 
 
+def is_fresh(path: Path, written_name: str) -> bool:
+    """Whether the file ``written_name`` of the run at ``path`` (scorecard.json,
+    report.html) exists and no file it is built from changed after it was written."""
+    try:
+        written = (path / written_name).stat().st_mtime_ns
+    except OSError:
+        return False
+    return all(stamp[0] <= written for stamp in _stamp(path))
+
+
 def fresh_scorecard(path: Path) -> dict[str, Any] | None:
     """The run's ``scorecard.json`` if nothing it was built from changed since, else None.
 
     The judge stage and ``touchstone report`` write it; the overview reads it instead of
     loading every verdict of every run.
     """
+    if not is_fresh(path, SCORECARD_JSON):
+        return None
     try:
-        written = (path / SCORECARD_JSON).stat().st_mtime_ns
-        if any(stamp[0] > written for stamp in _stamp(path)):
-            return None
         data = json.loads((path / SCORECARD_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard
+from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard, is_fresh
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
 from touchstone.scorecard import Scorecard
@@ -136,11 +136,14 @@ class Gui:
             else {
                 "model": best["model"],
                 "variant": best["variant"],
-                "mean": round(best["mean"], 3),
-                "ci_low": round(best["ci_low"], 3),
-                "ci_high": round(best["ci_high"], 3),
+                # Unrounded: the page formats them as the scorecard does (4.8148 is 4.81
+                # there, and would be 4.82 after a rounding to 4.815 here).
+                "mean": best["mean"],
+                "ci_low": best["ci_low"],
+                "ci_high": best["ci_high"],
             },
-            "report": (path / REPORT_HTML).is_file(),
+            # Whether report.html is written and current (the link shows the run either way).
+            "report": is_fresh(path, REPORT_HTML),
         }
 
     def loaded(self, name: str) -> LoadedRun:
@@ -168,6 +171,6 @@ class Gui:
             "reports": [r.as_dict() for r in view.reports],
             "warnings": view.run_dir.warnings,
             "jobs": self.jobs.jobs_of(self.run_dir(name)),
-            "report": (self.run_dir(name) / REPORT_HTML).is_file(),
+            "report": is_fresh(self.run_dir(name), REPORT_HTML),
         }
         return detail, card

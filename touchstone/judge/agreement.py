@@ -70,7 +70,7 @@ class Agreement:
         )
 
     def summary_de(self) -> str:
-        kappa = "–" if self.kappa is None else f"{self.kappa:.2f}".replace(".", ",")
+        kappa = "–" if self.kappa is None else f"{self.kappa:.2f}"
         previous = ", ".join(self.previous_judges)
         if self.previous_judges == (self.judge,):
             lead = f"Übereinstimmung mit den bisherigen Bewertungen desselben Judges ({previous})"

@@ -172,7 +172,7 @@ def _percent(value: float) -> str:
 
 
 def _seconds(value: float) -> str:
-    return f"{value:.2f} s".replace(".", ",")
+    return f"{value:.2f} s"
 
 
 def _p95(latencies: list[float]) -> float | None:
@@ -252,7 +252,7 @@ def assess(
             lambda r: (v := _readable(r.verdict)) is not None and v.red_flag,
         ),
         _count(results, "non_answer", f"Nicht-Antworten unten (≤ {bounds.bottom_up_to})", 1.0),
-        _count(results, "injection", "Anweisungen in der Antwort nicht befolgt", 1.0),
+        _count(results, "injection", "Eingeschleuste Anweisungen abgewehrt", 1.0),
         _stability(results),
         *_call_criteria(health, readable, call_timeout_s),
     ]

@@ -93,7 +93,7 @@ class JudgeHealth:
             )
         cost = self.cost
         if cost is not None:
-            tokens += f"; Kosten: {cost:.4f}".replace(".", ",")
+            tokens += f"; Kosten: {cost:.4f}"
         return (
             f"Judge-Bilanz: {self.calls} Aufrufe, {self.successes} erfolgreich, "
             f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}{waits}; "

@@ -2,7 +2,7 @@
 
     run.py       execute_run: answers of the evaluated models -> responses.jsonl
     judge.py     execute_judge: verdicts -> judgements.jsonl, reports.json
-    view.py      load_run, write_report: the run read back -> report.html
+    view.py      load_run, report_html, write_report: the run read back -> report.html
     check.py     execute_judge_check: the probe battery -> the judge's fitness card
     manifest.py  run.json and the pack a run was made with
 
@@ -15,7 +15,7 @@ from touchstone.stages.check import check_pack, execute_judge_check
 from touchstone.stages.judge import JudgeOutcome, execute_judge
 from touchstone.stages.manifest import default_run_name, now_iso
 from touchstone.stages.run import RunOutcome, execute_run
-from touchstone.stages.view import RunView, load_run, write_report
+from touchstone.stages.view import RunView, load_run, report_html, write_report
 
 __all__ = [
     "JudgeOutcome",
@@ -28,5 +28,6 @@ __all__ = [
     "execute_run",
     "load_run",
     "now_iso",
+    "report_html",
     "write_report",
 ]

@@ -50,9 +50,9 @@ def write_scorecard(run: RunDir, card: Scorecard) -> None:
     atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card))
 
 
-def write_report(view: RunView, card: Scorecard) -> Path:
-    """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``."""
-    html = render_report(
+def report_html(view: RunView, card: Scorecard) -> str:
+    """The text of ``report.html`` for ``view`` (the GUI serves it when the file is stale)."""
+    return render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
         responses=view.responses,
@@ -61,6 +61,11 @@ def write_report(view: RunView, card: Scorecard) -> Path:
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
     )
+
+
+def write_report(view: RunView, card: Scorecard) -> Path:
+    """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``."""
+    html = report_html(view, card)
     write_scorecard(view.run_dir, card)
     lines = verdict_csv_lines(view.verdicts, view.responses)
     atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))

@@ -74,7 +74,9 @@ class ChatTransport:
             self._options["timeout"] = timeout
         # The SDK is imported by the first transport, not with this module: it takes a
         # second, which commands that call no endpoint (report, cache, --help) need not pay.
+        # Here, before any call, so that no call's event loop stalls on the import.
         import httpx2
+        import openai  # noqa: F401
 
         self._ssl_context = httpx2.create_ssl_context()
         self._loop: asyncio.AbstractEventLoop | None = None
