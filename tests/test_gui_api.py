@@ -508,3 +508,24 @@ def test_rejudging_all_from_the_gui_shows_the_agreement(judged: TestClient) -> N
 def test_rejudge_takes_only_known_choices(client: TestClient) -> None:
     body = {"config": "judge-gut.yaml", "rejudge": "alles"}
     assert client.post("/api/runs/tiny/judge", json=body, headers=ORIGIN).status_code == 422
+
+
+def test_the_judge_select_keeps_the_last_choice_and_leaves_out_the_example(
+    client: TestClient, workspace: Path
+) -> None:
+    (workspace / "judge.example.yaml").write_text("model: m\n", encoding="utf-8")
+
+    def options() -> list[str]:
+        page = client.get("/runs/tiny").text
+        select = page[
+            page.index('name="config"') : page.index("</select>", page.index('name="config"'))
+        ]
+        return [part.split("<", 1)[0] for part in select.split("<option>")[1:]]
+
+    assert options()[0] == "judge-gut.yaml" and "judge.example.yaml" not in options()
+    body = {"config": "judge-leichtglaeubig.yaml"}
+    job = client.post("/api/runs/tiny/judge-check", json=body, headers=ORIGIN).json()["job"]
+    finished(client, job)
+    # After a reload the select offers the judge the user just picked first.
+    assert options()[0] == "judge-leichtglaeubig.yaml"
+    assert sorted(options()) == sorted(p.name for p in workspace.glob("judge-*.yaml"))

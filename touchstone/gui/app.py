@@ -117,7 +117,7 @@ def create_app(
                 "chart": MeansChart.of(card, *_scale(gui, name)),
                 "models": sorted({row.model for row in card.rows}),
                 "variants": sorted({row.variant for row in card.rows}),
-                "configs": gui.judge_configs(),
+                "configs": gui.judge_configs(detail["jobs"]),
             },
         )
 

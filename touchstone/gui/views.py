@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,21 @@ class Gui:
             raise HTTPException(400, f"{what} nicht gefunden: {relative}")
         return path
 
-    def judge_configs(self) -> list[str]:
-        return sorted(p.name for p in self.workdir.glob("judge*.yaml") if p.is_file())
+    def judge_configs(self, jobs: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+        """The judge*.yaml of the workdir (not the shipped example), the one the newest of
+        ``jobs`` used first: a reload keeps the judge the user last picked."""
+        names = sorted(
+            p.name
+            for p in self.workdir.glob("judge*.yaml")
+            if p.is_file() and not p.name.endswith(".example.yaml")
+        )
+        for job in jobs:
+            command = [str(part) for part in job.get("command") or []]
+            if "--config" in command[:-1]:
+                used = Path(command[command.index("--config") + 1]).name
+                if used in names:
+                    return [used, *(n for n in names if n != used)]
+        return names
 
     def packs(self) -> list[str]:
         found = [p for p in self.workdir.glob("packs/*.yaml") if p.is_file()]

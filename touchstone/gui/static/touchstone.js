@@ -151,8 +151,10 @@ function healthText(h) {
     ? Object.entries(h.failures).map(([k, n]) => `${k}: ${n}`).join(", ") : "";
   return `Judge-Bilanz: ${asText(h.calls, "0")} Aufrufe, ${asText(h.successes, "0")} erfolgreich, ` +
     `Fehler: ${failures || "keine"}, unlesbar: ${asText(h.unparseable, "0")}, ` +
-    `Latenz Median ${asText(h.latency_median_s)} s / p95 ${asText(h.latency_p95_s)} s, ` +
-    `offen: ${asText(h.cells_left, "0")}`;
+    (h.latency_median_s == null ? "Latenz: keine Antwort, "
+      : `Latenz Median ${asText(h.latency_median_s)} s / p95 ${asText(h.latency_p95_s)} s, `) +
+    // As the CLI says it: after an aborted re-judge these cells keep their old verdicts.
+    `für einen späteren Lauf: ${asText(h.cells_left, "0")}`;
 }
 
 // The run page's verdict table: filters, sorting and paging through the API; the filters
