@@ -156,3 +156,6 @@ def test_a_deadline_used_up_by_rate_limit_waits_is_reported_as_the_rate_limit() 
     (done,) = collect([1], call, budget_s=0.5)
     assert done.error is not None and done.error.kind == "rate_limit"
     assert str(done.error) == "RateLimitError: 429"
+    # The timeout is reported as the rate limit, but not retried as one: a call that ran
+    # out of time is not asked to wait and try again.
+    assert tries == 2

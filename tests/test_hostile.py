@@ -84,6 +84,11 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
             ),
             ["doppelt", "expectations", "Zeile"],
         ),
+        # On one line too: a flow mapping drops the first value just the same.
+        (
+            TINY_PACK.replace("scale: {min: 0, max: 5}", "scale: {min: 0, min: 1, max: 5}"),
+            ["doppelt", "'min'"],
+        ),
         (TINY_PACK.replace("id: tiny", "id: ../../etc"), ["'id'", "../../etc"]),
         (TINY_PACK.replace("id: tiny", "id: /tmp/x"), ["'id'"]),
         (TINY_PACK.replace("id: R1", 'id: "R1\\n"'), ["'categories[0].prompts[0].id'"]),
@@ -94,6 +99,7 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
         "laughs",
         "dup-prompts",
         "dup-expectations",
+        "dup-one-line",
         "id-dots",
         "id-slash",
         "id-nl",
@@ -262,6 +268,16 @@ def test_a_broken_reports_file_is_rebuilt_with_a_warning(
     assert result.returncode == 0, result.stderr
     assert "reports.json" in result.stderr and "neu erstellt" in result.stderr
     assert len(RunDir(answered_run).load_reports()) == 2
+
+
+def test_an_unreadable_reports_file_is_a_message_not_a_rebuild(
+    answered_run: Path, tmp_path: Path
+) -> None:
+    # Unreadable is not corrupt: the report must not go on without its overall ratings.
+    (answered_run / REPORTS).mkdir()
+    result = run_cli("report", str(answered_run), cwd=tmp_path)
+    assert_bad_input(result, str(answered_run / REPORTS))
+    assert "neu erstellt" not in result.stderr and not (answered_run / "report.html").exists()
 
 
 # -- the machine fails ------------------------------------------------------------------------

@@ -165,10 +165,6 @@ async def completed(
                     continue
                 if not isinstance(error, CallError):
                     raise error
-                if error.kind == "timeout" and cell.last_rate_limit is not None:
-                    # The waits the server asked for used up the deadline: the cause is the
-                    # rate limit, and that is what the advice must speak of.
-                    error = cell.last_rate_limit
                 if error.kind == "rate_limit":
                     wait = _wait_after(error, cell.rate_limited + 1)
                     spent = cell.spent_s + elapsed + wait
@@ -185,6 +181,11 @@ async def completed(
                         cell.ready_at = clock() + wait
                         heapq.heappush(parked, cell)
                         continue
+                if error.kind == "timeout" and cell.last_rate_limit is not None:
+                    # The waits the server asked for used up the deadline: the cause is the
+                    # rate limit, and that is what the advice must speak of (not a reason
+                    # to wait and try again).
+                    error = cell.last_rate_limit
                 yield Done(cell.index, cell.item, None, error, elapsed, cell.rate_limited)
     finally:
         for task in running:

@@ -129,10 +129,10 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
                 continue
             key = self.construct_object(key_node, deep=True)
             try:
-                first = seen.setdefault(key, key_node.start_mark.line)
+                first = seen.get(key)
             except TypeError:
                 continue  # an unhashable key: PyYAML's own message follows
-            if first != key_node.start_mark.line:
+            if first is not None:
                 raise ConstructorError(
                     None,
                     None,
@@ -140,6 +140,7 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
                     "der zweite würde den ersten stillschweigend ersetzen",
                     key_node.start_mark,
                 )
+            seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep)
 
 

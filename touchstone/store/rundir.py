@@ -202,14 +202,16 @@ class RunDir:
 
     def load_reports(self) -> list[ModelReport]:
         """The holistic reports; a file that does not parse is derived data: it is ignored
-        with a warning, and the next judge run writes it anew."""
+        with a warning, and the next judge run writes it anew. One that cannot be read is
+        the machine failing (``OSError``, a message naming the file), not a corrupt file."""
         path = self.file(REPORTS)
         if not path.exists():
             return []
+        data = path.read_bytes()
         try:
-            return _REPORTS.validate_json(path.read_bytes())
-        except (OSError, ValidationError) as exc:
-            problem = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            return _REPORTS.validate_json(data)
+        except ValidationError as exc:
+            problem = exc.errors()[0]["msg"]
             self._warn(
                 f"{path} ist beschädigt ({problem}); die Gesamtbewertung wird beim nächsten "
                 "Judge-Lauf neu erstellt."
