@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +81,18 @@ def tiny_pack_path(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.yaml"
     path.write_text(TINY_PACK, encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+    """12 answered cells: 3 prompts x 2 variants x 2 models (sim-gut, sim-schwach)."""
+    from touchstone.stages import execute_run
+
+    out = tmp_path / "runs" / "tiny"
+    execute_run(
+        pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url
+    )
+    return out
 
 
 @pytest.fixture
@@ -174,8 +186,11 @@ def stage_seconds(events: Path) -> float:
     return (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
 
 
-def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``python -m touchstone ARGS`` in a subprocess, as the GUI and a user would start it."""
+def run_cli(
+    *args: str, cwd: Path, timeout: float = 120, preexec: Callable[[], object] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m touchstone ARGS`` in a subprocess, as the GUI and a user would start it;
+    ``preexec`` runs in the child before it starts (limits, umask)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.run(
         [sys.executable, "-m", "touchstone", *args],
@@ -184,4 +199,5 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Completed
         text=True,
         timeout=timeout,
         env=env,
+        preexec_fn=preexec,
     )

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 from touchstone.store import JUDGEMENTS, RunDir
 
 from .conftest import TINY_PACK, coarse, run_cli, stage_seconds
@@ -19,15 +18,6 @@ def judge_config(path: Path, sim: SimServer, model: str, **keys: object) -> Path
     lines += [f"{k}: {json.dumps(v)}" for k, v in keys.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "runs" / "tiny"
-    execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url
-    )
-    return out
 
 
 def assert_clean_failure(result, code: int) -> None:

@@ -148,7 +148,8 @@ def plant_hostile_jobs(workdir: Path) -> None:
     }
     done = {"event": "done", "card": card, "agreement": {"summary": XSS}, "message": XSS}
     (jobs / "20260101-000000-aaaaaa.events").write_text(json.dumps(done) + "\n", encoding="utf-8")
-    # A "running" job (our own PID is alive) that the page follows live, with hostile events.
+    # A job whose record says "running" (the GUI finds no such process and settles it from its
+    # events), with hostile events: stage, totals and health reach the live job box.
     running = {**finished, "state": "running", "pid": os.getpid()}
     (jobs / "20260101-000001-bbbbbb.json").write_text(json.dumps(running), encoding="utf-8")
     events = [
@@ -190,6 +191,11 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
         assert "onerror" in box and "Judge-Check: <img" in box  # the card, as text
         jobs = page.locator("[data-job='20260101-000000-aaaaaa']").inner_text()
         assert jobs.count("onerror") >= 4  # message, card name, figure, verdict, agreement
+        page.evaluate("judgeBox.follow('20260101-000001-bbbbbb')")
+        page.wait_for_timeout(1000)
+        assert page.evaluate("window.__xss") is None
+        live = page.locator("#current-job").inner_text()
+        assert live.count("onerror") >= 2, live  # the message and the health's failure kind
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "run-page-hostile-jobs.png"), full_page=True)
     assert problems == []

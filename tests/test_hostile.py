@@ -9,7 +9,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +45,7 @@ def snapshot(directory: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+def one_model_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     out = tmp_path / "runs" / "tiny"
     execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=out, base_url=sim.base_url)
     return out
@@ -124,16 +123,16 @@ def test_a_huge_pack_file_is_refused_without_reading_it(tmp_path: Path) -> None:
     assert_bad_input(result, str(pack), "20 MB")
 
 
-def test_an_alias_bomb_in_a_judge_config_is_refused(answered_run: Path, tmp_path: Path) -> None:
+def test_an_alias_bomb_in_a_judge_config_is_refused(one_model_run: Path, tmp_path: Path) -> None:
     config = tmp_path / "judge.yaml"
     config.write_text(
         LAUGHS + "endpoint: {base_url: 'http://127.0.0.1:9/v1'}\nmodel: j\nextra_body: {x: *i}\n",
         encoding="utf-8",
     )
-    before = snapshot(answered_run)
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    before = snapshot(one_model_run)
+    result = run_cli("judge", str(one_model_run), "--config", str(config), cwd=tmp_path)
     assert_bad_input(result, str(config), "Aliase")
-    assert snapshot(answered_run) == before
+    assert snapshot(one_model_run) == before
 
 
 def test_forty_thousand_prompts_validate_in_seconds(tmp_path: Path) -> None:
@@ -172,12 +171,12 @@ def test_forty_thousand_prompts_validate_in_seconds(tmp_path: Path) -> None:
     ],
 )
 def test_judge_config_numbers_that_cannot_work(
-    sim: SimServer, answered_run: Path, tmp_path: Path, line: str, key: str
+    sim: SimServer, one_model_run: Path, tmp_path: Path, line: str, key: str
 ) -> None:
     config = tmp_path / "judge.yaml"
     config.write_text(f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\n{line}\n")
     before = sim.calls.get("sim-judge", 0)
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    result = run_cli("judge", str(one_model_run), "--config", str(config), cwd=tmp_path)
     assert_bad_input(result, str(config), f"'{key}'")
     assert sim.calls.get("sim-judge", 0) == before  # checked before any call
 
@@ -242,58 +241,45 @@ def test_usage_errors_are_german(tiny_pack_path: Path, tmp_path: Path) -> None:
     [("repeats", "abc"), ("models", 5), ("pack_path", 123), ("variants", [1, 2])],
 )
 def test_tampered_manifest_is_bad_input_naming_the_key(
-    answered_run: Path, tmp_path: Path, sim: SimServer, key: str, value: object
+    one_model_run: Path, tmp_path: Path, sim: SimServer, key: str, value: object
 ) -> None:
-    manifest = answered_run / MANIFEST
+    manifest = one_model_run / MANIFEST
     data = json.loads(manifest.read_text(encoding="utf-8"))
     data[key] = value
     manifest.write_text(json.dumps(data), encoding="utf-8")
-    before = snapshot(answered_run)
+    before = snapshot(one_model_run)
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
     for args in (
-        ["judge", str(answered_run), "--config", str(config)],
-        ["report", str(answered_run)],
+        ["judge", str(one_model_run), "--config", str(config)],
+        ["report", str(one_model_run)],
     ):
         result = run_cli(*args, cwd=tmp_path)
         assert_bad_input(result, str(manifest), f"'{key}")
-    assert snapshot(answered_run) == before
+    assert snapshot(one_model_run) == before
 
 
 def test_a_broken_reports_file_is_rebuilt_with_a_warning(
-    answered_run: Path, tmp_path: Path, sim: SimServer
+    one_model_run: Path, tmp_path: Path, sim: SimServer
 ) -> None:
-    (answered_run / REPORTS).write_text("[1]", encoding="utf-8")
+    (one_model_run / REPORTS).write_text("[1]", encoding="utf-8")
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
-    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    result = run_cli("judge", str(one_model_run), "--config", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "reports.json" in result.stderr and "neu erstellt" in result.stderr
-    assert len(RunDir(answered_run).load_reports()) == 2
+    assert len(RunDir(one_model_run).load_reports()) == 2
 
 
 def test_an_unreadable_reports_file_is_a_message_not_a_rebuild(
-    answered_run: Path, tmp_path: Path
+    one_model_run: Path, tmp_path: Path
 ) -> None:
     # Unreadable is not corrupt: the report must not go on without its overall ratings.
-    (answered_run / REPORTS).mkdir()
-    result = run_cli("report", str(answered_run), cwd=tmp_path)
-    assert_bad_input(result, str(answered_run / REPORTS))
-    assert "neu erstellt" not in result.stderr and not (answered_run / "report.html").exists()
+    (one_model_run / REPORTS).mkdir()
+    result = run_cli("report", str(one_model_run), cwd=tmp_path)
+    assert_bad_input(result, str(one_model_run / REPORTS))
+    assert "neu erstellt" not in result.stderr and not (one_model_run / "report.html").exists()
 
 
 # -- the machine fails ------------------------------------------------------------------------
-
-
-def run_cli_as(*args: str, cwd: Path, preexec=None):  # type: ignore[no-untyped-def]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    return subprocess.run(
-        [sys.executable, "-m", "touchstone", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        preexec_fn=preexec,
-    )
 
 
 @contextlib.contextmanager
@@ -324,21 +310,21 @@ def read_only(directory: Path) -> Iterator[None]:
 
 
 def test_a_read_only_run_dir_is_a_message_not_a_traceback(
-    answered_run: Path, tmp_path: Path, sim: SimServer
+    one_model_run: Path, tmp_path: Path, sim: SimServer
 ) -> None:
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
-    before = snapshot(answered_run)
-    with read_only(answered_run):
-        result = run_cli_as(
-            "judge", str(answered_run), "--config", str(config), "--no-cache", cwd=tmp_path
+    before = snapshot(one_model_run)
+    with read_only(one_model_run):
+        result = run_cli(
+            "judge", str(one_model_run), "--config", str(config), "--no-cache", cwd=tmp_path
         )
-    assert_bad_input(result, str(answered_run))
+    assert_bad_input(result, str(one_model_run))
     assert "schreibgeschützt" in result.stderr or "Berechtigung" in result.stderr
-    assert snapshot(answered_run) == before
+    assert snapshot(one_model_run) == before
 
 
 def test_a_full_disk_is_a_message_and_leaves_no_half_line(
-    answered_run: Path, tmp_path: Path, sim: SimServer
+    one_model_run: Path, tmp_path: Path, sim: SimServer
 ) -> None:
     import resource
 
@@ -348,19 +334,19 @@ def test_a_full_disk_is_a_message_and_leaves_no_half_line(
     def small_disk() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    result = run_cli_as(
+    result = run_cli(
         "judge",
-        str(answered_run),
+        str(one_model_run),
         "--config",
         str(config),
         "--no-cache",
         cwd=tmp_path,
         preexec=small_disk,
     )
-    assert_bad_input(result, str(answered_run))
-    for line in (answered_run / JUDGEMENTS).read_text(encoding="utf-8").splitlines():
+    assert_bad_input(result, str(one_model_run))
+    for line in (one_model_run / JUDGEMENTS).read_text(encoding="utf-8").splitlines():
         json.loads(line)  # every line whole
-    assert len(RunDir(answered_run).load_responses()) == 6
+    assert len(RunDir(one_model_run).load_responses()) == 6
 
 
 # -- credentials and file modes ---------------------------------------------------------------
@@ -399,7 +385,7 @@ def test_written_files_follow_the_umask_and_rewrites_keep_their_mode(
     def umask_027() -> None:
         os.umask(0o027)
 
-    result = run_cli_as(
+    result = run_cli(
         "run",
         "--pack",
         str(tiny_pack_path),
@@ -417,7 +403,7 @@ def test_written_files_follow_the_umask_and_rewrites_keep_their_mode(
     (out / JUDGEMENTS).chmod(0o604)
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
     for args in (["judge", str(out), "--config", str(config)], ["report", str(out)]):
-        result = run_cli_as(*args, cwd=tmp_path, preexec=umask_027)
+        result = run_cli(*args, cwd=tmp_path, preexec=umask_027)
         assert result.returncode == 0, result.stderr
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.iterdir() if p.is_file()}
     assert modes[MANIFEST] == modes["report.html"] == modes[RESPONSES] == 0o640

@@ -20,23 +20,13 @@ import pytest
 from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages import execute_judge
 
 from .conftest import REPO, coarse
 from .test_cli import judge_config
 
 # The runaway writes a token every 0.05 s; it notices a closed connection at its next write.
 NOTICE_S = 0.05
-
-
-@pytest.fixture
-def answered(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
-    """12 answered cells: 3 prompts x 2 variants x 2 models."""
-    out = tmp_path / "runs" / "tiny"
-    execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url
-    )
-    return out
 
 
 @contextmanager
@@ -83,7 +73,7 @@ def wait_idle(server: SimServer, within_s: float) -> bool:
 
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_calls_that_all_time_out_never_pile_up_on_the_server(
-    answered: Path, concurrency: int
+    answered_run: Path, concurrency: int
 ) -> None:
     with SimServer() as server:
         config = JudgeConfig(
@@ -95,7 +85,7 @@ def test_calls_that_all_time_out_never_pile_up_on_the_server(
             max_failure_ratio=1.0,
         )
         with sampled(server) as samples:
-            outcome = execute_judge(answered, config=config)
+            outcome = execute_judge(answered_run, config=config)
         assert len(outcome.judge_errors) == 12
         assert {v.error_kind for v in outcome.judge_errors} == {"timeout"}
         assert max(running for _, running in samples) >= concurrency
@@ -105,7 +95,7 @@ def test_calls_that_all_time_out_never_pile_up_on_the_server(
         assert wait_idle(server, coarse(4 * NOTICE_S))
 
 
-def test_an_aborted_judge_leaves_no_generation_behind(answered: Path) -> None:
+def test_an_aborted_judge_leaves_no_generation_behind(answered_run: Path) -> None:
     with SimServer() as server:
         config = JudgeConfig(
             JudgeEndpoint(server.base_url),
@@ -115,21 +105,22 @@ def test_an_aborted_judge_leaves_no_generation_behind(answered: Path) -> None:
             max_consecutive_failures=4,
         )
         with pytest.raises(JudgeAborted):
-            execute_judge(answered, config=config)
+            execute_judge(answered_run, config=config)
         assert wait_idle(server, coarse(4 * NOTICE_S))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_cli_leaves_no_generation_behind(
-    answered: Path, tmp_path: Path, sig: signal.Signals
+    answered_run: Path, tmp_path: Path, sig: signal.Signals
 ) -> None:
     with SimServer() as server:
         config = judge_config(
             tmp_path / "j.yaml", server, "sim-runaway", call_timeout_s=60, concurrency=3
         )
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        argv = ["judge", str(answered_run), "--config", str(config)]
         child = subprocess.Popen(
-            [sys.executable, "-m", "touchstone", "judge", str(answered), "--config", str(config)],
+            [sys.executable, "-m", "touchstone", *argv],
             cwd=REPO,
             env=env,
             stdout=subprocess.PIPE,

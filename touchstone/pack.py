@@ -77,8 +77,9 @@ class Prompt(_Strict):
     safety_critical: bool = False
     # Probes for `judge-check` (DESIGN §14): a good answer, and one that does what a red flag
     # names. Never shown to the judge in a run: the rubric is expectations and red flags.
-    reference: str | None = Field(default=None, min_length=1)
-    counterexample: str | None = Field(default=None, min_length=1)
+    # (Blank ones are refused by ``_not_blank``, with a German message.)
+    reference: str | None = None
+    counterexample: str | None = None
     # Filled in by the category so that every prompt knows where it belongs.
     category: str = ""
 

@@ -18,19 +18,12 @@ import jinja2
 
 from touchstone.pack import Pack, Prompt
 from touchstone.results import UNSCORED_REASONS, EvalResponse, ModelReport, Verdict, VerdictKey
-from touchstone.scorecard import Scorecard, build_scorecard, fmt, unscored_text
-from touchstone.scorecard.build import ScoreRow, fmt_interval
+from touchstone.scorecard import Scorecard, fmt, unscored_text
+from touchstone.scorecard.build import fmt_interval, speed_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERS_PER_ROW = 2
 ANSWER_CHARS = 4000
-
-
-def speed_text(row: ScoreRow) -> str:
-    if row.latency_median_s is None:
-        return "–"
-    rate = f", {row.tokens_per_s:.0f} Tok/s" if row.tokens_per_s else ""
-    return f"{row.latency_median_s:.1f} s{rate}"
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
@@ -144,10 +137,9 @@ def render_report(
     responses: Sequence[EvalResponse],
     verdicts: Sequence[Verdict],
     reports: Sequence[ModelReport],
+    card: Scorecard,
     created_at: str = "",
-    card: Scorecard | None = None,
 ) -> str:
-    card = card or build_scorecard(responses, verdicts, reports)
     low, high = float(pack.scale.min), float(pack.scale.max)
     notices = []
     if card.mixed_judges:

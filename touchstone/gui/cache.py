@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
 from touchstone.store import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, SCORECARD_JSON
 
@@ -61,7 +61,7 @@ class RunCache:
                     self._entries.move_to_end(path)
                     return entry[1]
             view = load_run(path)
-            loaded = LoadedRun(view, build_scorecard(view.responses, view.verdicts, view.reports))
+            loaded = LoadedRun(view, view.scorecard())
             with self._lock:
                 self._entries[path] = (stamp, loaded)
                 self._entries.move_to_end(path)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from touchstone.judge.health import percent
 from touchstone.pack import Scale
 from touchstone.results import Verdict
 
@@ -78,10 +79,10 @@ class Agreement:
             lead = f"Übereinstimmung mit dem bisherigen Judge ({previous})"
         else:
             lead = f"Übereinstimmung mit den bisherigen Judges ({previous})"
-        within = f"±1 Punkt {_pct(self.within_one)}, " if 1 < self.span <= 10 else ""
+        within = f"±1 Punkt {percent(self.within_one)}, " if 1 < self.span <= 10 else ""
         return (
-            f"{lead} auf {self.cells} neu bewerteten Zellen: exakt {_pct(self.exact)}, "
-            f"{within}gewichtetes Kappa {kappa}, Warnsignal {_pct(self.red_flag)}."
+            f"{lead} auf {self.cells} neu bewerteten Zellen: exakt {percent(self.exact)}, "
+            f"{within}gewichtetes Kappa {kappa}, Warnsignal {percent(self.red_flag)}."
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -95,7 +96,3 @@ class Agreement:
             "judge": self.judge,
             "summary": self.summary_de(),
         }
-
-
-def _pct(share: float) -> str:
-    return f"{round(share * 100)} %"

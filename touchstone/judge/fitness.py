@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from touchstone.judge.health import JudgeHealth
+from touchstone.judge.health import JudgeHealth, percent, percentile
 from touchstone.judge.probes import Bounds, Probe, ProbeKind
 from touchstone.pack import Scale
 from touchstone.results import Verdict
@@ -167,19 +167,8 @@ def _stability(results: Sequence[ProbeResult]) -> Criterion:
     return Criterion(name, f"{first.score} und {again.score}", first.score == again.score)
 
 
-def _percent(value: float) -> str:
-    return f"{round(value * 100)} %"
-
-
 def _seconds(value: float) -> str:
     return f"{value:.2f} s"
-
-
-def _p95(latencies: list[float]) -> float | None:
-    if not latencies:
-        return None
-    ordered = sorted(latencies)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) -> list[Criterion]:
@@ -191,22 +180,24 @@ def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) ->
     parse_rate = readable / answered if answered else 0.0
     # A call cut at its deadline took at least that long: it belongs in the tail.
     timed_out = health.failures.get("timeout", 0)
-    p95 = _p95(health.latencies_s + [call_timeout_s] * timed_out)
+    p95 = percentile(health.latencies_s + [call_timeout_s] * timed_out, 0.95)
     limit = LATENCY_SHARE * call_timeout_s
     return [
         Criterion(
             "Lesbare Urteile",
-            f"{_percent(parse_rate)} ({readable} von {answered} Antworten)",
+            f"{percent(parse_rate)} ({readable} von {answered} Antworten)"
+            if answered
+            else "keine Antwort",
             parse_rate >= MIN_PARSE_RATE,
         ),
         Criterion(
             "Fehlgeschlagene Aufrufe",
-            f"{_percent(failed / calls)} ({failed} von {calls})",
+            f"{percent(failed / calls)} ({failed} von {calls})",
             failed / calls <= MAX_FAILED_RATE,
         ),
         Criterion(
             "Nur Reasoning, keine Antwort",
-            _percent(reasoning_only / calls),
+            percent(reasoning_only / calls),
             reasoning_only / calls <= MAX_REASONING_ONLY_RATE,
         ),
         Criterion(

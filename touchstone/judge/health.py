@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from touchstone.engine import Done
 from touchstone.judge.backend import JudgeReply
+
+
+def percentile(values: Sequence[float], share: float) -> float | None:
+    """The value at ``share`` (0.95: p95) of ``values``, nearest rank; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))]
+
+
+def percent(share: float) -> str:
+    """``83 %``: a share as the cards and summaries show it."""
+    return f"{round(share * 100)} %"
 
 
 @dataclass
@@ -50,11 +64,7 @@ class JudgeHealth:
         return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
 
     def percentile(self, share: float) -> float | None:
-        if not self.latencies_s:
-            return None
-        ordered = sorted(self.latencies_s)
-        index = min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))
-        return ordered[index]
+        return percentile(self.latencies_s, share)
 
     def as_dict(self) -> dict[str, Any]:
         median = statistics.median(self.latencies_s) if self.latencies_s else None
@@ -74,8 +84,9 @@ class JudgeHealth:
             "cost": None if self.cost is None else round(self.cost, 6),
         }
 
-    def summary_de(self) -> str:
-        """One German line for the terminal and the GUI."""
+    def summary_de(self, *, resumable: bool = True) -> str:
+        """One German line for the terminal and the GUI; ``resumable``: with the cells left
+        for a later run (a judge-check leaves none)."""
         data = self.as_dict()
         failures = ", ".join(f"{k}: {n}" for k, n in sorted(self.failures.items())) or "keine"
         median = data["latency_median_s"]
@@ -97,7 +108,8 @@ class JudgeHealth:
         return (
             f"Judge-Bilanz: {self.calls} Aufrufe, {self.successes} erfolgreich, "
             f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}{waits}; "
-            f"Latenz: {latency}{tokens}; offen für einen späteren Lauf: {self.cells_left}."
+            f"Latenz: {latency}{tokens}"
+            + (f"; offen für einen späteren Lauf: {self.cells_left}." if resumable else ".")
         )
 
 

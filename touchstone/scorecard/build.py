@@ -33,6 +33,14 @@ def fmt_interval(interval: Interval | None) -> str:
     return f"{interval.mean:.2f} ±{interval.half_width:.2f}"
 
 
+def speed_text(row: ScoreRow) -> str:
+    """``2.1 s, 45 Tok/s``: the row's median latency and output tokens per second."""
+    if row.latency_median_s is None:
+        return "–"
+    rate = f", {row.tokens_per_s:.0f} Tok/s" if row.tokens_per_s else ""
+    return f"{row.latency_median_s:.1f} s{rate}"
+
+
 @dataclass
 class ScoreRow:
     model: str
@@ -110,6 +118,11 @@ class Scorecard:
     dimensions: list[str]
     judge_models: list[str]
     comparisons: list[Comparison] = field(default_factory=list)
+    # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
+    _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_pair = {(c.a, c.b): c for c in self.comparisons}
 
     @property
     def mixed_judges(self) -> bool:
@@ -117,12 +130,11 @@ class Scorecard:
 
     def comparison(self, a: Pair, b: Pair) -> Comparison | None:
         """The comparison of row ``a`` with row ``b`` (``diff`` = a - b), either way round."""
-        for comparison in self.comparisons:
-            if (comparison.a, comparison.b) == (a, b):
-                return comparison
-            if (comparison.a, comparison.b) == (b, a):
-                return comparison.reversed()
-        return None
+        found = self._by_pair.get((a, b))
+        if found is not None:
+            return found
+        found = self._by_pair.get((b, a))
+        return None if found is None else found.reversed()
 
     def as_dict(self) -> dict[str, Any]:
         """``scorecard.json`` (DESIGN §13): rows, comparisons, judge models, and the legend."""

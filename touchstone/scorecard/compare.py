@@ -57,22 +57,19 @@ def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison]
         key=lambda r: (-r.interval.mean if r.interval else 0.0, r.model, r.variant),
     )
     unranked = [r for r in rows if r.interval is None]
-    comparisons: list[Comparison] = []
     lookup: dict[tuple[Pair, Pair], Comparison] = {}
     for i, a in enumerate(ranked):
         for b in ranked[i + 1 :]:
             diff = paired_difference(a.clusters, b.clusters)
-            if diff is None:
-                continue
-            comparison = Comparison(a.pair, b.pair, diff)
-            comparisons.append(comparison)
-            lookup[(a.pair, b.pair)] = comparison
+            if diff is not None:
+                lookup[(a.pair, b.pair)] = Comparison(a.pair, b.pair, diff)
     rank = 0
     leader: ScoreRow | None = None
     for position, row in enumerate(ranked):
-        found = lookup.get((leader.pair, row.pair)) if leader is not None else None
-        if leader is None or (found is not None and found.better == "a") or found is None:
+        # A new rank where the leader of the current one is better, or cannot be compared.
+        found = None if leader is None else lookup.get((leader.pair, row.pair))
+        if found is None or found.better == "a":
             rank = position + 1
             leader = row
         row.rank = rank
-    return ranked + unranked, comparisons
+    return ranked + unranked, list(lookup.values())

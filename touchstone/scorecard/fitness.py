@@ -46,7 +46,7 @@ def render_fitness_card(card: FitnessCard) -> Group:
             parts.append(Text(f"  • {result.probe.label()}: {said}" + (f" – {why}" if why else "")))
         if len(misses) > MISSES_SHOWN:
             parts.append(Text(f"  … und {len(misses) - MISSES_SHOWN} weitere", style="dim"))
-    parts.append(card.health.summary_de().replace("; offen für einen späteren Lauf: 0", ""))
+    parts.append(card.health.summary_de(resumable=False))
     if card.suitable:
         parts.append(Text.assemble("Urteil: ", (card.verdict_de(), "bold green")))
     elif card.unassessable:

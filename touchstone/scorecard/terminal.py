@@ -13,15 +13,9 @@ from touchstone.scorecard.build import (
     Scorecard,
     fmt,
     fmt_interval,
+    speed_text,
     unscored_text,
 )
-
-
-def _speed(row_latency: float | None, row_rate: float | None) -> str:
-    if row_latency is None:
-        return "–"
-    rate = f", {row_rate:.0f} Tok/s" if row_rate else ""
-    return f"{row_latency:.1f} s{rate}"
 
 
 def render_scorecard(
@@ -61,7 +55,7 @@ def render_scorecard(
             safety,
             Text(unscored_text(row), style="yellow" if row.unscored else ""),
             str(row.open),
-            _speed(row.latency_median_s, row.tokens_per_s),
+            speed_text(row),
         )
     parts: list[Any] = [table, Text(legend(card, titles), style="dim")]
     ties = tie_text(card)
