@@ -64,3 +64,26 @@ def test_paired_difference_over_shared_prompts_only() -> None:
     tie = paired_difference(noisy, a)
     assert tie is not None and tie.low < 0 < tie.high
     assert paired_difference({"x": Cluster(1, 1)}, {"y": Cluster(1, 1)}) is None
+
+
+def test_rows_with_the_same_prompts_compare_as_prompt_by_prompt() -> None:
+    # The scorecard sums each row's draws once and subtracts the sums; that must give the
+    # interval the prompt-by-prompt differences give (here forced by one unshared prompt).
+    rng = random.Random(3)
+    a = {f"P{i}": Cluster(rng.randint(0, 15), 3) for i in range(30)}
+    b = {f"P{i}": Cluster(rng.randint(0, 15), 3) for i in range(30)}
+    shared = paired_difference(a, b)
+    by_prompt = paired_difference({**a, "only-a": Cluster(5, 1)}, {**b, "only-b": Cluster(0, 1)})
+    assert shared is not None and by_prompt is not None and shared.n == by_prompt.n == 30
+    assert (shared.mean, shared.low, shared.high) == pytest.approx(
+        (by_prompt.mean, by_prompt.low, by_prompt.high), abs=1e-9
+    )
+    assert shared.low < shared.mean < shared.high
+
+
+def test_unequal_repeats_weigh_each_cell_in_the_resampled_mean() -> None:
+    equal = mean_interval([Cluster(4, 1), Cluster(2, 1), Cluster(3, 1)])
+    weighted = mean_interval([Cluster(8, 2), Cluster(2, 1), Cluster(3, 1)])
+    assert equal is not None and weighted is not None
+    assert weighted.mean == pytest.approx(13 / 4) and equal.mean == pytest.approx(3)
+    assert weighted.high == pytest.approx(4) and equal.high == pytest.approx(4)

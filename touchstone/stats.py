@@ -144,14 +144,40 @@ def mean_interval(
     n = len(clusters)
     if n == 1:
         return Interval(mean, mean, mean, 1)
-    sums = [c.total for c in clusters]
-    counts = [c.count for c in clusters]
-    pick_sum, pick_count = sums.__getitem__, counts.__getitem__
-    boot = [
-        sum(map(pick_sum, draw)) / sum(map(pick_count, draw)) for draw in _draws(n, resamples, seed)
-    ]
+    pick_sum = [c.total for c in clusters].__getitem__
+    draws = _draws(n, resamples, seed)
+    if all(c.count == clusters[0].count for c in clusters):
+        # Every prompt has as many scored cells (the usual case): one sum per draw, not two.
+        cells = n * clusters[0].count
+        boot = [sum(map(pick_sum, draw)) / cells for draw in draws]
+    else:
+        pick_count = [c.count for c in clusters].__getitem__
+        boot = [sum(map(pick_sum, draw)) / sum(map(pick_count, draw)) for draw in draws]
     low, high = _percentiles(boot, _tail(n))
     return Interval(mean, min(low, mean), max(high, mean), n)
+
+
+class Resampled:
+    """One row's prompts and, computed once, the sum of their means under every draw.
+
+    A scorecard of r rows makes r·(r-1)/2 comparisons; when two rows scored the same prompts
+    (the usual case) their paired bootstrap needs only these sums, drawn once per row.
+    """
+
+    def __init__(
+        self, clusters: Mapping[str, Cluster], *, resamples: int = RESAMPLES, seed: int = SEED
+    ) -> None:
+        self.clusters = clusters
+        self.keys = tuple(sorted(key for key, cluster in clusters.items() if cluster.count))
+        self.resamples, self.seed = resamples, seed
+        self._mean_sums: list[float] | None = None
+
+    def mean_sums(self) -> list[float]:
+        if self._mean_sums is None:
+            pick = [self.clusters[key].mean for key in self.keys].__getitem__
+            draws = _draws(len(self.keys), self.resamples, self.seed)
+            self._mean_sums = [sum(map(pick, draw)) for draw in draws]
+        return self._mean_sums
 
 
 def paired_difference(
@@ -162,15 +188,30 @@ def paired_difference(
     seed: int = SEED,
 ) -> Interval | None:
     """Mean of (a - b) over the prompts both scored, with a paired bootstrap interval."""
-    shared = sorted(key for key in a if key in b and a[key].count and b[key].count)
+    return resampled_difference(
+        Resampled(a, resamples=resamples, seed=seed), Resampled(b, resamples=resamples, seed=seed)
+    )
+
+
+def resampled_difference(a: Resampled, b: Resampled) -> Interval | None:
+    """``paired_difference`` of two rows whose draws may already be summed."""
+    if a.keys == b.keys:
+        shared = a.keys
+    else:
+        in_b = set(b.keys)
+        shared = tuple(key for key in a.keys if key in in_b)
     if not shared:
         return None
-    diffs = [a[key].mean - b[key].mean for key in shared]
+    diffs = [a.clusters[key].mean - b.clusters[key].mean for key in shared]
     mean = statistics.fmean(diffs)
     n = len(diffs)
     if n == 1:
         return Interval(mean, mean, mean, 1)
-    pick = diffs.__getitem__
-    boot = [sum(map(pick, draw)) / n for draw in _draws(n, resamples, seed)]
+    if shared == a.keys == b.keys and a.resamples == b.resamples and a.seed == b.seed:
+        # Sum over a draw of (a_i - b_i) = (sum of a_i) - (sum of b_i), the same draws.
+        boot = [(x - y) / n for x, y in zip(a.mean_sums(), b.mean_sums(), strict=True)]
+    else:
+        pick = diffs.__getitem__
+        boot = [sum(map(pick, draw)) / n for draw in _draws(n, a.resamples, a.seed)]
     low, high = _percentiles(boot, _tail(n))
     return Interval(mean, min(low, mean), max(high, mean), n)

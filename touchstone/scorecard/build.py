@@ -4,22 +4,32 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from operator import attrgetter
+from typing import Any, cast
 
 from touchstone.results import (
     UNSCORED_REASONS,
     EvalResponse,
     ModelReport,
     Verdict,
-    VerdictKey,
     cell_key,
 )
 from touchstone.scorecard.compare import Comparison, compare_rows
 from touchstone.stats import Cluster, Interval, mean_interval
 
 Pair = tuple[str, str]
+_Cell = tuple[str, str, str, str]  # model, variant, category, prompt_id
+_pair_of = cast("Callable[[EvalResponse | Verdict], Pair]", attrgetter("model", "variant"))
+_category_of = cast("Callable[[EvalResponse | Verdict], str]", attrgetter("category"))
+_judge_of = cast(
+    "Callable[[Verdict], tuple[str, str, str]]", attrgetter("model", "variant", "judge_model")
+)
+_cell_of = cast(
+    "Callable[[Verdict], _Cell]", attrgetter("model", "variant", "category", "prompt_id")
+)
+_red_flagged = cast("Callable[[Verdict], bool]", attrgetter("red_flag"))
 
 
 def fmt(value: float | None) -> str:
@@ -160,54 +170,62 @@ def build_scorecard(
     verdicts: Iterable[Verdict],
     reports: Iterable[ModelReport] = (),
 ) -> Scorecard:
+    # Counted with map/Counter/set in C where it can be: at 100k cells a Python loop per
+    # record and per statistic is most of a resume's time.
+    responses = list(responses)
+    verdicts = list(verdicts)
     rows: dict[Pair, ScoreRow] = {}
-    categories: dict[str, None] = {}
-    answered: set[VerdictKey] = set()
+    for pair, cells in Counter(map(_pair_of, responses)).items():
+        rows[pair] = ScoreRow(*pair, cells=cells)
+    for pair in dict.fromkeys(map(_pair_of, verdicts)):
+        if pair not in rows:
+            rows[pair] = ScoreRow(*pair)
+    categories = dict.fromkeys(map(_category_of, responses))
+    categories.update(dict.fromkeys(map(_category_of, verdicts)))
+    answered = set(map(cell_key, responses))
+    judged = Counter(key[:2] for key in answered.intersection(map(cell_key, verdicts)))
     latencies: dict[Pair, list[float]] = {}
     token_totals: Counter[Pair] = Counter()
     token_seconds: dict[Pair, float] = {}
     for resp in responses:
-        pair = (resp.model, resp.variant)
-        row = rows.get(pair) or rows.setdefault(pair, ScoreRow(*pair))
-        row.cells += 1
-        categories.setdefault(resp.category)
-        answered.add(cell_key(resp))
         if resp.ok and resp.latency_s > 0:
+            pair = (resp.model, resp.variant)
             latencies.setdefault(pair, []).append(resp.latency_s)
             if resp.completion_tokens:
                 token_totals[pair] += resp.completion_tokens
                 token_seconds[pair] = token_seconds.get(pair, 0.0) + resp.latency_s
-    # Per (model, variant[, category]) and prompt: [sum of scores, scored cells].
-    sums: dict[Pair, dict[str, list[float]]] = {}
-    by_category: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    judged: Counter[Pair] = Counter()
     judges: dict[Pair, dict[str, None]] = {}
-    all_judges: dict[str, None] = {}
-    for verdict in verdicts:
-        pair = (verdict.model, verdict.variant)
-        row = rows.get(pair) or rows.setdefault(pair, ScoreRow(*pair))
-        categories.setdefault(verdict.category)
-        if cell_key(verdict) in answered:
-            judged[pair] += 1
-        if verdict.judge_model and not verdict.judge_error:
-            judges.setdefault(pair, {})[verdict.judge_model] = None
-            all_judges[verdict.judge_model] = None
-        if verdict.unscored:
-            row.unscored[verdict.unscored_reason or "unknown"] += 1
-            continue
-        row.scored += 1
-        _add(sums.setdefault(pair, {}), verdict.prompt_id, verdict.score)
-        _add(
-            by_category.setdefault((*pair, verdict.category), {}), verdict.prompt_id, verdict.score
+    for model, variant, judge_model in dict.fromkeys(
+        map(_judge_of, (v for v in verdicts if v.judge_model and not v.judge_error))
+    ):
+        judges.setdefault((model, variant), {})[judge_model] = None
+    all_judges = {judge_model: None for names in judges.values() for judge_model in names}
+    for (model, variant, reason), count in Counter(
+        (v.model, v.variant, v.unscored_reason or "unknown") for v in verdicts if v.unscored
+    ).items():
+        rows[(model, variant)].unscored[reason] += count
+    scored = [v for v in verdicts if not v.unscored]
+    # Per (model, variant, category, prompt): [sum of scores, scored cells].
+    sums: dict[tuple[str, str, str, str], list[float]] = {}
+    for verdict in scored:
+        _add(sums, _cell_of(verdict), verdict.score)
+    for verdict in filter(_red_flagged, scored):
+        row = rows[(verdict.model, verdict.variant)]
+        row.red_flags += 1
+        if verdict.safety_critical:
+            row.safety_red_flags += 1
+    by_pair: dict[Pair, dict[str, list[float]]] = {}
+    by_category: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    for (model, variant, category, prompt_id), (total, scored_cells) in sums.items():
+        rows[(model, variant)].scored += int(scored_cells)
+        _merge(by_pair.setdefault((model, variant), {}), prompt_id, total, scored_cells)
+        _merge(
+            by_category.setdefault((model, variant, category), {}), prompt_id, total, scored_cells
         )
-        if verdict.red_flag:
-            row.red_flags += 1
-            if verdict.safety_critical:
-                row.safety_red_flags += 1
     report_by_pair = {(r.model, r.variant): r for r in reports}
     dimensions: dict[str, None] = {}
     for pair, row in rows.items():
-        row.clusters = _clusters(sums.get(pair, {}))
+        row.clusters = _clusters(by_pair.get(pair, {}))
         row.interval = mean_interval(list(row.clusters.values()))
         row.category_intervals = {
             c: mean_interval(list(_clusters(by_category.get((*pair, c), {})).values()))
@@ -234,13 +252,22 @@ def build_scorecard(
     )
 
 
-def _add(sums: dict[str, list[float]], prompt_id: str, score: float) -> None:
-    acc = sums.get(prompt_id)
+def _add(sums: dict[_Cell, list[float]], cell: _Cell, score: float) -> None:
+    acc = sums.get(cell)
     if acc is None:
-        sums[prompt_id] = [score, 1]
+        sums[cell] = [score, 1]
     else:
         acc[0] += score
         acc[1] += 1
+
+
+def _merge(sums: dict[str, list[float]], prompt_id: str, total: float, count: float) -> None:
+    acc = sums.get(prompt_id)
+    if acc is None:
+        sums[prompt_id] = [total, count]
+    else:
+        acc[0] += total
+        acc[1] += count
 
 
 def _clusters(sums: dict[str, list[float]]) -> dict[str, Cluster]:

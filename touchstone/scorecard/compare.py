@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from touchstone.stats import Interval, paired_difference
+from touchstone.stats import Interval, Resampled, resampled_difference
 
 if TYPE_CHECKING:
     from touchstone.scorecard.build import ScoreRow
@@ -58,9 +58,11 @@ def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison]
     )
     unranked = [r for r in rows if r.interval is None]
     lookup: dict[tuple[Pair, Pair], Comparison] = {}
+    resampled = [Resampled(row.clusters) for row in ranked]
     for i, a in enumerate(ranked):
-        for b in ranked[i + 1 :]:
-            diff = paired_difference(a.clusters, b.clusters)
+        for j in range(i + 1, len(ranked)):
+            b = ranked[j]
+            diff = resampled_difference(resampled[i], resampled[j])
             if diff is not None:
                 lookup[(a.pair, b.pair)] = Comparison(a.pair, b.pair, diff)
     rank = 0
