@@ -1,9 +1,12 @@
 """Resume a run of ~100 000 judged cells, with the user-level verdict cache on (DESIGN §10).
 
 Targets: under 2 s and under 300 MB RSS, with the verdict cache on (the default) holding
-300 000 entries. Two resumes are timed: one with only the holistic pass left (its 20 calls
-go to the simulator on loopback), one with nothing left at all. Beside them, in the same
-run, the floor: reading the two JSONL files with ``json.loads`` alone, no records built.
+300 000 entries. The target is the resume of a run that is all judged: the judge run that
+judged it left ``judge-state.json`` (stages/settled.py), so the resume reads no record.
+Beside it, for the record, two resumes that must read every record: one with the holistic
+pass left (its 20 calls go to the simulator on loopback), and one with nothing left but no
+stored state (a run judged by an older touchstone, or whose files were touched since). And
+the floor for reading at all: the two JSONL files through ``json.loads`` alone.
 Run: uv run python benchmarks/resume_100k.py
 """
 
@@ -25,7 +28,7 @@ from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.judge.cache import VerdictCache, default_cache_path
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
-from touchstone.store import JUDGEMENTS, REPORTS, RESPONSES
+from touchstone.store import JUDGE_STATE, JUDGEMENTS, REPORTS, RESPONSES
 
 CACHE_ENTRIES = 300_000
 
@@ -60,19 +63,24 @@ def main() -> None:
         print(f"cells: {cells}, verdict cache: {CACHE_ENTRIES} entries in {cache}")
         config = JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge", call_timeout_s=30)
         before = rss_mb()
-        for left in ("the holistic pass", "nothing"):
+        cases = [
+            ("the holistic pass left", False),
+            ("nothing left", False),  # the target
+            ("nothing left, no stored state", True),
+        ]
+        for case, forget in cases:
+            if forget:
+                (run / JUDGE_STATE).unlink()
             started = time.monotonic()
             outcome = execute_judge(run, config=config)
             elapsed = time.monotonic() - started
-            assert outcome.new_verdicts == 0 and len(outcome.verdicts) == cells
-            assert (run / REPORTS).exists()
-            report(
-                f"resume, {left} left ({outcome.health.calls} calls)",
-                elapsed,
-                "s",
-                "< 2 s",
-                elapsed < 2,
-            )
+            assert outcome.new_verdicts == 0 and outcome.cells == cells
+            assert (run / REPORTS).exists() and (run / JUDGE_STATE).exists()
+            name = f"resume, {case} ({outcome.health.calls} calls)"
+            if case == "nothing left":
+                report(name, elapsed, "s", "< 2 s", elapsed < 2)
+            else:
+                print(f"[REF ] {name}: {elapsed:.3f} s (reads every record)")
         print(f"[REF ] json.loads of both files alone: {floor_seconds(run):.3f} s")
         peak = rss_mb()
         report("peak RSS", peak, "MB", "< 300 MB", peak < 300)

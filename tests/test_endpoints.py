@@ -31,7 +31,7 @@ def test_a_judge_at_concurrency_16_against_a_server_taking_4_scores_every_cell(
         elapsed = time.monotonic() - started
         generations = busy.generations
     assert outcome.new_verdicts == 24 and not outcome.judge_errors
-    assert not any(v.unscored for v in outcome.verdicts)
+    assert not any(row.unscored for row in outcome.card.rows)
     assert outcome.health.rate_limited > 0 and outcome.health.failures == {}
     assert generations["peak"] <= 4 and generations["rejected"] > 0
     # At concurrency 4 it takes 24 / 4 x 0.1 s (+ the holistic pass); twice that is the

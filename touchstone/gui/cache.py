@@ -15,9 +15,7 @@ from typing import Any
 
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
-from touchstone.store import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, SCORECARD_JSON
-
-_WATCHED = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
+from touchstone.store import SCORECARD_JSON, Stamp, input_stamps
 
 
 @dataclass
@@ -26,25 +24,12 @@ class LoadedRun:
     card: Scorecard
 
 
-def _stamp(path: Path) -> tuple[tuple[int, int], ...]:
-    stamps = []
-    for name in _WATCHED:
-        try:
-            stat = (path / name).stat()
-            stamps.append((stat.st_mtime_ns, stat.st_size))
-        except FileNotFoundError:
-            stamps.append((0, -1))
-    return tuple(stamps)
-
-
 class RunCache:
     """The last ``size`` runs, loaded (``load_run``) and scored (``build_scorecard``)."""
 
     def __init__(self, size: int = 3) -> None:
         self.size = size
-        self._entries: OrderedDict[Path, tuple[tuple[tuple[int, int], ...], LoadedRun]] = (
-            OrderedDict()
-        )
+        self._entries: OrderedDict[Path, tuple[tuple[Stamp, ...], LoadedRun]] = OrderedDict()
         self._lock = threading.Lock()
         # One load per run at a time: two requests for a big run must not load it twice.
         self._loading: dict[Path, threading.Lock] = {}
@@ -54,7 +39,7 @@ class RunCache:
         with self._lock:
             gate = self._loading.setdefault(path, threading.Lock())
         with gate:
-            stamp = _stamp(path)
+            stamp = input_stamps(path)
             with self._lock:
                 entry = self._entries.get(path)
                 if entry is not None and entry[0] == stamp:
@@ -77,7 +62,7 @@ def is_fresh(path: Path, written_name: str) -> bool:
         written = (path / written_name).stat().st_mtime_ns
     except OSError:
         return False
-    return all(stamp[0] <= written for stamp in _stamp(path))
+    return all(stamp[0] <= written for stamp in input_stamps(path))
 
 
 def fresh_scorecard(path: Path) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
 from touchstone.judge.backend import OpenAIJudgeBackend
+from touchstone.judge.health import JudgeHealth
 from touchstone.limits import MAX_CONCURRENCY, MAX_TEMPERATURE, MAX_TIMEOUT_S
 from touchstone.yamlfile import load_yaml_model
 
@@ -62,6 +63,16 @@ class JudgeConfig:
     extra_body: dict[str, Any] = Field(default_factory=dict)
     stream: bool = True
     price_per_million: PricePerMillion | None = None
+
+    def health(self) -> JudgeHealth:
+        """An empty health summary that prices calls as this config says."""
+        health = JudgeHealth()
+        if self.price_per_million is not None:
+            health.price_per_million = (
+                self.price_per_million.input,
+                self.price_per_million.output,
+            )
+        return health
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
         """The backend this config describes (``model`` overrides the configured one)."""

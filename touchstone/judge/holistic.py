@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import operator
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from touchstone.engine import completed
 from touchstone.errors import JudgeCallError
@@ -174,6 +175,14 @@ def score_dimensions(
     return _from_reply(pack, pair, reply, judge_model)
 
 
+@dataclass
+class HolisticResult:
+    reports: list[ModelReport]
+    # Pairs whose report does not answer their input (failed, skipped, or an older report
+    # kept over a failure): a later judge run calls for them again.
+    unsettled: int = 0
+
+
 def input_hash(system: str, user: str) -> str:
     """What a holistic report answered: unchanged input, no new call (DESIGN §11)."""
     digest = hashlib.sha256()
@@ -190,7 +199,7 @@ async def holistic_pass(
     *,
     previous: dict[Pair, ModelReport] | None = None,
     force: bool = False,
-) -> list[ModelReport]:
+) -> HolisticResult:
     """One report per pair of ``by_pair`` (in its order), calls through the engine.
 
     A pair whose ``previous`` report has scores and answered the same input keeps it without
@@ -245,8 +254,13 @@ async def holistic_pass(
             report.input_hash = prompts[pair][1]
             reports[pair] = report
     skipped = HOLISTIC_SKIPPED.format(n=streak)
-    out = []
+    out = HolisticResult([])
     for pair in pairs:
         report = reports.get(pair) or _degraded(pair, judge_model, skipped)
-        out.append(keep_better(previous.get(pair), report))
+        report = keep_better(previous.get(pair), report)
+        out.reports.append(report)
+        # Asked (or due) but without a report that answers today's input: the next run
+        # asks again. A pair settled without a call stays settled.
+        if pair in prompts and not (report.scored and report.input_hash == prompts[pair][1]):
+            out.unsettled += 1
     return out

@@ -141,6 +141,9 @@ class JudgeRunResult:
     left: int = 0
     # How the new verdicts agree with the scored ones they replaced (re-judged cells).
     agreement: Agreement | None = None
+    # Whether a later run (nothing re-judged) would find nothing to do: no cell left, none
+    # stale, every holistic report answering its input.
+    settled: bool = False
 
     def __repr__(self) -> str:
         # Short on purpose: asyncio formats the result of its main task on the way out
@@ -230,12 +233,18 @@ async def judge_run(
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
     result.verdicts = ordered
     result.agreement = Agreement.of(replaced, pack.scale)
-    result.reports = await holistic_pass(
+    holistic = await holistic_pass(
         session,
         pack,
         by_pair,
         previous={(r.model, r.variant): r for r in prior_reports},
         force=rejudge != "none",
+    )
+    result.reports = holistic.reports
+    result.settled = (
+        result.left == 0
+        and holistic.unsettled == 0
+        and JudgePlan.of(ordered, responses, pack).todo(responses) == 0
     )
     return result
 

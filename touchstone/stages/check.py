@@ -16,7 +16,6 @@ from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
 from touchstone.judge.fitness import FitnessCard, assess
-from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import judge_cells
 from touchstone.judge.probes import probe_battery, probe_variant
 from touchstone.judge.session import open_session
@@ -51,10 +50,7 @@ def execute_judge_check(
     variant = probe_variant(pack)
     cells = [probe.cell(index, variant) for index, probe in enumerate(probes)]
     by_repeat: dict[int, Verdict] = {}
-    health = JudgeHealth()
-    price = judge_config.price_per_million
-    if price is not None:
-        health.price_per_million = (price.input, price.output)
+    health = judge_config.health()
     judge_model = ""
 
     def landed(verdict: Verdict) -> None:

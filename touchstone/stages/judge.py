@@ -17,6 +17,7 @@ from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.agreement import Agreement
+from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import JudgeRunResult, judge_run
@@ -24,9 +25,10 @@ from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
-from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.manifest import pack_of_run
+from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import write_scorecard
 from touchstone.store import RunDir
 from touchstone.store.jsonl import kept_out_of_gc
@@ -36,9 +38,8 @@ from touchstone.store.jsonl import kept_out_of_gc
 class JudgeOutcome:
     run_dir: RunDir
     pack: Pack
-    responses: list[EvalResponse]
-    verdicts: list[Verdict]
-    reports: list[ModelReport]
+    # Answers in the run (each a cell the scorecard counts); ``load_run`` reads them back.
+    cells: int
     card: Scorecard
     new_verdicts: int = 0
     judge_errors: list[Verdict] = field(default_factory=list)
@@ -72,7 +73,16 @@ def execute_judge(
     run = RunDir.existing(run_path)
     with run.locked():
         pack = pack_of_run(run)
+        judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+        settled = read_settled(run, pack) if rejudge == "none" else None
+        if settled is not None:
+            judge_model = judge_model_of(backend) if backend else model or judge_config.model
+            return _nothing_to_do(run, pack, settled, judge_config, judge_model, on_event)
+        clear_settled(run)
+        warnings_before = len(run.warnings)
         responses = run.load_responses()
+        # Reading the same answers again warns again; the verdicts are rewritten clean.
+        response_warnings = run.warnings[warnings_before:]
         prior = run.load_verdicts()
         with kept_out_of_gc():
             return _judge_loaded(
@@ -80,14 +90,41 @@ def execute_judge(
                 pack,
                 responses,
                 prior,
-                config=config,
+                config=judge_config,
                 model=model,
                 backend=backend,
                 on_event=on_event,
                 concurrency=concurrency,
                 rejudge=rejudge,
                 use_cache=use_cache,
+                response_warnings=response_warnings,
             )
+
+
+def _nothing_to_do(
+    run: RunDir,
+    pack: Pack,
+    settled: SettledRun,
+    config: JudgeConfig,
+    judge_model: str,
+    on_event: EventSink | None,
+) -> JudgeOutcome:
+    """The outcome of a judge run on a settled run: what the last one found, no call."""
+    run.warnings.extend(settled.warnings)
+    health = config.health()
+    emit(
+        on_event,
+        "start",
+        stage="judge",
+        run=run.name,
+        total=settled.cells,
+        todo=0,
+        stale=0,
+        judge_model=judge_model,
+    )
+    outcome = JudgeOutcome(run, pack, cells=settled.cells, card=settled.card, health=health)
+    _emit_done(on_event, outcome)
+    return outcome
 
 
 def _judge_loaded(
@@ -96,28 +133,25 @@ def _judge_loaded(
     responses: list[EvalResponse],
     prior: list[Verdict],
     *,
-    config: JudgeConfig | str | Path,
+    config: JudgeConfig,
     model: str | None,
     backend: JudgeBackend | None,
     on_event: EventSink | None,
     concurrency: int | None,
     rejudge: Rejudge,
     use_cache: bool,
+    response_warnings: list[str],
 ) -> JudgeOutcome:
     """The judge stage once the run is loaded (see ``execute_judge``)."""
     run.check_scores(prior, pack.scale)
     prior_reports = run.load_reports()
-    judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
-    judge_backend = backend or judge_config.backend(model)
+    judge_backend = backend or config.backend(model)
     plan = JudgePlan.of(prior, responses, pack, rejudge)
     todo = plan.todo(responses)
     cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior if todo else ())
     landed: dict[VerdictKey, Verdict] = {}
     errors: list[Verdict] = []
-    health = JudgeHealth()
-    price = judge_config.price_per_million
-    if price is not None:
-        health.price_per_million = (price.input, price.output)
+    health = config.health()
     try:
         with run.verdict_appender() as appender:
 
@@ -133,9 +167,9 @@ def _judge_loaded(
             async def judge_all() -> JudgeRunResult:
                 async with open_session(
                     judge_backend,
-                    concurrency=concurrency or judge_config.concurrency,
-                    max_consecutive_failures=judge_config.max_consecutive_failures,
-                    max_failure_ratio=judge_config.max_failure_ratio,
+                    concurrency=concurrency or config.concurrency,
+                    max_consecutive_failures=config.max_consecutive_failures,
+                    max_failure_ratio=config.max_failure_ratio,
                     cache=cache,
                     health=health,
                 ) as session:
@@ -190,12 +224,12 @@ def _judge_loaded(
     # summarise the run without loading every verdict.
     card = build_scorecard(responses, result.verdicts, result.reports)
     write_scorecard(run, card)
+    if result.settled:
+        write_settled(run, pack, cells=len(responses), warnings=response_warnings, card=card)
     outcome = JudgeOutcome(
         run_dir=run,
         pack=pack,
-        responses=responses,
-        verdicts=result.verdicts,
-        reports=result.reports,
+        cells=len(responses),
         new_verdicts=len(landed),
         judge_errors=errors,
         health=health,
@@ -204,19 +238,24 @@ def _judge_loaded(
         card=card,
         agreement=result.agreement,
     )
+    _emit_done(on_event, outcome)
+    return outcome
+
+
+def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
+    agreement = outcome.agreement
     emit(
         on_event,
         "done",
         stage="judge",
         new_verdicts=outcome.new_verdicts,
-        judge_errors=len(errors),
+        judge_errors=len(outcome.judge_errors),
         cells_left=outcome.cells_left,
         kept=outcome.kept,
         stale=outcome.stale,
-        health=health.as_dict(),
-        agreement=None if result.agreement is None else result.agreement.as_dict(),
+        health=outcome.health.as_dict(),
+        agreement=None if agreement is None else agreement.as_dict(),
     )
-    return outcome
 
 
 def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:

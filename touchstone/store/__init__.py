@@ -7,6 +7,7 @@ rundir.py   RunDir: manifest, streams, reports, lock
 
 from touchstone.store.files import atomic_write_text
 from touchstone.store.rundir import (
+    JUDGE_STATE,
     JUDGEMENTS,
     LOCK,
     MANIFEST,
@@ -16,10 +17,13 @@ from touchstone.store.rundir import (
     SCORECARD_JSON,
     VERDICTS_CSV,
     RunDir,
+    Stamp,
+    input_stamps,
 )
 
 __all__ = [
     "JUDGEMENTS",
+    "JUDGE_STATE",
     "LOCK",
     "MANIFEST",
     "REPORTS",
@@ -28,5 +32,7 @@ __all__ = [
     "SCORECARD_JSON",
     "VERDICTS_CSV",
     "RunDir",
+    "Stamp",
     "atomic_write_text",
+    "input_stamps",
 ]

@@ -5,6 +5,7 @@ runs/<name>/responses.jsonl   one EvalResponse per line, appended as answers lan
 runs/<name>/judgements.jsonl  one Verdict per line, appended, then rewritten clean
 runs/<name>/reports.json      holistic ModelReports of the last judge run
 runs/<name>/report.html       written by ``touchstone report``
+runs/<name>/judge-state.json  a fully judged run at rest (see ``stages/settled.py``)
 runs/<name>/.lock             held by ``run`` and ``judge`` (``.lock.holder``: its PID)
 """
 
@@ -55,8 +56,25 @@ REPORTS = "reports.json"
 REPORT_HTML = "report.html"
 SCORECARD_JSON = "scorecard.json"
 VERDICTS_CSV = "verdicts.csv"
+JUDGE_STATE = "judge-state.json"
 LOCK = ".lock"
 LOCK_HOLDER = ".lock.holder"
+# The files every view of a run is built from: while they keep their stamps, so does it.
+INPUTS = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
+Stamp = tuple[int, int, int]  # mtime_ns, size, inode; a missing file is (0, -1, 0)
+
+
+def input_stamps(path: Path) -> tuple[Stamp, ...]:
+    """The ``INPUTS`` of the run at ``path`` as they are now: an append changes size and
+    time, an atomic rewrite the inode."""
+    stamps = []
+    for name in INPUTS:
+        try:
+            stat = (path / name).stat()
+            stamps.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
+        except FileNotFoundError:
+            stamps.append((0, -1, 0))
+    return tuple(stamps)
 
 
 class RunDir:

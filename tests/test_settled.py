@@ -1,0 +1,166 @@
+"""A fully judged run, judged again: the same card and events at once, never stale numbers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.sim import SimServer
+from touchstone.stages import JudgeOutcome, execute_judge, load_run
+from touchstone.store import JUDGE_STATE, RESPONSES, RunDir
+
+from .conftest import FakeJudge, make_response, timeout_error
+
+Events = list[tuple[str, dict[str, Any]]]
+DIMENSIONS = json.dumps(
+    {dim: {"score": 4, "rationale": "solide"} for dim in ("korrektheit", "sprache")}
+)
+
+
+@dataclass
+class Judge(FakeJudge):
+    """Replays its script for single answers; answers every holistic call with scores
+    (or times out on it)."""
+
+    holistic_fails: bool = False
+
+    def judge(self, *, system: str, user: str) -> str:
+        if "## Gesamtbewertung" in user:
+            self.history.append({"system": system, "user": user})
+            if self.holistic_fails:
+                raise timeout_error()
+            return DIMENSIONS
+        return super().judge(system=system, user=user)
+
+
+def judge(run: Path, sim: SimServer, backend: Judge) -> tuple[JudgeOutcome, Events]:
+    events: Events = []
+    outcome = execute_judge(
+        run,
+        config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"),
+        backend=backend,
+        on_event=lambda kind, data: events.append((kind, data)),
+    )
+    return outcome, events
+
+
+@pytest.fixture
+def judged_run(answered_run: Path, sim: SimServer) -> Path:
+    first = Judge(['{"score": 2, "red_flag": true, "rationale": "falsch"}'])
+    judge(answered_run, sim, first)
+    assert len(first.history) == 12 + 4  # every cell, then one holistic call per pair
+    assert (answered_run / JUDGE_STATE).is_file()
+    return answered_run
+
+
+def test_a_settled_run_shows_what_a_full_read_shows_without_reading_or_calling(
+    judged_run: Path, sim: SimServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (judged_run / JUDGE_STATE).unlink()
+    full, full_events = judge(judged_run, sim, Judge())  # reads all, calls nobody
+    assert (judged_run / JUDGE_STATE).is_file()
+
+    def unread(self: RunDir) -> None:
+        raise AssertionError("a settled run is not read again")
+
+    monkeypatch.setattr(RunDir, "load_responses", unread)
+    again = Judge()
+    quick, quick_events = judge(judged_run, sim, again)
+    assert again.history == []
+    assert quick.card == full.card and quick.card.rows[0].interval is not None
+    assert quick.card.rows[0].red_flags == full.card.rows[0].red_flags
+    assert quick_events == full_events
+    assert (quick.cells, quick.new_verdicts, quick.cells_left) == (12, 0, 0)
+    assert quick.health.summary_de() == full.health.summary_de()
+
+
+def _same_size_edit(run: Path) -> None:
+    path = run / "judgements.jsonl"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"score": 2', '"score": 5', 1), encoding="utf-8")
+
+
+def _appended_answer(run: Path) -> None:
+    line = json.dumps(make_response("R2", model="sim-gut", repeat=2).as_dict())
+    with (run / RESPONSES).open("a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+
+
+def _pack_changed(run: Path) -> None:
+    pack = Path(json.loads((run / "run.json").read_text(encoding="utf-8"))["pack_path"])
+    pack.write_text(pack.read_text(encoding="utf-8").replace("14 €", "14,00 €"), "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("change", "calls"),
+    [
+        (_same_size_edit, 1),  # no cell to judge; the edited pair's holistic input changed
+        (_appended_answer, 1 + 1),  # the new cell, and its pair's holistic report
+        (_pack_changed, 4),  # R2's rubric: its 4 cells are stale (judged alike: same reports)
+    ],
+    ids=["verdict-edited-same-size", "answer-appended", "rubric-changed"],
+)
+def test_any_change_to_a_settled_run_is_read_and_judged_as_always(
+    judged_run: Path, sim: SimServer, change: Any, calls: int
+) -> None:
+    change(judged_run)
+    backend = Judge()
+    outcome, _ = judge(judged_run, sim, backend)
+    assert len(backend.history) == calls
+    assert outcome.card == load_run(judged_run).scorecard()
+    settled = Judge()
+    assert judge(judged_run, sim, settled)[0].card == outcome.card
+    assert settled.history == []
+
+
+def test_an_unreadable_state_is_named_and_the_run_read_in_full(
+    judged_run: Path, sim: SimServer
+) -> None:
+    state = judged_run / JUDGE_STATE
+    expected = judge(judged_run, sim, Judge())[0].card
+    state.write_text('{"format": 1, "card": [', encoding="utf-8")
+    outcome, _ = judge(judged_run, sim, Judge())
+    assert outcome.card == expected
+    assert any(str(state) in w and "unlesbar" in w for w in outcome.run_dir.warnings)
+    assert json.loads(state.read_text(encoding="utf-8"))["cells"] == 12  # written anew
+
+
+def test_another_touchstone_version_reads_the_run_in_full(judged_run: Path, sim: SimServer) -> None:
+    state = judged_run / JUDGE_STATE
+    data = json.loads(state.read_text(encoding="utf-8"))
+    data["touchstone_version"] = "0.0.1"
+    data["card"]["rows"][0]["red_flags"] = 99  # what an older version might have counted
+    state.write_text(json.dumps(data), encoding="utf-8")
+    outcome, _ = judge(judged_run, sim, Judge())
+    assert outcome.card == load_run(judged_run).scorecard()
+    assert all(row.red_flags < 99 for row in outcome.card.rows)
+
+
+@pytest.mark.parametrize(
+    "first", [Judge([timeout_error()]), Judge(holistic_fails=True)], ids=["cell", "holistic"]
+)
+def test_a_run_that_ends_with_work_left_leaves_no_state(
+    answered_run: Path, sim: SimServer, first: Judge
+) -> None:
+    judge(answered_run, sim, first)
+    assert not (answered_run / JUDGE_STATE).exists()
+    later = Judge()
+    judge(answered_run, sim, later)
+    assert len(later.history) >= 1  # the left cell or the failed report, asked again
+    assert (answered_run / JUDGE_STATE).exists()
+
+
+def test_a_warning_about_the_answers_is_given_again_when_settled(
+    answered_run: Path, sim: SimServer
+) -> None:
+    with (answered_run / RESPONSES).open("a", encoding="utf-8") as handle:
+        handle.write('{"model": "sim-gut", "vari')  # a killed run's last line
+    first, _ = judge(answered_run, sim, Judge())
+    again, _ = judge(answered_run, sim, Judge())
+    warned = [w for w in first.run_dir.warnings if "unvollständig" in w]
+    assert len(warned) == 1 and again.run_dir.warnings == first.run_dir.warnings
