@@ -164,3 +164,17 @@ def test_a_warning_about_the_answers_is_given_again_when_settled(
     again, _ = judge(answered_run, sim, Judge())
     warned = [w for w in first.run_dir.warnings if "unvollständig" in w]
     assert len(warned) == 1 and again.run_dir.warnings == first.run_dir.warnings
+
+
+def test_a_report_kept_over_a_failed_call_is_asked_for_again(
+    judged_run: Path, sim: SimServer
+) -> None:
+    _same_size_edit(judged_run)  # the edited pair's holistic input changed
+    failing = Judge(holistic_fails=True)
+    outcome, _ = judge(judged_run, sim, failing)
+    assert len(failing.history) == 1
+    assert all(row.dim_scores for row in outcome.card.rows)  # the older report stays
+    assert not (judged_run / JUDGE_STATE).exists()
+    later = Judge()
+    judge(judged_run, sim, later)
+    assert len(later.history) == 1
