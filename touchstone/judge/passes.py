@@ -241,11 +241,9 @@ async def judge_run(
         force=rejudge != "none",
     )
     result.reports = holistic.reports
-    result.settled = (
-        result.left == 0
-        and holistic.unsettled == 0
-        and JudgePlan.of(ordered, responses, pack).todo(responses) == 0
-    )
+    # The plan of a later run without --rejudge; this one's when no verdict changed.
+    later = plan if rejudge == "none" and not new else JudgePlan.of(ordered, responses, pack)
+    result.settled = result.left == 0 and holistic.unsettled == 0 and later.todo(responses) == 0
     return result
 
 

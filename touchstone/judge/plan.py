@@ -60,5 +60,6 @@ class JudgePlan:
             stale &= set(map(cell_key, responses))
         return cls(keys_to_skip(prior, rejudge) - stale, frozenset(stale))
 
-    def todo(self, responses: Iterable[EvalResponse]) -> int:
-        return sum(1 for key in map(cell_key, responses) if key not in self.skip)
+    def todo(self, responses: Sequence[EvalResponse]) -> int:
+        skipped = sum(map(self.skip.__contains__, map(cell_key, responses)))  # in C: 100k cells
+        return len(responses) - skipped
