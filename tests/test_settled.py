@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from touchstone.errors import InputError
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
 from touchstone.stages import JudgeOutcome, execute_judge, load_run
-from touchstone.store import JUDGE_STATE, RESPONSES, RunDir
+from touchstone.store import JUDGE_STATE, RESPONSES, SCORECARD_JSON, RunDir
 
 from .conftest import FakeJudge, make_response, timeout_error
 
@@ -69,6 +70,8 @@ def test_a_settled_run_shows_what_a_full_read_shows_without_reading_or_calling(
         raise AssertionError("a settled run is not read again")
 
     monkeypatch.setattr(RunDir, "load_responses", unread)
+    written = (judged_run / SCORECARD_JSON).read_text(encoding="utf-8")
+    (judged_run / SCORECARD_JSON).unlink()
     again = Judge()
     quick, quick_events = judge(judged_run, sim, again)
     assert again.history == []
@@ -77,6 +80,16 @@ def test_a_settled_run_shows_what_a_full_read_shows_without_reading_or_calling(
     assert quick_events == full_events
     assert (quick.cells, quick.new_verdicts, quick.cells_left) == (12, 0, 0)
     assert quick.health.summary_de() == full.health.summary_de()
+    assert (judged_run / SCORECARD_JSON).read_text(encoding="utf-8") == written
+
+
+def test_a_settled_run_still_refuses_a_config_that_cannot_call(
+    judged_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TS_UNSET_KEY", raising=False)
+    config = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1", api_key_env="TS_UNSET_KEY"), "j")
+    with pytest.raises(InputError, match="TS_UNSET_KEY"):
+        execute_judge(judged_run, config=config)
 
 
 def _same_size_edit(run: Path) -> None:

@@ -74,6 +74,8 @@ def execute_judge(
     with run.locked():
         pack = pack_of_run(run)
         judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+        if backend is None:
+            judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
         settled = read_settled(run, pack) if rejudge == "none" else None
         if settled is not None:
             judge_model = judge_model_of(backend) if backend else model or judge_config.model
@@ -111,6 +113,7 @@ def _nothing_to_do(
 ) -> JudgeOutcome:
     """The outcome of a judge run on a settled run: what the last one found, no call."""
     run.warnings.extend(settled.warnings)
+    write_scorecard(run, settled.card)  # as every judge run does (it may have been removed)
     health = config.health()
     emit(
         on_event,
