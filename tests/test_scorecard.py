@@ -6,7 +6,7 @@ from .conftest import make_response
 
 def v(prompt_id: str, score: int, category: str = "R", **kw: object) -> Verdict:
     return Verdict(
-        model="m",
+        model=str(kw.pop("model", "m")),
         variant="none",
         prompt_id=prompt_id,
         repeat=1,
@@ -156,3 +156,14 @@ def test_csv_export_defuses_spreadsheet_formulas() -> None:
     rows = list(csv.DictReader(io.StringIO("".join(verdict_csv_lines(verdicts, responses)))))
     assert rows[0]["answer"].startswith("'=") and rows[0]["rationale"] == "'+1 gut"
     assert rows[0]["score"] == "5"
+
+
+def test_judge_models_are_named_in_the_order_they_first_judged() -> None:
+    verdicts = [
+        v("R1", 4, model="a", judge_model="j1"),
+        v("R1", 3, model="b", judge_model="j2"),
+        v("R2", 5, model="a", judge_model="j3"),
+    ]
+    card = build_scorecard([], verdicts)
+    assert card.judge_models == ["j1", "j2", "j3"]
+    assert [row.judge_models for row in card.rows] == [["j1", "j3"], ["j2"]]

@@ -131,12 +131,24 @@ def test_any_change_to_a_settled_run_is_read_and_judged_as_always(
     assert settled.history == []
 
 
-def test_an_unreadable_state_is_named_and_the_run_read_in_full(
-    judged_run: Path, sim: SimServer
+def _damaged(state: Path) -> dict[str, str]:
+    data = json.loads(state.read_text(encoding="utf-8"))
+    wrong_row = {**data["card"]["rows"][0], "category_intervals": []}
+    return {
+        "cut-off": '{"format": 1, "card": [',
+        "deep": "[" * 100_000,
+        "wrong-type": json.dumps({**data, "cells": "zwölf"}),
+        "wrong-row": json.dumps({**data, "card": {**data["card"], "rows": [wrong_row]}}),
+    }
+
+
+@pytest.mark.parametrize("damage", ["cut-off", "deep", "wrong-type", "wrong-row"])
+def test_a_damaged_state_is_named_and_the_run_read_in_full(
+    judged_run: Path, sim: SimServer, damage: str
 ) -> None:
     state = judged_run / JUDGE_STATE
     expected = judge(judged_run, sim, Judge())[0].card
-    state.write_text('{"format": 1, "card": [', encoding="utf-8")
+    state.write_text(_damaged(state)[damage], encoding="utf-8")
     outcome, _ = judge(judged_run, sim, Judge())
     assert outcome.card == expected
     assert any(str(state) in w and "unlesbar" in w for w in outcome.run_dir.warnings)
@@ -168,15 +180,17 @@ def test_a_run_that_ends_with_work_left_leaves_no_state(
     assert (answered_run / JUDGE_STATE).exists()
 
 
-def test_a_warning_about_the_answers_is_given_again_when_settled(
+def test_answers_that_warn_on_reading_are_read_every_time(
     answered_run: Path, sim: SimServer
 ) -> None:
     with (answered_run / RESPONSES).open("a", encoding="utf-8") as handle:
         handle.write('{"model": "sim-gut", "vari')  # a killed run's last line
     first, _ = judge(answered_run, sim, Judge())
+    assert not (answered_run / JUDGE_STATE).exists()
     again, _ = judge(answered_run, sim, Judge())
     warned = [w for w in first.run_dir.warnings if "unvollständig" in w]
     assert len(warned) == 1 and again.run_dir.warnings == first.run_dir.warnings
+    assert again.card == first.card
 
 
 def test_a_report_kept_over_a_failed_call_is_asked_for_again(

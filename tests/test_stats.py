@@ -1,10 +1,20 @@
 """Intervals that say what is a difference and what is noise (DESIGN §13)."""
 
 import random
+from fractions import Fraction
 
 import pytest
 
-from touchstone.stats import Cluster, _draws, _t_quantile, mean_interval, paired_difference
+from touchstone.stats import (
+    SEED,
+    Cluster,
+    _draws,
+    _percentiles,
+    _t_quantile,
+    _tail,
+    mean_interval,
+    paired_difference,
+)
 
 
 @pytest.mark.parametrize(
@@ -87,3 +97,109 @@ def test_unequal_repeats_weigh_each_cell_in_the_resampled_mean() -> None:
     assert equal is not None and weighted is not None
     assert weighted.mean == pytest.approx(13 / 4) and equal.mean == pytest.approx(3)
     assert weighted.high == pytest.approx(4) and equal.high == pytest.approx(4)
+
+
+def _exact(a: dict[str, Cluster], b: dict[str, Cluster], resamples: int) -> tuple[Fraction, ...]:
+    """The paired interval's low and high in exact arithmetic, from the same draws."""
+    keys = sorted(set(a) & set(b))
+    diffs = [
+        Fraction(int(a[k].total), a[k].count) - Fraction(int(b[k].total), b[k].count) for k in keys
+    ]
+    n = len(keys)
+    boot = [sum((diffs[i] for i in draw), Fraction(0)) / n for draw in _draws(n, resamples, SEED)]
+    return _percentiles(boot, _tail(n))  # type: ignore[arg-type]
+
+
+# Two rows of a random run (5 % unscored cells): their true low end is exactly 0.
+UNEVEN_A = {
+    f"P{i}": Cluster(t, c)
+    for i, (t, c) in enumerate(
+        [
+            (8, 3),
+            (11, 3),
+            (11, 3),
+            (7, 3),
+            (9, 3),
+            (5, 3),
+            (9, 3),
+            (5, 2),
+            (10, 3),
+            (11, 3),
+            (10, 3),
+            (5, 2),
+            (8, 3),
+            (6, 2),
+            (4, 1),
+            (9, 3),
+            (12, 3),
+            (11, 3),
+            (10, 3),
+            (9, 3),
+            (11, 3),
+            (8, 2),
+            (7, 3),
+            (11, 3),
+            (8, 2),
+            (6, 2),
+        ]
+    )
+}
+UNEVEN_B = {
+    f"P{i}": Cluster(t, c)
+    for i, (t, c) in enumerate(
+        [
+            (5, 2),
+            (6, 3),
+            (5, 3),
+            (11, 3),
+            (8, 3),
+            (7, 3),
+            (8, 3),
+            (9, 3),
+            (3, 2),
+            (7, 3),
+            (6, 3),
+            (11, 3),
+            (9, 3),
+            (6, 3),
+            (8, 3),
+            (9, 3),
+            (11, 3),
+            (5, 2),
+            (10, 3),
+            (7, 2),
+            (8, 3),
+            (11, 3),
+            (8, 3),
+            (8, 3),
+            (12, 3),
+            (10, 3),
+        ]
+    )
+}
+
+
+def test_better_is_decided_as_exact_arithmetic_decides_it() -> None:
+    # A difference that is exactly 0 must not become 5e-16 by rounding: "better" is decided
+    # on the sign of the interval's ends.
+    cases = [(UNEVEN_A, UNEVEN_B)]
+    rng = random.Random(5)
+    for _ in range(30):
+        n, ca, cb = rng.randint(5, 30), rng.randint(1, 3), rng.randint(1, 3)
+        a = {f"P{i}": Cluster(rng.randint(0, 5 * ca), ca) for i in range(n)}
+        b = {f"P{i}": Cluster(rng.randint(0, 5 * cb), cb) for i in range(n)}
+        cases.append((a, b))
+        # Equal but on a few prompts: many draws differ by exactly 0.
+        near = {
+            k: (Cluster(c.total + 1, c.count) if i % 9 == 4 else c)
+            for i, (k, c) in enumerate(a.items())
+        }
+        cases.append((near, a))
+    for a, b in cases:
+        resamples = 1000 if a is UNEVEN_A else 300
+        diff = paired_difference(a, b, resamples=resamples)
+        low, high = _exact(a, b, resamples)
+        assert diff is not None
+        assert (diff.low > 0, diff.low < 0) == (low > 0, low < 0)
+        assert (diff.high > 0, diff.high < 0) == (high > 0, high < 0)
+        assert (diff.low, diff.high) == pytest.approx((float(low), float(high)), abs=1e-9)

@@ -158,10 +158,12 @@ def mean_interval(
 
 
 class Resampled:
-    """One row's prompts and, computed once, the sum of their means under every draw.
+    """One row's prompts and, computed once, the sum of their totals under every draw.
 
-    A scorecard of r rows makes r·(r-1)/2 comparisons; when two rows scored the same prompts
-    (the usual case) their paired bootstrap needs only these sums, drawn once per row.
+    A scorecard of r rows makes r·(r-1)/2 comparisons. When two rows scored the same prompts
+    with as many cells each (the usual case), their paired bootstrap needs only these sums,
+    drawn once per row; scores are integers, so the sums are exact and a difference that is
+    0 stays exactly 0 (summing means would leave 5e-16, "better" by rounding).
     """
 
     def __init__(
@@ -170,14 +172,17 @@ class Resampled:
         self.clusters = clusters
         self.keys = tuple(sorted(key for key, cluster in clusters.items() if cluster.count))
         self.resamples, self.seed = resamples, seed
-        self._mean_sums: list[float] | None = None
+        counts = {clusters[key].count for key in self.keys}
+        # Cells per prompt when every prompt has as many, else None.
+        self.cells = counts.pop() if len(counts) == 1 else None
+        self._total_sums: list[float] | None = None
 
-    def mean_sums(self) -> list[float]:
-        if self._mean_sums is None:
-            pick = [self.clusters[key].mean for key in self.keys].__getitem__
+    def total_sums(self) -> list[float]:
+        if self._total_sums is None:
+            pick = [self.clusters[key].total for key in self.keys].__getitem__
             draws = _draws(len(self.keys), self.resamples, self.seed)
-            self._mean_sums = [sum(map(pick, draw)) for draw in draws]
-        return self._mean_sums
+            self._total_sums = [sum(map(pick, draw)) for draw in draws]
+        return self._total_sums
 
 
 def paired_difference(
@@ -207,9 +212,12 @@ def resampled_difference(a: Resampled, b: Resampled) -> Interval | None:
     n = len(diffs)
     if n == 1:
         return Interval(mean, mean, mean, 1)
-    if shared == a.keys == b.keys and a.resamples == b.resamples and a.seed == b.seed:
-        # Sum over a draw of (a_i - b_i) = (sum of a_i) - (sum of b_i), the same draws.
-        boot = [(x - y) / n for x, y in zip(a.mean_sums(), b.mean_sums(), strict=True)]
+    same_draws = a.resamples == b.resamples and a.seed == b.seed
+    if shared == a.keys == b.keys and a.cells and b.cells and same_draws:
+        # Over a draw, the sum of (a_i - b_i) is (sum of a's totals) / a.cells - (the same
+        # of b): the same draws, divided last.
+        ca, cb = a.cells, b.cells
+        boot = [(x / ca - y / cb) / n for x, y in zip(a.total_sums(), b.total_sums(), strict=True)]
     else:
         pick = diffs.__getitem__
         boot = [sum(map(pick, draw)) / n for draw in _draws(n, a.resamples, a.seed)]

@@ -164,9 +164,9 @@ def score_dimensions(
 ) -> ModelReport:
     """The holistic report for one (model, variant); degraded (no scores) instead of raising."""
     pair, judge_model = (model, variant), judge_model_of(backend)
-    settled = _without_call(pack, pair, verdicts, judge_model)
-    if settled is not None:
-        return settled
+    without_call = _without_call(pack, pair, verdicts, judge_model)
+    if without_call is not None:
+        return without_call
     user = dimensions_user_prompt(pack, model=model, variant=variant, verdicts=verdicts)
     try:
         reply = backend.judge(system=judge_system_prompt(pack), user=user)
@@ -214,9 +214,9 @@ async def holistic_pass(
     system = judge_system_prompt(pack)
     prompts: dict[Pair, tuple[str, str]] = {}
     for pair in pairs:
-        settled = _without_call(pack, pair, by_pair[pair], judge_model)
-        if settled is not None:
-            reports[pair] = settled
+        without_call = _without_call(pack, pair, by_pair[pair], judge_model)
+        if without_call is not None:
+            reports[pair] = without_call
             continue
         model, variant = pair
         user = dimensions_user_prompt(pack, model=model, variant=variant, verdicts=by_pair[pair])

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from touchstone.results import (
     UNSCORED_REASONS,
@@ -21,6 +21,7 @@ from touchstone.stats import Cluster, Interval, mean_interval
 
 Pair = tuple[str, str]
 _Cell = tuple[str, str, str, str]  # model, variant, category, prompt_id
+K = TypeVar("K")
 _pair_of = cast("Callable[[EvalResponse | Verdict], Pair]", attrgetter("model", "variant"))
 _category_of = cast("Callable[[EvalResponse | Verdict], str]", attrgetter("category"))
 _judge_of = cast(
@@ -196,11 +197,12 @@ def build_scorecard(
                 token_totals[pair] += resp.completion_tokens
                 token_seconds[pair] = token_seconds.get(pair, 0.0) + resp.latency_s
     judges: dict[Pair, dict[str, None]] = {}
+    all_judges: dict[str, None] = {}
     for model, variant, judge_model in dict.fromkeys(
         map(_judge_of, (v for v in verdicts if v.judge_model and not v.judge_error))
     ):
         judges.setdefault((model, variant), {})[judge_model] = None
-    all_judges = {judge_model: None for names in judges.values() for judge_model in names}
+        all_judges[judge_model] = None
     for (model, variant, reason), count in Counter(
         (v.model, v.variant, v.unscored_reason or "unknown") for v in verdicts if v.unscored
     ).items():
@@ -209,7 +211,7 @@ def build_scorecard(
     # Per (model, variant, category, prompt): [sum of scores, scored cells].
     sums: dict[tuple[str, str, str, str], list[float]] = {}
     for verdict in scored:
-        _add(sums, _cell_of(verdict), verdict.score)
+        _add(sums, _cell_of(verdict), verdict.score, 1)
     for verdict in filter(_red_flagged, scored):
         row = rows[(verdict.model, verdict.variant)]
         row.red_flags += 1
@@ -219,10 +221,8 @@ def build_scorecard(
     by_category: dict[tuple[str, str, str], dict[str, list[float]]] = {}
     for (model, variant, category, prompt_id), (total, scored_cells) in sums.items():
         rows[(model, variant)].scored += int(scored_cells)
-        _merge(by_pair.setdefault((model, variant), {}), prompt_id, total, scored_cells)
-        _merge(
-            by_category.setdefault((model, variant, category), {}), prompt_id, total, scored_cells
-        )
+        _add(by_pair.setdefault((model, variant), {}), prompt_id, total, scored_cells)
+        _add(by_category.setdefault((model, variant, category), {}), prompt_id, total, scored_cells)
     report_by_pair = {(r.model, r.variant): r for r in reports}
     dimensions: dict[str, None] = {}
     for pair, row in rows.items():
@@ -253,19 +253,10 @@ def build_scorecard(
     )
 
 
-def _add(sums: dict[_Cell, list[float]], cell: _Cell, score: float) -> None:
-    acc = sums.get(cell)
+def _add(sums: dict[K, list[float]], key: K, total: float, count: float) -> None:
+    acc = sums.get(key)
     if acc is None:
-        sums[cell] = [score, 1]
-    else:
-        acc[0] += score
-        acc[1] += 1
-
-
-def _merge(sums: dict[str, list[float]], prompt_id: str, total: float, count: float) -> None:
-    acc = sums.get(prompt_id)
-    if acc is None:
-        sums[prompt_id] = [total, count]
+        sums[key] = [total, count]
     else:
         acc[0] += total
         acc[1] += count

@@ -78,13 +78,14 @@ def execute_judge(
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
         settled = read_settled(run, pack) if rejudge == "none" else None
         if settled is not None:
+            # Named as the session would name it, without building a backend (and importing
+            # the openai SDK) for no call.
             judge_model = judge_model_of(backend) if backend else model or judge_config.model
             return _nothing_to_do(run, pack, settled, judge_config, judge_model, on_event)
         clear_settled(run)
         warnings_before = len(run.warnings)
         responses = run.load_responses()
-        # Reading the same answers again warns again; the verdicts are rewritten clean.
-        response_warnings = run.warnings[warnings_before:]
+        answers_warned = len(run.warnings) > warnings_before
         prior = run.load_verdicts()
         with kept_out_of_gc():
             return _judge_loaded(
@@ -99,7 +100,7 @@ def execute_judge(
                 concurrency=concurrency,
                 rejudge=rejudge,
                 use_cache=use_cache,
-                response_warnings=response_warnings,
+                answers_warned=answers_warned,
             )
 
 
@@ -112,7 +113,6 @@ def _nothing_to_do(
     on_event: EventSink | None,
 ) -> JudgeOutcome:
     """The outcome of a judge run on a settled run: what the last one found, no call."""
-    run.warnings.extend(settled.warnings)
     write_scorecard(run, settled.card)  # as every judge run does (it may have been removed)
     health = config.health()
     emit(
@@ -143,7 +143,7 @@ def _judge_loaded(
     concurrency: int | None,
     rejudge: Rejudge,
     use_cache: bool,
-    response_warnings: list[str],
+    answers_warned: bool,
 ) -> JudgeOutcome:
     """The judge stage once the run is loaded (see ``execute_judge``)."""
     run.check_scores(prior, pack.scale)
@@ -227,8 +227,8 @@ def _judge_loaded(
     # summarise the run without loading every verdict.
     card = build_scorecard(responses, result.verdicts, result.reports)
     write_scorecard(run, card)
-    if result.settled:
-        write_settled(run, pack, cells=len(responses), warnings=response_warnings, card=card)
+    if result.settled and not answers_warned:
+        write_settled(run, pack, cells=len(responses), card=card)
     outcome = JudgeOutcome(
         run_dir=run,
         pack=pack,

@@ -2,37 +2,44 @@
 
 A judge run that ends *settled* (``JudgeRunResult.settled``: no cell left, none stale, every
 holistic report answering its input) writes, after its last write to the run, what it found:
-the stamps of the run's input files, the pack it judged by, the number of cells, the
-warnings that reading the answers gave, and the scorecard whole. The next judge run without
-``--rejudge`` whose files and pack are still exactly those would judge nothing and call
-nobody: it shows that card instead of reading 100k records to learn so (DESIGN §10). An
-appended answer, a verdict edited by hand, a changed pack or another touchstone version and
-the state no longer matches: the run is read and judged as always, and the state written
-anew (or removed, if the run does not end settled).
+the stamps of the run's input files, the pack it judged by, the number of cells and the
+scorecard whole. The next judge run without ``--rejudge`` whose files and pack are still
+exactly those would judge nothing and call nobody: it shows that card instead of reading
+100k records to learn so (DESIGN §10). An appended answer, a verdict edited by hand, a
+changed pack or another touchstone version and the state no longer matches: the run is read
+and judged as always, and the state written anew (or not, if the run does not end settled).
+
+A run whose answers gave a warning on reading (a truncated last line, a cell recorded twice)
+is never stored as settled: the warning names the file where it was read, and a replayed
+one would name where it was then.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from touchstone import __version__
 from touchstone.pack import Pack
 from touchstone.scorecard import Scorecard
-from touchstone.scorecard.state import card_from_state, card_state
-from touchstone.store import JUDGE_STATE, RunDir, atomic_write_text, input_stamps
+from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, input_stamps
 
 # Raise it whenever what a stored card means changes without the touchstone version doing so.
 FORMAT = 1
 
 
-@dataclass
-class SettledRun:
-    cells: int
-    # What reading the answers warned of; it would warn of it again (the file is the same).
-    warnings: list[str]
+class SettledRun(BaseModel):
+    """What ``judge-state.json`` holds; validated whole, so a damaged file is never used."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: int
+    touchstone_version: str
+    inputs: tuple[Stamp, ...]
+    pack: str
+    cells: int = Field(ge=0)
     card: Scorecard
 
 
@@ -41,19 +48,16 @@ def pack_fingerprint(pack: Pack) -> str:
     return hashlib.sha256(pack.model_dump_json().encode("utf-8")).hexdigest()
 
 
-def write_settled(
-    run: RunDir, pack: Pack, *, cells: int, warnings: list[str], card: Scorecard
-) -> None:
-    state = {
-        "format": FORMAT,
-        "touchstone_version": __version__,
-        "inputs": input_stamps(run.path),
-        "pack": pack_fingerprint(pack),
-        "cells": cells,
-        "warnings": warnings,
-        "card": card_state(card),
-    }
-    atomic_write_text(run.file(JUDGE_STATE), json.dumps(state, ensure_ascii=False) + "\n")
+def write_settled(run: RunDir, pack: Pack, *, cells: int, card: Scorecard) -> None:
+    state = SettledRun(
+        format=FORMAT,
+        touchstone_version=__version__,
+        inputs=input_stamps(run.path),
+        pack=pack_fingerprint(pack),
+        cells=cells,
+        card=card,
+    )
+    atomic_write_text(run.file(JUDGE_STATE), state.model_dump_json() + "\n")
 
 
 def clear_settled(run: RunDir) -> None:
@@ -65,27 +69,24 @@ def clear_settled(run: RunDir) -> None:
 def read_settled(run: RunDir, pack: Pack) -> SettledRun | None:
     """The state, if it still describes the run's files and ``pack``; else ``None``.
 
-    An unreadable state is ignored with a warning (the run is then read in full, and its
-    state written anew).
+    A damaged state is ignored with a warning: the run is then read in full, and its state
+    written anew.
     """
     path = run.file(JUDGE_STATE)
     try:
-        state = json.loads(path.read_bytes())
-        if state["format"] != FORMAT or state["touchstone_version"] != __version__:
-            return None
-        stamps = tuple(tuple(stamp) for stamp in state["inputs"])
-        if stamps != input_stamps(run.path) or state["pack"] != pack_fingerprint(pack):
-            return None
-        return SettledRun(
-            cells=int(state["cells"]),
-            warnings=[str(warning) for warning in state["warnings"]],
-            card=card_from_state(state["card"]),
-        )
+        state = SettledRun.model_validate_json(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+    except (OSError, ValidationError) as exc:
         run.warnings.append(
             f"{path} ist unlesbar ({type(exc).__name__}) und wird ignoriert: der Run wird "
             "vollständig gelesen."
         )
         return None
+    unchanged = (
+        state.format == FORMAT
+        and state.touchstone_version == __version__
+        and state.inputs == input_stamps(run.path)
+        and state.pack == pack_fingerprint(pack)
+    )
+    return state if unchanged else None
