@@ -98,6 +98,9 @@ def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: Sim
         page.get_by_test_id("start-judge").click()
         expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
         expect(page.get_by_test_id("job-message")).to_contain_text("Judge abgebrochen")
+        # The health line the CLI prints (JudgeHealth.summary_de), not a second wording.
+        expect(page.get_by_test_id("job-health")).to_contain_text("Fehler nach Art: timeout: 2")
+        expect(page.get_by_test_id("job-health")).to_contain_text("offen für einen späteren Lauf")
         page.screenshot(path=str(ARTIFACTS / "run-page-failed-job.png"), full_page=True)
 
         page.get_by_test_id("config").select_option("judge-gut.yaml")
@@ -154,7 +157,7 @@ def plant_hostile_jobs(workdir: Path) -> None:
     (jobs / "20260101-000001-bbbbbb.json").write_text(json.dumps(running), encoding="utf-8")
     events = [
         {"event": "start", "stage": XSS, "total": XSS, "todo": 3},
-        {"event": "aborted", "message": XSS, "health": {"calls": XSS, "failures": {XSS: XSS}}},
+        {"event": "aborted", "message": XSS, "health": {"calls": XSS, "summary": XSS}},
     ]
     (jobs / "20260101-000001-bbbbbb.events").write_text(
         "".join(json.dumps(e) + "\n" for e in events), encoding="utf-8"
@@ -195,7 +198,7 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
         page.wait_for_timeout(1000)
         assert page.evaluate("window.__xss") is None
         live = page.locator("#current-job").inner_text()
-        assert live.count("onerror") >= 2, live  # the message and the health's failure kind
+        assert live.count("onerror") >= 2, live  # the message and the health's summary
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "run-page-hostile-jobs.png"), full_page=True)
     assert problems == []

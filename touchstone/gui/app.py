@@ -68,11 +68,6 @@ class RunRequest(BaseModel):
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
 
 
-def _scale(gui: Gui, name: str) -> tuple[float, float]:
-    scale = gui.loaded(name).view.pack.scale
-    return float(scale.min), float(scale.max)
-
-
 def create_app(
     runs_dir: Path,
     *,
@@ -107,14 +102,15 @@ def create_app(
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
-        detail, card = gui.run_detail(name)
+        detail, run = gui.run_detail(name)
+        card, scale = run.card, run.view.pack.scale
         return templates.TemplateResponse(
             request,
             "run.html",
             {
                 "run": detail,
                 "card": card,
-                "chart": MeansChart.of(card, *_scale(gui, name)),
+                "chart": MeansChart.of(card, float(scale.min), float(scale.max)),
                 "models": sorted({row.model for row in card.rows}),
                 "variants": sorted({row.variant for row in card.rows}),
                 "configs": gui.judge_configs(detail["jobs"]),

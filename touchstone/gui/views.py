@@ -13,7 +13,6 @@ from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard, is_fresh
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
-from touchstone.scorecard import Scorecard
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import MANIFEST, REPORT_HTML, RunDir
 
@@ -168,9 +167,9 @@ class Gui:
         except InputError as exc:
             raise HTTPException(422, str(exc)) from exc
 
-    def run_detail(self, name: str) -> tuple[dict[str, Any], Scorecard]:
-        """The run as the API returns it (without its verdicts: they are paged), and its
-        scorecard for the page."""
+    def run_detail(self, name: str) -> tuple[dict[str, Any], LoadedRun]:
+        """The run as the API returns it (without its verdicts: they are paged), and the
+        loaded run the page draws from."""
         run = self.loaded(name)
         view, card = run.view, run.card
         detail = {
@@ -187,4 +186,4 @@ class Gui:
             "jobs": self.jobs.jobs_of(self.run_dir(name)),
             "report": is_fresh(self.run_dir(name), REPORT_HTML),
         }
-        return detail, card
+        return detail, run

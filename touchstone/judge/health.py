@@ -66,7 +66,9 @@ class JudgeHealth:
     def percentile(self, share: float) -> float | None:
         return percentile(self.latencies_s, share)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, resumable: bool = True) -> dict[str, Any]:
+        """The figures, and beside them the line ``summary_de`` makes of them (the GUI shows
+        that line, so terminal and GUI say the same)."""
         median = statistics.median(self.latencies_s) if self.latencies_s else None
         p95 = self.percentile(0.95)
         return {
@@ -82,15 +84,15 @@ class JudgeHealth:
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cost": None if self.cost is None else round(self.cost, 6),
+            "summary": self.summary_de(resumable=resumable),
         }
 
     def summary_de(self, *, resumable: bool = True) -> str:
         """One German line for the terminal and the GUI; ``resumable``: with the cells left
         for a later run (a judge-check leaves none)."""
-        data = self.as_dict()
         failures = ", ".join(f"{k}: {n}" for k, n in sorted(self.failures.items())) or "keine"
-        median = data["latency_median_s"]
-        p95 = data["latency_p95_s"]
+        median = statistics.median(self.latencies_s) if self.latencies_s else None
+        p95 = self.percentile(0.95)
         latency = "–" if median is None else f"Median {median:.2f} s, p95 {p95:.2f} s"
         waits = f"; Rate-Limit abgewartet: {self.rate_limited}-mal" if self.rate_limited else ""
         tokens = ""

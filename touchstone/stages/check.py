@@ -129,7 +129,7 @@ def execute_judge_check(
         suitable=card.suitable,
         message=card.verdict_de(),
         card=card.as_dict(),
-        health=health.as_dict(),
+        health=health.as_dict(resumable=False),
     )
     return card
 

@@ -52,7 +52,7 @@ class JobBox {
     this.counts = el("span");
     this.errors = el("span");
     this.message = el("div", {"data-testid": "job-message"});
-    this.health = el("div", {class: "muted"});
+    this.health = el("div", {class: "muted", "data-testid": "job-health"});
     this.card = el("div", {"data-testid": "job-card"});
     this.agreement = el("div", {class: "muted", "data-testid": "job-agreement"});
     this.cancel = el("button", {type: "button", "data-testid": "cancel-job", text: "Abbrechen"});
@@ -119,7 +119,8 @@ class JobBox {
     this.errors.className = errors ? "warn" : "";
     this.message.textContent = asText(job.message, "");
     this.message.className = state === "failed" ? "flag" : "muted";
-    this.health.textContent = p.health && typeof p.health === "object" ? healthText(p.health) : "";
+    // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
+    this.health.textContent = p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "";
     this.card.replaceChildren(...(p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
     this.agreement.textContent = asText(p.agreement, "");
     this.cancel.hidden = state !== "running";
@@ -144,17 +145,6 @@ function fitnessCard(card) {
   const verdict = el("p", {class: card.suitable ? "ok" : "flag"},
     el("b", {text: `Urteil: ${asText(card.verdict)}`}));
   return [table, verdict];
-}
-
-function healthText(h) {
-  const failures = h.failures && typeof h.failures === "object"
-    ? Object.entries(h.failures).map(([k, n]) => `${k}: ${n}`).join(", ") : "";
-  return `Judge-Bilanz: ${asText(h.calls, "0")} Aufrufe, ${asText(h.successes, "0")} erfolgreich, ` +
-    `Fehler: ${failures || "keine"}, unlesbar: ${asText(h.unparseable, "0")}, ` +
-    (h.latency_median_s == null ? "Latenz: keine Antwort, "
-      : `Latenz Median ${asText(h.latency_median_s)} s / p95 ${asText(h.latency_p95_s)} s, `) +
-    // As the CLI says it: after an aborted re-judge these cells keep their old verdicts.
-    `für einen späteren Lauf: ${asText(h.cells_left, "0")}`;
 }
 
 // The run page's verdict table: filters, sorting and paging through the API; the filters
