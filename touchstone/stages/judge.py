@@ -83,11 +83,12 @@ def execute_judge(
             judge_model = judge_model_of(backend) if backend else model or judge_config.model
             return _nothing_to_do(run, pack, settled, judge_config, judge_model, on_event)
         clear_settled(run)
-        warnings_before = len(run.warnings)
-        responses = run.load_responses()
-        answers_warned = len(run.warnings) > warnings_before
-        prior = run.load_verdicts()
-        with kept_out_of_gc():
+        with kept_out_of_gc() as loaded:
+            warnings_before = len(run.warnings)
+            responses = run.load_responses()
+            answers_warned = len(run.warnings) > warnings_before
+            prior = run.load_verdicts()
+            loaded()
             return _judge_loaded(
                 run,
                 pack,
