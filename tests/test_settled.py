@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from touchstone.errors import InputError
+from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
 from touchstone.stages import JudgeOutcome, execute_judge, load_run
@@ -205,3 +206,19 @@ def test_a_report_kept_over_a_failed_call_is_asked_for_again(
     later = Judge()
     judge(judged_run, sim, later)
     assert len(later.history) == 1
+
+
+def test_the_judge_stage_leaves_the_garbage_collector_as_it_found_it(
+    answered_run: Path, sim: SimServer
+) -> None:
+    judge(answered_run, sim, Judge())
+    with pytest.raises(JudgeAborted):
+        (answered_run / JUDGE_STATE).unlink()
+        judge_all_again = Judge([timeout_error()] * 20)
+        execute_judge(
+            answered_run,
+            config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"),
+            backend=judge_all_again,
+            rejudge="all",
+        )
+    assert gc.isenabled() and gc.get_freeze_count() == 0
