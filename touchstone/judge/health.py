@@ -66,11 +66,15 @@ class JudgeHealth:
     def percentile(self, share: float) -> float | None:
         return percentile(self.latencies_s, share)
 
+    def latency(self) -> tuple[float | None, float | None]:
+        """Median and p95 of the answered calls' latencies (None without any)."""
+        median = statistics.median(self.latencies_s) if self.latencies_s else None
+        return median, self.percentile(0.95)
+
     def as_dict(self, *, resumable: bool = True) -> dict[str, Any]:
         """The figures, and beside them the line ``summary_de`` makes of them (the GUI shows
         that line, so terminal and GUI say the same)."""
-        median = statistics.median(self.latencies_s) if self.latencies_s else None
-        p95 = self.percentile(0.95)
+        median, p95 = self.latency()
         return {
             "calls": self.calls,
             "successes": self.successes,
@@ -84,16 +88,21 @@ class JudgeHealth:
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cost": None if self.cost is None else round(self.cost, 6),
-            "summary": self.summary_de(resumable=resumable),
+            "summary": self.summary_de(resumable=resumable, latency=(median, p95)),
         }
 
-    def summary_de(self, *, resumable: bool = True) -> str:
+    def summary_de(
+        self,
+        *,
+        resumable: bool = True,
+        latency: tuple[float | None, float | None] | None = None,
+    ) -> str:
         """One German line for the terminal and the GUI; ``resumable``: with the cells left
-        for a later run (a judge-check leaves none)."""
+        for a later run (a judge-check leaves none); ``latency``: ``self.latency()`` when the
+        caller has it (sorting 100k latencies once is enough)."""
         failures = ", ".join(f"{k}: {n}" for k, n in sorted(self.failures.items())) or "keine"
-        median = statistics.median(self.latencies_s) if self.latencies_s else None
-        p95 = self.percentile(0.95)
-        latency = "–" if median is None else f"Median {median:.2f} s, p95 {p95:.2f} s"
+        median, p95 = latency or self.latency()
+        latency_text = "–" if median is None else f"Median {median:.2f} s, p95 {p95:.2f} s"
         waits = f"; Rate-Limit abgewartet: {self.rate_limited}-mal" if self.rate_limited else ""
         tokens = ""
         if self.prompt_tokens or self.completion_tokens:
@@ -110,7 +119,7 @@ class JudgeHealth:
         return (
             f"Judge-Bilanz: {self.calls} Aufrufe, {self.successes} erfolgreich, "
             f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}{waits}; "
-            f"Latenz: {latency}{tokens}"
+            f"Latenz: {latency_text}{tokens}"
             + (f"; offen für einen späteren Lauf: {self.cells_left}." if resumable else ".")
         )
 

@@ -61,5 +61,6 @@ class JudgePlan:
         return cls(keys_to_skip(prior, rejudge) - stale, frozenset(stale))
 
     def todo(self, responses: Sequence[EvalResponse]) -> int:
-        skipped = sum(map(self.skip.__contains__, map(cell_key, responses)))  # in C: 100k cells
+        # Counted in C: a judge run asks twice, over every cell of a 100k run.
+        skipped = sum(map(self.skip.__contains__, map(cell_key, responses)))
         return len(responses) - skipped

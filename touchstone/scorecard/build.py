@@ -70,9 +70,8 @@ class ScoreRow:
     latency_median_s: float | None = None
     tokens_per_s: float | None = None
     rank: int | None = None
-    # Per prompt: the scored cells (for comparisons while building); not part of the JSON
-    # nor of a stored card (``state.py``).
-    clusters: dict[str, Cluster] = field(default_factory=dict, repr=False, compare=False)
+    # Per prompt: the scored cells (for comparisons); not part of the JSON.
+    clusters: dict[str, Cluster] = field(default_factory=dict, repr=False)
 
     @property
     def pair(self) -> Pair:
