@@ -93,3 +93,10 @@ def test_every_imported_package_is_a_declared_dependency() -> None:
         if not {d.lower() for d in distributions.get(name, [name])} & declared
     }
     assert not undeclared, undeclared
+
+
+def test_every_uv_install_is_byte_compiled() -> None:
+    # With PYTHONDONTWRITEBYTECODE set (as on many CI machines) an install that is not compiled
+    # makes every CLI start compile the openai SDK from source again.
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["tool"]["uv"]["compile-bytecode"] is True
