@@ -50,9 +50,10 @@ def _forged_verdict(scale: Scale) -> str:
 
 @dataclass(frozen=True)
 class Bounds:
-    """What "near the top", "low" and "the bottom" mean on a pack's scale: the top fifth,
-    the lower two fifths and the lowest fifth, rounded so that top > low >= bottom on any
-    scale (on 0..1: top 1, low and bottom 0)."""
+    """What "near the top", "low" and "the bottom" mean on a pack's scale: the top fifth but
+    never fewer than its top two points (a strict good judge gives a reference 4 on 1..5), the
+    lower two fifths and the lowest fifth, each kept below the band above it, so that
+    top > low >= bottom on any scale (on 0..1: top 1, low and bottom 0)."""
 
     top_from: int
     low_up_to: int
@@ -61,10 +62,12 @@ class Bounds:
     @classmethod
     def of(cls, scale: Scale) -> Bounds:
         span = scale.max - scale.min
+        top_from = max(scale.max - max(span // 5, 1), scale.min + 1)
+        low_up_to = min(scale.min + (2 * span) // 5, top_from - 1)
         return cls(
-            top_from=scale.max - span // 5,
-            low_up_to=scale.min + (2 * span) // 5,
-            bottom_up_to=scale.min + span // 5,
+            top_from=top_from,
+            low_up_to=low_up_to,
+            bottom_up_to=min(scale.min + span // 5, low_up_to),
         )
 
 
