@@ -274,19 +274,20 @@ def test_a_job_that_ended_while_the_gui_was_down_reads_its_events(
     assert "verschwunden" not in job["message"]
 
 
+@pytest.mark.parametrize("relative", [False, True], ids=["absolute", "relative-runs-dir"])
 def test_a_job_still_running_after_a_gui_restart_can_be_cancelled(
-    workspace: Path, client: TestClient
+    workspace: Path, client: TestClient, monkeypatch: pytest.MonkeyPatch, relative: bool
 ) -> None:
     job = client.post(
         "/api/runs/tiny/judge", json={"config": "judge-haengt.yaml"}, headers=ORIGIN
     ).json()["job"]
     wait_for(lambda: job_state(client, job)["progress"]["stage"] == "judge")
     env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
+    # `touchstone gui` is started with the default `--runs-dir runs`, relative to its cwd.
+    monkeypatch.chdir(workspace)
+    runs = Path("runs") if relative else workspace / "runs"
     restarted = create_app(
-        workspace / "runs",
-        workdir=workspace,
-        port=PORT,
-        jobs=JobManager(workspace / "runs", workspace, child_env=env),
+        runs, workdir=workspace, port=PORT, jobs=JobManager(runs, workspace, child_env=env)
     )
     with TestClient(restarted, base_url=f"http://127.0.0.1:{PORT}") as again:
         assert again.get(f"/api/jobs/{job}").json()["state"] == "running"

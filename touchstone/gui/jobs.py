@@ -75,7 +75,9 @@ class JobManager:
         python: str = sys.executable,
         child_env: Mapping[str, str] | None = None,
     ) -> None:
-        self.runs_dir = runs_dir
+        # Absolute: a job is recognised after a GUI restart by the absolute `--events` path in
+        # its command line, and `touchstone gui` defaults to the relative `--runs-dir runs`.
+        self.runs_dir = runs_dir.resolve()
         self.workdir = workdir
         self.python = python
         self.child_env = dict(child_env if child_env is not None else os.environ)
