@@ -153,7 +153,7 @@ def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(
         ("refused", ["Inhaltsfilter"]),
         ("rate_limit", ["concurrency", "call_timeout_s"]),
         ("quota", ["Guthaben", "fortsetzen"]),
-        ("unparseable", ["JSON-Format", "--rejudge unscored"]),
+        ("unparseable", ["JSON-Format", "Formatvorgaben"]),
         ("timeout", ["Thinking"]),
         ("reasoning_only", ["Thinking"]),
     ],

@@ -199,6 +199,11 @@ def test_prose_judge_stops_after_twenty_calls_with_a_message_that_says_so(
     assert "Judge abgebrochen:" in result.stderr and "JSON" in result.stderr
     assert "20 von 20" in result.stderr
     assert sim.calls["sim-garbage"] - before == 20
+    # The advice counts what the run dir holds now: unreadable cells, and the rest open.
+    unreadable = sum(v.unscored_reason == "unparseable" for v in RunDir(run).load_verdicts())
+    assert unreadable >= 20
+    assert f"--rejudge unscored` bewertet die {unreadable} Zellen" in result.stderr
+    assert f"bewertet die {72 - unreadable} offenen Zellen" in result.stderr
 
 
 # -- 4. --rejudge never downgrades ------------------------------------------------------------
@@ -221,6 +226,45 @@ def test_rejudge_all_with_a_prose_judge_keeps_every_good_verdict(
     assert "6 bisherige Bewertungen behalten" in result.stdout
     assert json.loads(reports_before) == json.loads((run / REPORTS).read_text(encoding="utf-8"))
     assert len(before.splitlines()) == 6
+
+
+def test_an_aborted_rejudge_keeps_every_verdict_and_says_none_is_open(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
+        repeats=3,
+        out=run,
+        base_url=sim.base_url,
+    )
+    good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
+    assert run_cli("judge", str(run), "--config", str(good), cwd=tmp_path).returncode == 0
+    cells = len(RunDir(run).load_verdicts())
+    events = tmp_path / "events.jsonl"
+    prose = judge_config(tmp_path / "prose.yaml", sim, "sim-garbage")
+    result = run_cli(
+        "judge",
+        str(run),
+        "--config",
+        str(prose),
+        "--rejudge",
+        "all",
+        "--events",
+        str(events),
+        cwd=tmp_path,
+    )
+    assert_clean_failure(result, 1)
+    assert "20 von 20" in result.stderr
+    assert f"{cells} bisherige Bewertungen behalten" in result.stderr
+    assert "offen für einen späteren Lauf: 0." in result.stderr
+    # No cell is unreadable or open: advice about such cells points at nothing.
+    assert "unlesbaren Zellen" not in result.stderr and "offenen Zellen" not in result.stderr
+    stage_end = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
+    aborted = next(e for e in stage_end if e["event"] == "aborted" and "health" in e)
+    assert aborted["health"]["cells_left"] == 0 and aborted["kept"] == cells
+    assert len(RunDir(run).load_verdicts()) == cells
 
 
 def test_a_scored_rejudge_does_replace(tiny_pack: Pack) -> None:

@@ -10,12 +10,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from touchstone.judge.health import count_de
 from touchstone.judge.policy import StopKind
 
-RESUME = (
-    "Bereits gespeicherte Bewertungen bleiben erhalten; ein erneutes `touchstone judge` "
-    "bewertet die offenen Zellen."
-)
 THINKING = (
     "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning (oder schalten Sie das Denken per "
     "extra_body ab, README: „When a judge model runs away“)."
@@ -47,9 +44,33 @@ def advice(
     text = _cause_advice(kind, judge_model=judge_model, base_url=base_url, available=available)
     if resume and kind == "quota":
         text += " Der Run lässt sich dann fortsetzen."
-    if resume and kind not in ("auth", "unparseable"):
-        return f"{text} {RESUME}"
     return text
+
+
+def after_stop(*, open_cells: int, kept: int, unreadable: int) -> str:
+    """What a stopped judge run left, and how a later run goes on, from the run dir as it is
+    now: a re-judge that stopped keeps every prior verdict it did not replace, so the cells it
+    was asked to judge are not open, and advice about open or unreadable cells would point at
+    nothing."""
+    parts = []
+    if kept:
+        parts.append(
+            f"{count_de(kept)} bisherige Bewertungen behalten: eine fehlgeschlagene oder unlesbare "
+            "Neubewertung ersetzt keine."
+        )
+    if open_cells:
+        parts.append(
+            "Bereits gespeicherte Bewertungen bleiben erhalten; ein erneutes `touchstone judge` "
+            f"bewertet die {count_de(open_cells)} offenen Zellen."
+        )
+    if unreadable:
+        parts.append(
+            f"`touchstone judge --rejudge unscored` bewertet die {count_de(unreadable)} Zellen mit "
+            "unlesbarer Judge-Ausgabe erneut."
+        )
+    if not open_cells and not unreadable:
+        parts.append("Keine Zelle ist ohne Bewertung.")
+    return " ".join(parts)
 
 
 def _cause_advice(
@@ -94,7 +115,6 @@ def _cause_advice(
     if kind == "unparseable":
         return (
             "Der Judge antwortet nicht im verlangten JSON-Format. Wählen Sie ein Judge-Modell, "
-            "das Formatvorgaben befolgt; `touchstone judge --rejudge unscored` bewertet die "
-            "unlesbaren Zellen dann erneut."
+            "das Formatvorgaben befolgt."
         )
     return THINKING  # timeout, reasoning_only, other

@@ -107,10 +107,13 @@ class JudgeHealth:
         tokens = ""
         if self.prompt_tokens or self.completion_tokens:
             thinking = (
-                f", davon {_n(self.reasoning_tokens)} Reasoning" if self.reasoning_tokens else ""
+                f", davon {count_de(self.reasoning_tokens)} Reasoning"
+                if self.reasoning_tokens
+                else ""
             )
             tokens = (
-                f"; Tokens: {_n(self.prompt_tokens)} ein, {_n(self.completion_tokens)} aus"
+                f"; Tokens: {count_de(self.prompt_tokens)} ein, "
+                f"{count_de(self.completion_tokens)} aus"
                 f"{thinking}"
             )
         cost = self.cost
@@ -124,6 +127,6 @@ class JudgeHealth:
         )
 
 
-def _n(count: int) -> str:
+def count_de(count: int) -> str:
     """A count the German way: 12.345."""
     return f"{count:,}".replace(",", ".")

@@ -16,6 +16,7 @@ from touchstone.engine import run_blocking
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
+from touchstone.judge.advice import after_stop
 from touchstone.judge.agreement import Agreement
 from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
@@ -202,10 +203,20 @@ def _judge_loaded(
             result = run_blocking(judge_all())
     except JudgeAborted as exc:
         # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
-        kept = {cell_key(v): v for v in prior}
-        kept.update(landed)
-        run.rewrite_verdicts(kept.values())
-        health.cells_left = todo - len(landed)
+        now = {cell_key(v): v for v in prior}
+        now.update(landed)
+        run.rewrite_verdicts(now.values())
+        # Open means without a verdict: a stopped re-judge keeps the prior verdicts it did not
+        # replace, so its cells are not open.
+        keys = list(map(cell_key, responses))
+        health.cells_left = sum(1 for key in keys if key not in now)
+        prior_keys = {cell_key(v) for v in prior}
+        kept = sum(
+            1 for key in keys if key not in plan.skip and key in prior_keys and key not in landed
+        )
+        unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
+        left = after_stop(open_cells=health.cells_left, kept=kept, unreadable=unreadable)
+        exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
         emit(
             on_event,
@@ -213,6 +224,7 @@ def _judge_loaded(
             stage="judge",
             message=str(exc),
             persisted=len(landed),
+            kept=kept,
             health=health.as_dict(),
         )
         raise
