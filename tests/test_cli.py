@@ -132,6 +132,21 @@ def test_run_exits_1_when_cells_are_left(
     assert len(RunDir(out).load_responses()) == 3
 
 
+def test_extra_body_that_swaps_the_judge_model_exits_2_before_any_call(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    config = judge_config(
+        tmp_path / "judge.yaml", sim, "sim-judge", extra_body={"model": "sim-gut"}
+    )
+    before = dict(sim.calls)
+    result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    assert_clean_failure(result, 2)
+    assert str(config) in result.stderr and "extra_body" in result.stderr
+    assert "'model'" in result.stderr
+    assert dict(sim.calls) == before
+    assert not (answered_run / JUDGEMENTS).exists()
+
+
 def test_bad_input_exits_2_with_a_german_message(
     sim: SimServer, answered_run: Path, tmp_path: Path
 ) -> None:

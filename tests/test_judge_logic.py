@@ -228,6 +228,46 @@ def test_bad_config_values_are_named(tmp_path: Path, extra: str, expected: str) 
     assert str(path) in str(info.value) and expected in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "key",
+    [
+        "model",
+        "messages",
+        "stream",
+        "stream_options",
+        "max_tokens",
+        "max_completion_tokens",
+        "n",
+        "temperature",
+    ],
+)
+def test_extra_body_cannot_override_what_touchstone_sends_itself(tmp_path: Path, key: str) -> None:
+    # extra_body is merged last into every request: {model: other} would judge with another
+    # model than the one verdicts and cache record, {max_tokens: -5} would dodge the checks.
+    path = tmp_path / "judge.yaml"
+    path.write_text(
+        "endpoint: {base_url: 'http://x/v1'}\nmodel: j\n"
+        f"extra_body: {{chat_template_kwargs: {{enable_thinking: false}}, {key}: -5}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as info:
+        load_judge_config(path)
+    message = str(info.value)
+    assert str(path) in message and "extra_body" in message and f"'{key}'" in message
+    assert "darf" in message
+
+
+def test_extra_body_keeps_keys_touchstone_does_not_send(tmp_path: Path) -> None:
+    path = tmp_path / "judge.yaml"
+    path.write_text(
+        "endpoint: {base_url: 'http://x/v1'}\nmodel: j\n"
+        "extra_body: {reasoning: {enabled: false}, top_p: 0.9, think: false}\n",
+        encoding="utf-8",
+    )
+    body = load_judge_config(path).extra_body
+    assert body == {"reasoning": {"enabled": False}, "top_p": 0.9, "think": False}
+
+
 def test_example_config_documents_every_key_and_loads() -> None:
     path = REPO / "judge.example.yaml"
     text = path.read_text(encoding="utf-8")

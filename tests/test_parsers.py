@@ -40,6 +40,16 @@ def test_verdict_parser_rejects_out_of_scale_and_malformed(reply: str) -> None:
     assert parse_verdict_reply(reply, SCALE) is None
 
 
+def test_a_rationale_over_the_limit_is_unparseable_not_stored() -> None:
+    from touchstone.judge.replies import MAX_RATIONALE_CHARS
+
+    def reply(chars: int) -> str:
+        return json.dumps({"score": 4, "red_flag": False, "rationale": "x" * chars})
+
+    assert parse_verdict_reply(reply(MAX_RATIONALE_CHARS), SCALE) is not None
+    assert parse_verdict_reply(reply(MAX_RATIONALE_CHARS + 1), SCALE) is None
+
+
 def test_verdict_parser_respects_other_scales() -> None:
     ten = Scale(min=1, max=10)
     assert parse_verdict_reply('{"score": 9, "red_flag": true, "rationale": ""}', ten) == (

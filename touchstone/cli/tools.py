@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import sqlite3
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 
@@ -96,7 +94,7 @@ def cache_stats_command() -> None:
     """Zeigt, was der Verdict-Cache enthält."""
     with handled():
         path = default_cache_path()
-        stats = _cache_call(path, lambda: cache_stats(path))
+        stats = cache_stats(path)
         stdout.print(f"Verdict-Cache: {stats.path}")
         if not stats.entries:
             stdout.print("0 Einträge.")
@@ -124,18 +122,8 @@ def cache_clear_command(
         if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
             raise InputError(f"--older-than muss eine Zahl von Tagen ab 0 sein, ist {older_than}.")
         path = default_cache_path()
-        deleted = _cache_call(path, lambda: clear_cache(path, older_than_days=older_than))
+        deleted = clear_cache(path, older_than_days=older_than)
         stdout.print(f"{deleted} Einträge gelöscht ({path}).")
-
-
-T = TypeVar("T")
-
-
-def _cache_call(path: Path, action: Callable[[], T]) -> T:
-    try:
-        return action()
-    except (sqlite3.Error, OSError) as exc:
-        raise InputError(f"Verdict-Cache {path} nicht nutzbar: {exc}") from exc
 
 
 def _day(timestamp: float | None) -> str:

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
@@ -18,6 +18,34 @@ from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.health import JudgeHealth
 from touchstone.limits import MAX_CONCURRENCY, MAX_TEMPERATURE, MAX_TIMEOUT_S
 from touchstone.yamlfile import load_yaml_model
+
+# What touchstone puts into every request body itself. ``extra_body`` is merged last, so any
+# of these in it would override it unseen: ``model`` would judge with another model than the
+# one verdicts and cache record, ``max_tokens: -5`` would dodge the number checks, ``stream``
+# and ``stream_options`` would break how the reply is read, ``n`` would pay for choices
+# nobody reads. The value is the judge.yaml key that sets it, if there is one. (extra_body
+# exists only here: the answers of ``run`` are requested without one.)
+RESERVED_BODY_KEYS: dict[str, str] = {
+    "model": "model",
+    "messages": "",
+    "stream": "stream",
+    "stream_options": "",
+    "max_tokens": "max_tokens",
+    "max_completion_tokens": "max_tokens",
+    "n": "",
+    "temperature": "temperature",
+}
+
+
+def _reserved_keys_problem(extra_body: dict[str, Any]) -> str:
+    """Why ``extra_body`` is refused (German), or "" when it sets no reserved key."""
+    reserved = [key for key in extra_body if key in RESERVED_BODY_KEYS]
+    if not reserved:
+        return ""
+    names = ", ".join(repr(key) for key in reserved)
+    instead = sorted({RESERVED_BODY_KEYS[key] for key in reserved} - {""})
+    hint = f" (dafür gibt es {', '.join(instead)} in der Judge-Konfiguration)" if instead else ""
+    return f"darf {names} nicht setzen, das setzt touchstone selbst{hint}"
 
 
 @dataclass(config=ConfigDict(extra="forbid"))
@@ -63,6 +91,14 @@ class JudgeConfig:
     extra_body: dict[str, Any] = Field(default_factory=dict)
     stream: bool = True
     price_per_million: PricePerMillion | None = None
+
+    @field_validator("extra_body")
+    @classmethod
+    def _no_reserved_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+        problem = _reserved_keys_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     def health(self) -> JudgeHealth:
         """An empty health summary that prices calls as this config says."""

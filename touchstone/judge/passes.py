@@ -74,7 +74,8 @@ async def judge_cells(
         if task.settled is not None:
             settle(index, task.settled)
             continue
-        hit = session.cache.get(task.key) if session.cache is not None else None
+        cache = session.cache
+        hit = None if cache is None else cache.get(task.key, pack.scale, session.judge.model)
         if hit is not None:
             settle(index, task.from_cache(hit))
             continue

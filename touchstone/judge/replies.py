@@ -6,13 +6,15 @@ inject a score) is not the judge's verdict. Nested objects are never taken on th
 when the last object does not validate there is no fallback to an earlier one. Text around
 the object and extra keys are tolerated. A per-answer verdict needs an integer ``score`` on
 the pack's scale, a boolean ``red_flag`` and a string ``rationale``: anything else is
-unparseable, never a default. A score outside the scale is unparseable, never clamped.
+unparseable, never a default. A score outside the scale is unparseable, never clamped, and
+so is a rationale over ``MAX_RATIONALE_CHARS``. ``checked_verdict`` is that check on its own:
+rows of the verdict cache pass it too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import (
@@ -22,11 +24,16 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    StringConstraints,
     ValidationError,
 )
 from pydantic.functional_validators import AfterValidator
 
 from touchstone.pack import Scale
+
+# A rationale is a few sentences. One this long is a judge that runs on (or a damaged cache
+# row), and every verdict's rationale goes into judgements.jsonl, the CSV and the report.
+MAX_RATIONALE_CHARS = 20_000
 
 
 def _whole(value: int | float) -> int:
@@ -42,7 +49,7 @@ class _VerdictReply(BaseModel):
 
     score: Annotated[StrictInt | StrictFloat, AfterValidator(_whole)]
     red_flag: StrictBool
-    rationale: StrictStr
+    rationale: Annotated[StrictStr, StringConstraints(max_length=MAX_RATIONALE_CHARS)]
 
 
 class _DimensionEntry(BaseModel):
@@ -75,6 +82,11 @@ def parse_verdict_reply(text: str, scale: Scale) -> tuple[int, bool, str] | None
     obj = last_top_level_object(text)
     if obj is None:
         return None
+    return checked_verdict(obj, scale)
+
+
+def checked_verdict(obj: Mapping[str, Any], scale: Scale) -> tuple[int, bool, str] | None:
+    """``(score, red_flag, rationale)`` if ``obj`` holds a valid verdict on ``scale``, else None."""
     try:
         reply = _VerdictReply.model_validate(obj)
     except ValidationError:
