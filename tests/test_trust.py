@@ -487,3 +487,35 @@ def test_a_broken_judge_reply_is_a_connection_failure(
     with pytest.raises(JudgeCallError) as info:
         backend.judge(system="s", user="u")
     assert info.value.kind == "connection"
+
+
+def test_a_verdict_without_an_answer_is_left_out_with_a_warning(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    """A hand edit, or answers restored from a backup: a verdict whose cell has no answer in
+    responses.jsonl says nothing about an answer the run has and must not count."""
+    out = tmp_path / "run"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
+    judged = execute_judge(out, config=config).card.rows[0].scored
+    path = out / JUDGEMENTS
+    orphan = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    orphan.update(repeat=7, score=0)
+    path.write_text(path.read_text(encoding="utf-8") + json.dumps(orphan) + "\n", "utf-8")
+    from touchstone.stages import load_run
+
+    view = load_run(out)
+    assert view.scorecard().rows[0].scored == judged
+    assert any("ohne Antwort" in w and "Wdh. 7" in w for w in view.run_dir.warnings)
+    again = execute_judge(out, config=config)
+    assert again.card.rows[0].scored == judged
+    assert any("ohne Antwort" in w for w in again.run_dir.warnings)
+    report = run_cli("report", str(out), cwd=tmp_path)
+    assert_clean_failure(report, 0)
+    assert "ohne Antwort" in report.stderr and str(path) in report.stderr

@@ -30,7 +30,7 @@ from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
-from touchstone.stages.view import write_scorecard
+from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RunDir
 from touchstone.store.jsonl import kept_out_of_gc
 
@@ -238,7 +238,9 @@ def _judge_loaded(
     health.cells_left = result.left
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
-    card = build_scorecard(responses, result.verdicts, result.reports)
+    card = build_scorecard(
+        responses, answered_verdicts(run, result.verdicts, responses), result.reports
+    )
     write_scorecard(run, card)
     if result.settled and not answers_warned:
         write_settled(run, pack, cells=len(responses), card=card)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,10 +10,18 @@ from typing import Any
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.pack import Pack
 from touchstone.report import render_report
-from touchstone.results import EvalResponse, ModelReport, Verdict
+from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.manifest import pack_of_run
-from touchstone.store import REPORT_HTML, SCORECARD_JSON, VERDICTS_CSV, RunDir, atomic_write_text
+from touchstone.store import (
+    JUDGEMENTS,
+    REPORT_HTML,
+    RESPONSES,
+    SCORECARD_JSON,
+    VERDICTS_CSV,
+    RunDir,
+    atomic_write_text,
+)
 from touchstone.store.files import atomic_write
 
 
@@ -36,14 +45,36 @@ def load_run(run_path: str | Path) -> RunView:
     pack = pack_of_run(run)
     verdicts = run.load_verdicts()
     run.check_scores(verdicts, pack.scale)
+    responses = run.load_responses()
     return RunView(
         run_dir=run,
         pack=pack,
         manifest=run.read_manifest(),
-        responses=run.load_responses(),
-        verdicts=verdicts,
+        responses=responses,
+        verdicts=answered_verdicts(run, verdicts, responses),
         reports=run.load_reports(),
     )
+
+
+def answered_verdicts(
+    run: RunDir, verdicts: list[Verdict], responses: Sequence[EvalResponse]
+) -> list[Verdict]:
+    """``verdicts`` without those whose cell has no answer (a hand edit, answers restored from
+    a backup), with a warning naming them: they judge no answer this run has, so they count
+    nowhere. The file keeps them, in case the answers come back."""
+    answered = set(map(cell_key, responses))
+    orphans = [v for v in verdicts if cell_key(v) not in answered]
+    if not orphans:
+        return verdicts
+    named = "; ".join(
+        f"{v.model}, {v.variant}, {v.prompt_id}, Wdh. {v.repeat}" for v in orphans[:3]
+    )
+    more = f" und {len(orphans) - 3} weitere" if len(orphans) > 3 else ""
+    run.warnings.append(
+        f"{run.file(JUDGEMENTS)}: {len(orphans)} Bewertungen ohne Antwort in "
+        f"{RESPONSES} zählen nicht ({named}{more})."
+    )
+    return [v for v in verdicts if cell_key(v) in answered]
 
 
 def write_scorecard(run: RunDir, card: Scorecard) -> None:
