@@ -6,6 +6,7 @@ every field in its row and defused, and a failing ``--events`` file is a message
 traceback.
 """
 
+import csv
 import io
 import json
 import threading
@@ -18,8 +19,10 @@ import pytest
 from rich.table import Table
 
 from touchstone.cli import ui
+from touchstone.export import CSV_COLUMNS, verdict_csv_lines
 from touchstone.pack import load_pack
 from touchstone.plain import clean, plain
+from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages.manifest import run_manifest
 from touchstone.store import RunDir
@@ -200,3 +203,34 @@ def test_judge_check_shows_a_hostile_endpoints_texts_plainly(
     gullible = _check(hostile_judge, "gullible", tiny_pack_path, tmp_path)
     assert "Verfehlte Proben" in gullible
     assert f"gut {SHOWN_ATTACK}[bold red]ok[/] Ende" in gullible
+
+
+# -- verdicts.csv ----------------------------------------------------------------------------
+
+
+def test_csv_fields_with_line_breaks_stay_in_their_row_and_formulas_stay_defused() -> None:
+    hostile = ["a\r=1+1", "b\n=2+2", "\t=3+3", "\r=4+4", "ok\r\n@SUM(A1)", "-5", "\t"]
+    verdicts = [
+        Verdict(
+            model=f"m{i}",
+            variant="none",
+            prompt_id="R1",
+            repeat=1,
+            category="R",
+            score=4,
+            red_flag=False,
+            rationale=text,
+            judge_model=text,
+        )
+        for i, text in enumerate(hostile)
+    ]
+    responses = [make_response("R1", model=f"m{i}", text=text) for i, text in enumerate(hostile)]
+    data = "".join(verdict_csv_lines(verdicts, responses))
+    # A reader ends a row at a bare CR as at LF, unless the field is quoted.
+    rows = list(csv.reader(io.StringIO(data, newline="")))
+    assert rows[0] == list(CSV_COLUMNS) and len(rows) == 1 + len(hostile)
+    column = {name: CSV_COLUMNS.index(name) for name in ("rationale", "answer", "judge_model")}
+    for row, text in zip(rows[1:], hostile, strict=True):
+        for index in column.values():
+            assert row[index][:1] not in ("=", "+", "-", "@", "\t", "\r"), row
+            assert row[index].removeprefix("'") == text
