@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from rich.table import Table
 
 from touchstone.cli import ui
+from touchstone.errors import InputError
 from touchstone.export import CSV_COLUMNS, verdict_csv_lines
 from touchstone.pack import load_pack
 from touchstone.plain import clean, plain
@@ -234,3 +236,50 @@ def test_csv_fields_with_line_breaks_stay_in_their_row_and_formulas_stay_defused
         for index in column.values():
             assert row[index][:1] not in ("=", "+", "-", "@", "\t", "\r"), row
             assert row[index].removeprefix("'") == text
+
+
+# -- a failing --events file ----------------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_full_events_file_is_a_message_naming_it_and_exit_2(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    result = run_cli(
+        "run",
+        "--pack",
+        str(tiny_pack_path),
+        "--model",
+        "sim-gut",
+        "--base-url",
+        sim.base_url,
+        "--out",
+        str(tmp_path / "r"),
+        "--events",
+        "/dev/full",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "/dev/full" in result.stderr and "voll" in result.stderr
+
+
+class _FailingWrites(io.StringIO):
+    def write(self, text: str) -> int:
+        if '"aborted"' in text:
+            raise OSError(28, "No space left on device")
+        return super().write(text)
+
+
+def test_an_events_file_failing_at_the_aborted_event_keeps_the_first_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The disk fills just as the command fails for another reason: its message and exit code
+    # stand, and the events file is named as well.
+    events = tmp_path / "events.jsonl"
+    monkeypatch.setattr(Path, "open", lambda self, *a, **k: _FailingWrites())
+    with pytest.raises(typer.Exit) as exit_info, ui.handled(events):
+        raise InputError("Paket kaputt.")
+    assert exit_info.value.exit_code == 2
+    err = capsys.readouterr().err
+    assert "Paket kaputt." in err and str(events) in err and "voll" in err

@@ -85,6 +85,7 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     """
     code, prefix, message = 0, "", ""
     events: EventLog | None = None
+    events_error: OSError | None = None
     try:
         events = EventLog(events_path) if events_path is not None else None
         yield events
@@ -110,12 +111,34 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         message = "alles bisher Gespeicherte bleibt erhalten."
     finally:
         if events is not None:
-            if code:
-                events("aborted", {"message": f"{prefix} {message}", "exit_code": code})
-            events.close()
+            events_error = _close_events(events, code, f"{prefix} {message}")
     if code:
         say_error(prefix, message)
+    if events_error is not None:
+        say_error("Fehler:", os_error_message(events_error))
+        code = code or 2
+    if code:
         raise typer.Exit(code)
+
+
+def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
+    """Write the ``aborted`` event (after a failure) and close the log.
+
+    An events file that fails here (the disk filled up meanwhile) is returned, to be said
+    after the failure that ended the command, never raised over it. A log that broke before
+    has had its say: that failure ended the command.
+    """
+    error: OSError | None = None
+    if code and events.broken is None:
+        try:
+            events("aborted", {"message": message, "exit_code": code})
+        except OSError as exc:
+            error = exc
+    try:
+        events.close()
+    except OSError as exc:
+        error = error or exc
+    return error
 
 
 class ProgressView:
