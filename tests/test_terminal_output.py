@@ -20,7 +20,7 @@ import typer
 from rich.table import Table
 
 from touchstone.cli import ui
-from touchstone.errors import InputError
+from touchstone.errors import RunIncomplete
 from touchstone.export import CSV_COLUMNS, verdict_csv_lines
 from touchstone.pack import load_pack
 from touchstone.plain import clean, plain
@@ -265,21 +265,31 @@ def test_a_full_events_file_is_a_message_naming_it_and_exit_2(
 
 
 class _FailingWrites(io.StringIO):
+    """A file on a disk that fills up just before the ``aborted`` event."""
+
     def write(self, text: str) -> int:
         if '"aborted"' in text:
             raise OSError(28, "No space left on device")
         return super().write(text)
 
 
-def test_an_events_file_failing_at_the_aborted_event_keeps_the_first_message(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+class _FillingPath(type(Path())):  # type: ignore[misc]
+    def open(self, *args: object, **kwargs: object) -> _FailingWrites:  # type: ignore[override]
+        return _FailingWrites()
+
+
+def test_an_events_file_failing_at_the_aborted_event_keeps_the_first_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The disk fills just as the command fails for another reason: its message and exit code
-    # stand, and the events file is named as well.
-    events = tmp_path / "events.jsonl"
-    monkeypatch.setattr(Path, "open", lambda self, *a, **k: _FailingWrites())
-    with pytest.raises(typer.Exit) as exit_info, ui.handled(events):
-        raise InputError("Paket kaputt.")
-    assert exit_info.value.exit_code == 2
+    # The command fails for another reason and then the disk fills: that failure's message
+    # and exit code stand, and the events file is named as well.
+    events = _FillingPath(tmp_path / "events.jsonl")
+    with pytest.raises(typer.Exit) as exit_info, ui.handled(events) as log:
+        assert log is not None
+        log("start", {"total": 3})
+        raise RunIncomplete("3 Zellen offen.")
+    assert exit_info.value.exit_code == 1
     err = capsys.readouterr().err
-    assert "Paket kaputt." in err and str(events) in err and "voll" in err
+    assert "Run unvollständig: 3 Zellen offen." in err
+    assert f"{events}: der Datenträger ist voll" in err
+    assert "Traceback" not in err
