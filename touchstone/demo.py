@@ -22,6 +22,7 @@ import touchstone
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import load_pack
+from touchstone.plain import plain
 from touchstone.scorecard import render_fitness_card, render_run_scorecard
 from touchstone.sim import SimServer
 from touchstone.stages import (
@@ -58,11 +59,13 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
     view_pack = load_pack(pack_path)
     with SimServer() as server:
         out.print(
-            f"touchstone-Demo mit dem eingebauten Simulator auf {server.base_url} "
-            "(simulierte Modelle, keine echten LLMs, nichts verlässt diesen Rechner)."
+            plain(
+                f"touchstone-Demo mit dem eingebauten Simulator auf {server.base_url} "
+                "(simulierte Modelle, keine echten LLMs, nichts verlässt diesen Rechner)."
+            )
         )
         target = runs_dir / default_run_name("demo-buero")
-        out.print(f"\n[bold]1. Run:[/bold] {', '.join(DEMO_MODELS)} beantworten {pack_path.name}")
+        step(out, "1. Run:", f"{', '.join(DEMO_MODELS)} beantworten {pack_path.name}")
         with progress("Antworten") as on_event:
             execute_run(
                 pack_path=pack_path,
@@ -74,9 +77,11 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
                 on_event=on_event,
             )
 
-        out.print(
-            f"\n[bold]2. Judge-Check:[/bold] taugt ein Judge, bevor ein Run mit ihm bezahlt wird? "
-            f"Erst ein leichtgläubiger ({GULLIBLE_JUDGE}), dann der gute ({GOOD_JUDGE})."
+        step(
+            out,
+            "2. Judge-Check:",
+            "taugt ein Judge, bevor ein Run mit ihm bezahlt wird? "
+            f"Erst ein leichtgläubiger ({GULLIBLE_JUDGE}), dann der gute ({GOOD_JUDGE}).",
         )
         for judge in (GULLIBLE_JUDGE, GOOD_JUDGE):
             config = JudgeConfig(
@@ -89,9 +94,11 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
             if fitness.suitable != (judge == GOOD_JUDGE):
                 raise RuntimeError(f"judge-check misjudged the simulated judge {judge}")
 
-        out.print(
-            f"\n[bold]3. Judge-Schutz:[/bold] ein „denkendes“ Judge-Modell ({RUNAWAY_JUDGE}), das "
-            "nie fertig wird – Frist 1 s je Aufruf, Abbruch nach 3 Fehlern in Folge."
+        step(
+            out,
+            "3. Judge-Schutz:",
+            f"ein „denkendes“ Judge-Modell ({RUNAWAY_JUDGE}), das nie fertig wird – Frist 1 s "
+            "je Aufruf, Abbruch nach 3 Fehlern in Folge.",
         )
         runaway = JudgeConfig(
             endpoint=JudgeEndpoint(base_url=server.base_url),
@@ -104,7 +111,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
             with progress("Bewertungen") as on_event:
                 execute_judge(target, config=runaway, on_event=on_event)
         except JudgeAborted as exc:
-            err.print(Text.assemble(("Judge abgebrochen:", "bold red"), " ", str(exc)))
+            err.print(Text.assemble(("Judge abgebrochen:", "bold red"), " ", plain(str(exc))))
             out.print(
                 f"→ sauber gestoppt nach {time.monotonic() - started:.1f} s; keine Fehlerzelle "
                 "gespeichert, der nächste Judge-Lauf bewertet alles."
@@ -112,7 +119,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         else:
             raise RuntimeError("the simulated runaway judge was expected to trip the guard")
 
-        out.print(f"\n[bold]4. Judge:[/bold] derselbe Run mit dem guten Judge ({GOOD_JUDGE}).")
+        step(out, "4. Judge:", f"derselbe Run mit dem guten Judge ({GOOD_JUDGE}).")
         good = JudgeConfig(
             endpoint=JudgeEndpoint(base_url=server.base_url), model=GOOD_JUDGE, call_timeout_s=30
         )
@@ -124,5 +131,11 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
     report_path = write_report(view, card)
     out.print()
     out.print(render_run_scorecard(view.pack, card))
-    out.print(f"\n[bold]5. Bericht:[/bold] {report_path}")
+    step(out, "5. Bericht:", str(report_path))
     return report_path
+
+
+def step(out: Console, title: str, text: str) -> None:
+    """A step's heading: its title in bold, then what it does (a path may be in it)."""
+    out.print()
+    out.print(Text.assemble((title, "bold"), " ", plain(text)))

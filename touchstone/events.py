@@ -5,6 +5,7 @@ Each line is ``{"event": <start|progress|judge_error|aborted|done>, "ts": <ISO t
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable
@@ -17,10 +18,15 @@ EventSink = Callable[[str, dict[str, Any]], None]
 
 
 class EventLog:
-    """Appends one event per line and flushes it, so a reader sees each as it happens."""
+    """Appends one event per line and flushes it, so a reader sees each as it happens.
+
+    A write that fails (a full disk) raises ``OSError`` naming the file, and so does every
+    later one: the log is ``broken`` then, and its failure was said once already.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.broken: OSError | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._handle: IO[str] | None = path.open("a", encoding="utf-8")
@@ -28,17 +34,37 @@ class EventLog:
             raise InputError(f"Ereignisdatei {path} kann nicht geschrieben werden: {exc}") from exc
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if self.broken is not None:
+            raise self.broken
         if self._handle is None:
             return
         ts = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
         record = {"event": kind, "ts": ts, **data}
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        try:
+            self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._handle.flush()
+        except OSError as exc:
+            self.broken = self._named(exc)
+            # What stays in the buffer could never be written: closing must not try again.
+            with contextlib.suppress(OSError):
+                self._handle.close()
+            self._handle = None
+            raise self.broken from exc
 
     def close(self) -> None:
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+        """Close the file; ``OSError`` naming it if the system reports a failed write now."""
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        try:
+            handle.close()
+        except OSError as exc:
+            self.broken = self._named(exc)
+            raise self.broken from exc
+
+    def _named(self, exc: OSError) -> OSError:
+        # A failed write on an open file names no path: the message must name this one.
+        return OSError(exc.errno, exc.strerror, str(self.path))
 
 
 def emit(sink: EventSink | None, kind: str, **data: Any) -> None:

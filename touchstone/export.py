@@ -38,14 +38,21 @@ def scorecard_json(card: Scorecard) -> str:
 
 
 def _csv_text(values: Sequence[object]) -> str:
+    # The writer quotes a field that holds a character of its line terminator, and no other
+    # line break: with "\n" alone a bare CR stayed unquoted, and a reader (a spreadsheet,
+    # the csv module) started a new row there. Written with "\r\n", ended with "\n".
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerow(values)
-    return buffer.getvalue()
+    csv.writer(buffer, lineterminator="\r\n").writerow(values)
+    return buffer.getvalue()[:-2] + "\n"
+
+
+# A spreadsheet runs a cell that starts with = + - @ as a formula, and strips a leading tab
+# or CR before it looks (OWASP, "CSV injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(value: object) -> object:
-    # A spreadsheet runs a cell that starts with = + - @ as a formula: quote such text.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+    if isinstance(value, str) and value[:1] in _FORMULA_STARTS:
         return "'" + value
     return value
 

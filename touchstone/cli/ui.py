@@ -3,7 +3,8 @@
 ``handled`` is the single place where exceptions become messages and exit codes: 0 done,
 1 aborted (or cells left for a later run), 2 bad input, 130 Ctrl-C, 143 SIGTERM (the GUI's
 cancel). Progress goes to stderr, results (scorecard, paths) to stdout, machine-readable
-events to ``--events PATH``.
+events to ``--events PATH``. Every text from data or a server is printed with
+``touchstone.plain`` (no markup read from it, no control character passed on).
 """
 
 from __future__ import annotations
@@ -22,16 +23,31 @@ from rich.text import Text
 
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog
+from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import JudgeOutcome, RunOutcome
 
+
+class PlainConsole(Console):
+    """A console that takes every string as plain text: no markup, no ``:emoji:`` codes, no
+    highlighting, control characters written out. Styled output is built as ``Text``; a
+    string with data in it (a name, a path, a server's message) is never read as markup."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(markup=False, emoji=False, highlight=False, **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        # Every string printed, and every string cell of a table, passes here.
+        return super().render_str(clean(text), **kwargs)
+
+
 # In a pipe (GUI jobs, CI logs) rich would assume 80 columns and squeeze the scorecard;
 # soft_wrap keeps each message on one line there.
 PIPE_WIDTH = 160
-stdout = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
-stderr = Console(
-    stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
+stdout = PlainConsole(soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+stderr = PlainConsole(
+    stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
 )
 
 
@@ -57,7 +73,7 @@ def os_error_message(exc: OSError) -> str:
 
 
 def say_error(prefix: str, message: str) -> None:
-    stderr.print(Text.assemble((prefix, "bold red"), " ", message))
+    stderr.print(Text.assemble((prefix, "bold red"), " ", plain(message)))
 
 
 @contextmanager
@@ -69,6 +85,7 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     """
     code, prefix, message = 0, "", ""
     events: EventLog | None = None
+    events_error: OSError | None = None
     try:
         events = EventLog(events_path) if events_path is not None else None
         yield events
@@ -77,7 +94,7 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     except JudgeAborted as exc:
         code, prefix, message = 1, "Judge abgebrochen:", str(exc)
         if exc.health_summary:
-            stderr.print(exc.health_summary)
+            stderr.print(plain(exc.health_summary))
     except RunIncomplete as exc:
         code, prefix, message = 1, "Run unvollständig:", str(exc)
     except JudgeUnfit as exc:
@@ -94,12 +111,34 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         message = "alles bisher Gespeicherte bleibt erhalten."
     finally:
         if events is not None:
-            if code:
-                events("aborted", {"message": f"{prefix} {message}", "exit_code": code})
-            events.close()
+            events_error = _close_events(events, code, f"{prefix} {message}")
     if code:
         say_error(prefix, message)
+    if events_error is not None:
+        say_error("Fehler:", os_error_message(events_error))
+        code = code or 2
+    if code:
         raise typer.Exit(code)
+
+
+def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
+    """Write the ``aborted`` event (after a failure) and close the log.
+
+    An events file that fails here (the disk filled up meanwhile) is returned, to be said
+    after the failure that ended the command, never raised over it. A log that broke before
+    has had its say: that failure ended the command.
+    """
+    error: OSError | None = None
+    if code and events.broken is None:
+        try:
+            events("aborted", {"message": message, "exit_code": code})
+        except OSError as exc:
+            error = exc
+    try:
+        events.close()
+    except OSError as exc:
+        error = error or exc
+    return error
 
 
 class ProgressView:
@@ -144,7 +183,9 @@ class ProgressView:
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
-    stdout.print(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
+    stdout.print(
+        plain(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
+    )
     if outcome.stale:
         stdout.print(
             f"{outcome.stale} Bewertungen veraltet (die Rubrik im Paket hat sich geändert): "
@@ -152,16 +193,16 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
         )
     if outcome.kept:
         stdout.print(
-            Text(
+            plain(
                 f"{outcome.kept} bisherige Bewertungen behalten: die neue Bewertung war "
                 "fehlgeschlagen oder unlesbar, und eine Bewertung wird nie durch eine "
                 "schlechtere ersetzt.",
                 style="yellow",
             )
         )
-    stdout.print(outcome.health.summary_de())
+    stdout.print(plain(outcome.health.summary_de()))
     if outcome.agreement is not None:
-        stdout.print(outcome.agreement.summary_de())
+        stdout.print(plain(outcome.agreement.summary_de()))
     if outcome.health.unparseable:
         stdout.print(
             f"{outcome.health.unparseable} Antworten des Judges waren unlesbar; "
@@ -169,7 +210,7 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
         )
     if outcome.cells_left:
         stdout.print(
-            Text(
+            plain(
                 f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
                 f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
@@ -181,16 +222,18 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
 
 def show_warnings(warnings: list[str]) -> None:
     for warning in warnings:
-        stderr.print(Text(f"Warnung: {warning}", style="yellow"))
+        stderr.print(plain(f"Warnung: {warning}", style="yellow"))
 
 
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
     stdout.print(
-        f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
-        f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
-        f"erfasst, {summary.left} offen)."
+        plain(
+            f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
+            f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
+            f"erfasst, {summary.left} offen)."
+        )
     )
     if summary.complete:
         return

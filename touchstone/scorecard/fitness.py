@@ -1,4 +1,8 @@
-"""The judge's fitness card as the terminal shows it (rich): criteria, verdict, misses."""
+"""The judge's fitness card as the terminal shows it (rich): criteria, verdict, misses.
+
+The judge's name, its rationales and a stop's message come from config and server: each is
+``plain`` text.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone.judge.fitness import UNREACHED, FitnessCard
+from touchstone.plain import plain
 
 # Probes that missed their expectation, shown under the card (the rest are in --events).
 MISSES_SHOWN = 8
@@ -21,15 +26,13 @@ def _mark(passed: bool | None) -> Text:
 
 
 def render_fitness_card(card: FitnessCard) -> Group:
-    table = Table(
-        title=f"Judge-Check: {card.judge_model} (Paket {card.pack_id}, {len(card.results)} Proben)",
-        title_justify="left",
-    )
+    title = f"Judge-Check: {card.judge_model} (Paket {card.pack_id}, {len(card.results)} Proben)"
+    table = Table(title=plain(title), title_justify="left")
     table.add_column("", no_wrap=True)
     table.add_column("Kriterium")
     table.add_column("Ergebnis")
     for criterion in card.criteria:
-        table.add_row(_mark(criterion.passed), criterion.name, criterion.figure)
+        table.add_row(_mark(criterion.passed), plain(criterion.name), plain(criterion.figure))
     parts: list[Any] = [table]
     misses = [r for r in card.results if not r.met and r.probe.kind != "repeat"]
     if misses and not card.aborted and not card.health.failures.keys() & UNREACHED:
@@ -43,12 +46,14 @@ def render_fitness_card(card: FitnessCard) -> Group:
             else:
                 said = f"Wertung {verdict.score}" + (", Warnsignal" if verdict.red_flag else "")
             why = " ".join(verdict.rationale.split())[:140] if verdict is not None else ""
-            parts.append(Text(f"  • {result.probe.label()}: {said}" + (f" – {why}" if why else "")))
+            parts.append(
+                plain(f"  • {result.probe.label()}: {said}" + (f" – {why}" if why else ""))
+            )
         if len(misses) > MISSES_SHOWN:
             parts.append(Text(f"  … und {len(misses) - MISSES_SHOWN} weitere", style="dim"))
-    parts.append(card.health.summary_de(resumable=False))
+    parts.append(plain(card.health.summary_de(resumable=False)))
     if card.suitable:
-        parts.append(Text.assemble("Urteil: ", (card.verdict_de(), "bold green")))
+        parts.append(Text.assemble("Urteil: ", plain(card.verdict_de(), style="bold green")))
     elif card.unassessable:
         parts.append(Text.assemble("Urteil: ", ("nicht beurteilbar", "bold red")))
     else:

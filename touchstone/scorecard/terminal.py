@@ -1,4 +1,7 @@
-"""The scorecard as the terminal shows it (rich): ranked rows, means with their intervals."""
+"""The scorecard as the terminal shows it (rich): ranked rows, means with their intervals.
+
+Names and titles are data (a shared run dir, its pack): each cell is ``plain`` text.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone.pack import Pack
+from touchstone.plain import plain
 from touchstone.scorecard.build import (
     Scorecard,
     fmt,
@@ -37,7 +41,7 @@ def render_scorecard(
     table.add_column("bewertet", justify="right", no_wrap=True)
     table.add_column("Mittel (95 %)", justify="right", no_wrap=True)
     for header in (*card.categories, "⚑", "⚑ krit."):
-        table.add_column(header, justify="right", no_wrap=True)
+        table.add_column(plain(header), justify="right", no_wrap=True)
     table.add_column("unbewertet (Grund)")
     table.add_column("offen", justify="right", no_wrap=True)
     table.add_column("Tempo", justify="right", no_wrap=True)
@@ -45,40 +49,40 @@ def render_scorecard(
         safety = Text(str(row.safety_red_flags), style="bold red" if row.safety_red_flags else "")
         flags = Text(str(row.red_flags), style="red" if row.red_flags else "")
         table.add_row(
-            str(row.rank) if row.rank is not None else "–",
-            row.model,
-            row.variant,
-            f"{row.scored}/{row.cells}",
+            Text(str(row.rank) if row.rank is not None else "–"),
+            plain(row.model),
+            plain(row.variant),
+            Text(f"{row.scored}/{row.cells}"),
             Text(fmt_interval(row.interval), style="bold"),
-            *(fmt(row.category_means.get(c)) for c in card.categories),
+            *(Text(fmt(row.category_means.get(c))) for c in card.categories),
             flags,
             safety,
-            Text(unscored_text(row), style="yellow" if row.unscored else ""),
-            str(row.open),
-            speed_text(row),
+            plain(unscored_text(row), style="yellow" if row.unscored else ""),
+            Text(str(row.open)),
+            Text(speed_text(row)),
         )
-    parts: list[Any] = [table, Text(legend(card, titles), style="dim")]
+    parts: list[Any] = [table, plain(legend(card, titles), style="dim")]
     ties = tie_text(card)
     if ties:
-        parts.append(Text(ties))
+        parts.append(plain(ties))
     if card.dimensions or any(r.dim_error for r in card.rows):
         dims = Table(title="Gesamtbewertung (Dimensionen)", title_justify="left")
         dims.add_column("Modell")
         dims.add_column("Variante")
         for dim in card.dimensions:
-            dims.add_column(dim_titles.get(dim, dim), justify="right")
+            dims.add_column(plain(dim_titles.get(dim, dim)), justify="right")
         dims.add_column("Hinweis")
         for row in card.rows:
             dims.add_row(
-                row.model,
-                row.variant,
-                *(fmt(row.dim_scores.get(d)) for d in card.dimensions),
-                Text(row.dim_error, style="yellow") if row.dim_error else "",
+                plain(row.model),
+                plain(row.variant),
+                *(Text(fmt(row.dim_scores.get(d))) for d in card.dimensions),
+                plain(row.dim_error, style="yellow"),
             )
         parts.append(dims)
     if card.judge_models:
         label = "Judge-Modelle" if card.mixed_judges else "Judge-Modell"
-        line = Text(f"{label}: {', '.join(card.judge_models)}")
+        line = plain(f"{label}: {', '.join(card.judge_models)}")
         if card.mixed_judges:
             line.append("  ⚠ Dieser Run wurde von mehreren Judge-Modellen bewertet.", "yellow")
         parts.append(line)
