@@ -16,6 +16,9 @@ from touchstone.stages import execute_run
 
 from .conftest import TINY_PACK
 
+# The API key every GUI subprocess of the tests holds; it must never leave the machine.
+GUI_API_KEY = "sk-test-geheim-4711"
+
 
 def make_workspace(root: Path, sim: SimServer, run_name: str = "tiny") -> Path:
     """A GUI working dir: packs/tiny.yaml, runs/<run_name> answered, judge-*.yaml configs."""
@@ -56,7 +59,7 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):  # type: 
 def gui_process(workdir: Path) -> Iterator[str]:
     """``python -m touchstone gui --port 0`` in ``workdir``; yields its base URL."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env["OPENAI_API_KEY"] = "sk-test-geheim-4711"
+    env["OPENAI_API_KEY"] = GUI_API_KEY
     proc = subprocess.Popen(
         [sys.executable, "-m", "touchstone", "gui", "--port", "0", "--no-browser"],
         cwd=workdir,

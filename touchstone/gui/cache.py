@@ -27,8 +27,9 @@ class LoadedRun:
 class RunCache:
     """The last ``size`` runs, loaded (``load_run``) and scored (``build_scorecard``)."""
 
-    def __init__(self, size: int = 3) -> None:
+    def __init__(self, size: int = 3, *, pack_within: Path | None = None) -> None:
         self.size = size
+        self.pack_within = pack_within
         self._entries: OrderedDict[Path, tuple[tuple[Stamp, ...], LoadedRun]] = OrderedDict()
         self._lock = threading.Lock()
         # One load per run at a time: two requests for a big run must not load it twice.
@@ -45,7 +46,7 @@ class RunCache:
                 if entry is not None and entry[0] == stamp:
                     self._entries.move_to_end(path)
                     return entry[1]
-            view = load_run(path)
+            view = load_run(path, pack_within=self.pack_within)
             loaded = LoadedRun(view, view.scorecard())
             with self._lock:
                 self._entries[path] = (stamp, loaded)

@@ -4,16 +4,48 @@
   request that changes something must carry this GUI's own Origin (CSRF).
 - ``BodyLimit``: a request body over ``MAX_BODY`` bytes gets 413 without being read: by its
   Content-Length at once, a chunked one as soon as it passes the limit.
+- ``Hardened``: no response is sniffed into another type, none can be framed, and one that
+  sets no Content-Security-Policy of its own (JSON, CSV, text, static files) gets
+  ``INERT_POLICY``: should it ever carry HTML, that runs no script, in no origin.
+
+Script in the GUI's origin can do all its pages can (start a job with the user's key), so
+foreign HTML is kept out of that origin: the pages allow only their own script
+(``page_policy``), and the report a run dir stands for is rendered by the GUI, never served
+from the dir (app.py).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY = 1024 * 1024
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+# Nothing may load, nothing may run, and the document is in a unique origin of its own.
+INERT_POLICY = "sandbox; default-src 'none'; frame-ancestors 'none'; base-uri 'none'"
+# The report the GUI renders: its own inline CSS and nothing else; no script (it has none).
+REPORT_POLICY = (
+    "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+
+
+def page_policy(nonce: str) -> str:
+    """The GUI's own pages: their script file and the inline script carrying ``nonce``.
+    Inline style stays allowed (the scorecard's bars are sized by style attributes)."""
+    return (
+        f"default-src 'self'; script-src 'self' 'nonce-{nonce}'; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+
+
+def new_nonce() -> str:
+    return secrets.token_urlsafe(18)
 
 
 def allowed_hosts(port: int, host: str) -> frozenset[str]:
@@ -106,3 +138,28 @@ class BodyLimit:
         except _TooLarge:
             if not started:
                 await _refuse(send, 413, message, api)
+
+
+class Hardened:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def hardening(event: Message) -> None:
+            if event["type"] == "http.response.start":
+                headers = [
+                    (key, value)
+                    for key, value in event.get("headers", [])
+                    if key.lower() not in (b"x-content-type-options", b"x-frame-options")
+                ]
+                headers += [(b"x-content-type-options", b"nosniff"), (b"x-frame-options", b"DENY")]
+                if not any(key.lower() == b"content-security-policy" for key, _ in headers):
+                    headers.append((b"content-security-policy", INERT_POLICY.encode()))
+                event = {**event, "headers": headers}
+            await send(event)
+
+        await self.app(scope, receive, hardening)

@@ -13,8 +13,9 @@ from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard, is_fresh
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
+from touchstone.stages import report_html
 from touchstone.stages.manifest import pack_of_run
-from touchstone.store import MANIFEST, REPORT_HTML, RunDir
+from touchstone.store import MANIFEST, REPORT_HTML, RunDir, resolve_inside
 
 
 class Gui:
@@ -24,7 +25,9 @@ class Gui:
         self.runs_dir = runs_dir.resolve()
         self.workdir = workdir.resolve()
         self.jobs = jobs
-        self.cache = RunCache()
+        self.cache = RunCache(pack_within=self.workdir)
+        # The last report rendered, with the loaded run it shows: a reload costs nothing.
+        self._report: tuple[LoadedRun, str] | None = None
 
     # -- path guards ----------------------------------------------------------------------
     def run_dir(self, name: str) -> Path:
@@ -38,8 +41,8 @@ class Gui:
 
     def inside_workdir(self, relative: str, what: str) -> Path:
         """``relative`` resolved inside the working dir and an existing file, or 400."""
-        path = (self.workdir / relative).resolve()
-        if not path.is_relative_to(self.workdir):
+        path = resolve_inside(self.workdir, relative)
+        if path is None:
             raise HTTPException(400, f"{what} muss im Arbeitsverzeichnis der GUI liegen.")
         if not path.is_file():
             raise HTTPException(400, f"{what} nicht gefunden: {relative}")
@@ -126,7 +129,7 @@ class Gui:
             manifest, pack, card = loaded.view.manifest, loaded.view.pack, loaded.card.as_dict()
         else:
             run = RunDir.existing(path)
-            manifest, pack = run.read_manifest(), pack_of_run(run)
+            manifest, pack = run.read_manifest(), pack_of_run(run, within=self.workdir)
         rows = card["rows"]
         best = next((row for row in rows if row.get("ci_low") is not None), None)
         expected = (
@@ -166,6 +169,16 @@ class Gui:
             return self.cache.get(path)
         except InputError as exc:
             raise HTTPException(422, str(exc)) from exc
+
+    def report(self, name: str) -> str:
+        """The HTML of the run's report, as ``touchstone report`` would write it now."""
+        run = self.loaded(name)
+        last = self._report
+        if last is not None and last[0] is run:
+            return last[1]
+        html = report_html(run.view, run.card)
+        self._report = (run, html)
+        return html
 
     def run_detail(self, name: str) -> tuple[dict[str, Any], LoadedRun]:
         """The run as the API returns it (without its verdicts: they are paged), and the

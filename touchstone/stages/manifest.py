@@ -9,7 +9,7 @@ from typing import Any
 from touchstone import __version__
 from touchstone.errors import InputError
 from touchstone.pack import Pack, file_sha256, load_pack
-from touchstone.store import MANIFEST, RunDir
+from touchstone.store import MANIFEST, RunDir, resolve_inside
 
 
 def now_iso() -> str:
@@ -57,18 +57,35 @@ def run_manifest(
     }
 
 
-def pack_of_run(run: RunDir) -> Pack:
-    """The pack a run was made with, found by the paths its manifest recorded."""
+def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
+    """The pack a run was made with, found by the paths its manifest recorded.
+
+    ``within`` (resolved): only a pack inside that directory is read, a relative path taken
+    from there. The GUI passes its working dir: a run.json someone shared must not make it
+    read, and quote in its messages, any YAML file on the machine.
+    """
     manifest = run.read_manifest()
-    candidates = [manifest.get("pack_path"), manifest.get("pack_abspath")]
-    for candidate in candidates:
-        if candidate and Path(candidate).is_file():
-            pack = load_pack(candidate)
-            if manifest.get("pack_sha256") and file_sha256(candidate) != manifest["pack_sha256"]:
+    named = [str(c) for c in (manifest.get("pack_path"), manifest.get("pack_abspath")) if c]
+    outside = []
+    for candidate in named:
+        path = Path(candidate) if within is None else resolve_inside(within, candidate)
+        if path is None:
+            outside.append(candidate)
+        elif path.is_file():
+            pack = load_pack(path)
+            if manifest.get("pack_sha256") and file_sha256(path) != manifest["pack_sha256"]:
                 run.warnings.append(
                     f"Das Paket {candidate} wurde seit dem Run geändert (andere Prüfsumme)."
                 )
             return pack
+    if outside:
+        raise InputError(
+            f"Das Paket dieses Runs liegt außerhalb des Arbeitsverzeichnisses der GUI ({within}): "
+            f"run.json nennt {', '.join(map(repr, outside))}, und die GUI liest keine Dateien "
+            "außerhalb. Kopieren Sie das Paket ins Arbeitsverzeichnis und tragen Sie seinen Pfad "
+            "als pack_path in run.json ein, oder starten Sie die GUI in einem Verzeichnis, das "
+            "das Paket enthält."
+        )
     raise InputError(
         f"Das Paket dieses Runs ist nicht auffindbar (run.json nennt "
         f"{manifest.get('pack_path')!r}). Starten Sie touchstone im Verzeichnis des Runs "

@@ -40,9 +40,10 @@ class RunView:
         return build_scorecard(self.responses, self.verdicts, self.reports)
 
 
-def load_run(run_path: str | Path) -> RunView:
+def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunView:
+    """The run at ``run_path``; ``pack_within``: see ``pack_of_run``'s ``within``."""
     run = RunDir.existing(run_path)
-    pack = pack_of_run(run)
+    pack = pack_of_run(run, within=pack_within)
     verdicts = run.load_verdicts()
     run.check_scores(verdicts, pack.scale)
     responses = run.load_responses()

@@ -1,11 +1,11 @@
 """Persistence: the run directory and the files in it.
 
-files.py    atomic writes
+files.py    atomic writes, the inside-a-directory check
 jsonl.py    JSON Lines reading and appending
 rundir.py   RunDir: manifest, streams, reports, lock
 """
 
-from touchstone.store.files import atomic_write_text
+from touchstone.store.files import atomic_write_text, resolve_inside
 from touchstone.store.rundir import (
     JUDGE_STATE,
     JUDGEMENTS,
@@ -35,4 +35,5 @@ __all__ = [
     "Stamp",
     "atomic_write_text",
     "input_stamps",
+    "resolve_inside",
 ]

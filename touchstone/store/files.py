@@ -1,4 +1,5 @@
-"""Atomic file writes: readers see the old file or the new one, never half of one.
+"""Atomic file writes: readers see the old file or the new one, never half of one; and the
+one check that a path named by someone else stays inside a directory.
 
 A rewrite keeps the mode of the file it replaces; a new file gets ``0666 & ~umask`` like any
 file a program creates (a temp file alone would be 0600, unreadable for a shared report
@@ -57,3 +58,13 @@ def atomic_write(path: Path, write: Callable[[IO[str]], object]) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda handle: handle.write(text))
+
+
+def resolve_inside(base: Path, name: str | Path) -> Path | None:
+    """``name`` (relative to ``base``, or absolute) with every symlink resolved, if that lies
+    inside ``base``; else None. ``base`` must be resolved already."""
+    try:
+        path = (base / name).resolve()
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop
+        return None
+    return path if path.is_relative_to(base) else None
