@@ -1,8 +1,8 @@
 """Numbers and nesting from outside (DESIGN §15, issue 21): server replies and run dirs.
 
-A server may report any usage; a run dir someone sends may hold what an older touchstone
-stored from such a server. None of it may crash ``run``, ``judge``, ``report`` or the GUI,
-or turn into an impossible figure.
+A server may report any usage and ask for any wait; a run dir someone sends may hold what an
+older touchstone stored from such a server. None of it may crash ``run``, ``judge``,
+``report`` or the GUI, or turn into an impossible figure.
 """
 
 from __future__ import annotations
@@ -271,3 +271,77 @@ def test_the_gui_lists_a_run_dir_with_impossible_counts(tampered_run: Path) -> N
         runs = client.get("/api/runs")
         assert runs.status_code == 200 and [r["name"] for r in runs.json()] == ["tiny"]
         assert client.get("/api/runs/tiny").status_code == 200
+
+
+# -- Retry-After ----------------------------------------------------------------------------
+
+HOSTILE_WAITS = [
+    "Sat, 01 Jan 10000 00:00:00 GMT",
+    "Sat, 01 Jan 99999999999999999999 00:00:00 GMT",
+    "Sat, 01 Jan 99999999999999999999 00:00:00",  # no zone: time.mktime
+    "Fri, 31 Dec 9999 23:59:59 GMT",  # parses, but centuries away
+    "Mon, 32 Foo 2026 25:61:61 GMT",
+    "Wed, 21 Oct 2015 07:28:00 GMT",  # in the past
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e400",
+    "1e308",
+    "99999999999999999999",
+    "-4",
+    "",
+    "   ",
+    "\x00",
+    "sofort",
+]
+
+
+def rate_limit_error(headers: dict[str, str]) -> Any:
+    import httpx2
+    import openai
+
+    request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response = httpx2.Response(429, headers=headers, request=request)
+    return openai.RateLimitError("429", response=response, body=None)
+
+
+@pytest.mark.parametrize("name", ["retry-after", "retry-after-ms", "llm_provider-retry-after"])
+@pytest.mark.parametrize("value", HOSTILE_WAITS, ids=repr)
+def test_an_unusable_retry_after_is_ignored(name: str, value: str) -> None:
+    from touchstone.classify import call_error, retry_after_s
+    from touchstone.errors import JudgeCallError
+
+    error = rate_limit_error({name: value})
+    assert retry_after_s(error) is None
+    assert call_error(JudgeCallError, error).kind == "rate_limit"
+
+
+def test_a_usable_retry_after_still_counts() -> None:
+    import email.utils
+    import time
+
+    from touchstone.classify import retry_after_s
+
+    soon = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert 25 < (retry_after_s(rate_limit_error({"retry-after": soon})) or 0) <= 30
+    assert retry_after_s(rate_limit_error({"retry-after": "2.5"})) == 2.5
+    # An unusable first name does not hide a usable second one.
+    waits = {"retry-after-ms": "nan", "retry-after": "3"}
+    assert retry_after_s(rate_limit_error(waits)) == 3
+
+
+@pytest.mark.parametrize("value", HOSTILE_WAITS[:3], ids=repr)
+def test_a_run_against_a_429_with_a_hostile_date_waits_and_finishes(
+    hostile: _Server, tiny_pack_path: Path, tmp_path: Path, value: str
+) -> None:
+    """Before: the date crashed the error handler, a traceback out of ``run``."""
+    hostile.limited = 2
+    hostile.limit_headers = {"Retry-After": value}
+    out = tmp_path / "runs" / "tiny"
+    outcome = execute_run(
+        pack_path=tiny_pack_path, models=["m"], out=out, base_url=base_url(hostile)
+    )
+    assert hostile.calls == 6 + 2
+    assert outcome is not None
+    assert all(r.ok for r in RunDir(out).load_responses())

@@ -25,6 +25,8 @@ MAX_PORT = 65_535
 # More tokens than any one call can use: a count above it is a server's nonsense. Bounded, a
 # sum over 100k calls stays far inside a float, so speed and cost cannot overflow.
 MAX_TOKEN_COUNT = 10**9
+# A wait longer than any call's deadline can be is no wait a call could honour.
+MAX_RETRY_AFTER_S = MAX_TIMEOUT_S
 
 # The one rule for a token count, wherever one comes from (a server's usage, a run dir's
 # record): an integer in 0..MAX_TOKEN_COUNT. Strict: a bool, a float or a string is no count.
