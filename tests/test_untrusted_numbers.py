@@ -1,8 +1,9 @@
 """Numbers and nesting from outside (DESIGN §15, issue 21): server replies and run dirs.
 
-A server may report any usage and ask for any wait; a run dir someone sends may hold what an
-older touchstone stored from such a server. None of it may crash ``run``, ``judge``,
-``report`` or the GUI, or turn into an impossible figure.
+A server may report any usage, ask for any wait and nest a reply as deep as it likes; a run
+dir someone sends may hold what an older touchstone stored from such a server, or anything.
+None of it may crash ``run``, ``judge``, ``report`` or the GUI, or turn into an impossible
+figure.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import pytest
 
 from touchstone.engine import run_blocking
 from touchstone.judge import JudgeConfig, JudgeEndpoint, OpenAIJudgeBackend
+from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
 from touchstone.limits import MAX_TOKEN_COUNT, token_count
+from touchstone.pack import Scale
 from touchstone.stages import execute_judge, execute_run
-from touchstone.store import JUDGEMENTS, RESPONSES, SCORECARD_JSON, RunDir
+from touchstone.store import JUDGEMENTS, MANIFEST, RESPONSES, SCORECARD_JSON, RunDir
 
 from .conftest import FakeJudge, run_cli
 
@@ -345,3 +348,66 @@ def test_a_run_against_a_429_with_a_hostile_date_waits_and_finishes(
     assert hostile.calls == 6 + 2
     assert outcome is not None
     assert all(r.ok for r in RunDir(out).load_responses())
+
+
+# -- deep replies and deep files ------------------------------------------------------------
+
+DEPTH = 100_000
+DEEP_REPLIES = [
+    '{"a": ' * DEPTH + "1" + "}" * DEPTH,
+    '{"score": ' + "[" * DEPTH + "]" * DEPTH + "}",
+    '{"score": 4, "red_flag": false, "rationale": ' + "[" * DEPTH,
+    "Begründung " + '{"x": ' * DEPTH,
+]
+
+
+@pytest.mark.parametrize("reply", DEEP_REPLIES, ids=["objects", "arrays", "open", "prose"])
+def test_a_deep_reply_is_unparseable(reply: str) -> None:
+    scale = Scale(min=0, max=5)
+    assert parse_verdict_reply(reply, scale) is None
+    assert parse_dimensions_reply(reply, ["korrektheit"], scale) is None
+
+
+def test_a_deep_judge_reply_is_an_unparseable_cell(answered_run: Path) -> None:
+    deep = DEEP_REPLIES[0]
+    outcome = execute_judge(
+        answered_run, config=UNUSED, backend=FakeJudge(script=[deep] * 12, default=VERDICT)
+    )
+    reasons = [v.unscored_reason for v in RunDir(answered_run).load_verdicts() if v.unscored]
+    assert reasons == ["unparseable"] * 12
+    assert outcome.card.rows
+
+
+def test_deep_json_in_run_dir_files_is_bad_input_or_ignored(
+    answered_run: Path, tmp_path: Path
+) -> None:
+    from touchstone.errors import InputError
+    from touchstone.events import read_events
+    from touchstone.gui.cache import fresh_scorecard
+    from touchstone.store.jsonl import JsonlAppender
+
+    deep = "[" * DEPTH + "]" * DEPTH
+    # A derived file: ignored, the run is loaded instead.
+    (answered_run / SCORECARD_JSON).write_text(deep, encoding="utf-8")
+    assert fresh_scorecard(answered_run) is None
+    # Events of a job: a line that does not parse is skipped.
+    events = tmp_path / "events.jsonl"
+    events.write_text('{"event": "start"}\n' + deep + "\n", encoding="utf-8")
+    assert read_events(events) == [{"event": "start"}]
+    # An append after a last line without its newline: cut off as a half line.
+    judgements = answered_run / JUDGEMENTS
+    judgements.write_text(VERDICT.replace("}", ', "x": ' + deep), encoding="utf-8")
+    JsonlAppender(judgements).close()
+    assert judgements.read_text(encoding="utf-8") == ""
+    # The manifest: bad input, naming the file.
+    (answered_run / MANIFEST).write_text('{"name": ' + deep + "}", encoding="utf-8")
+    with pytest.raises(InputError, match=r"run\.json"):
+        RunDir(answered_run).read_manifest()
+
+
+def test_a_deep_manifest_is_exit_2(answered_run: Path, tmp_path: Path) -> None:
+    (answered_run / MANIFEST).write_text("[" * DEPTH + "]" * DEPTH, encoding="utf-8")
+    result = run_cli("report", str(answered_run), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+    assert "run.json" in result.stderr and len(result.stderr) < 1500

@@ -18,6 +18,7 @@ from typing import IO, Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.limits import MAX_TOKEN_COUNT
 from touchstone.store.files import atomic_write
@@ -239,7 +240,7 @@ def _repair_tail(path: Path) -> None:
         cut = tail.rfind(b"\n") + 1
         last = tail[cut:]
         try:
-            complete = isinstance(json.loads(last), dict)
+            complete = isinstance(jsontext.loads(last), dict)
         except ValueError:
             complete = False
         if complete:
