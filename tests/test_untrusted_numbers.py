@@ -253,6 +253,18 @@ def test_impossible_counts_in_a_run_dir_are_unknown_with_one_warning(tampered_ru
     assert len(answers_warning) < 400 and len(verdicts_warning) < 400
 
 
+def test_a_bad_field_beside_an_impossible_count_is_still_bad_input(answered_run: Path) -> None:
+    from touchstone.errors import InputError
+
+    def change(number: int, record: dict[str, Any]) -> None:
+        if number == 2:
+            record.update(completion_tokens=-5, reasoning=5)
+
+    rewrite(answered_run / RESPONSES, change)
+    with pytest.raises(InputError, match=r"Zeile 2: .*'reasoning'"):
+        RunDir(answered_run).load_responses()
+
+
 def test_report_of_a_run_dir_with_impossible_counts(tampered_run: Path, tmp_path: Path) -> None:
     result = run_cli("report", str(tampered_run), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
