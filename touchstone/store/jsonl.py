@@ -10,13 +10,12 @@ import contextlib
 import gc
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_core import ErrorDetails
 
 from touchstone import jsontext
 from touchstone.errors import InputError
@@ -169,7 +168,7 @@ def _parse_line(path: Path, number: int, raw: bytes, cls: type[T], unknowns: _Un
 
 
 def _with_unknowns(
-    number: int, raw: bytes, cls: type[T], errors: list[ErrorDetails], unknowns: _Unknowns
+    number: int, raw: bytes, cls: type[T], errors: Sequence[Mapping[str, Any]], unknowns: _Unknowns
 ) -> T:
     """The record of a line whose only faults are token counts, those counts None."""
     data = _OBJECT.validate_json(raw)  # parsed once already, by the same parser
