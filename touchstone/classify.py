@@ -23,6 +23,7 @@ from touchstone.errors import (
     StreamError,
     describe,
 )
+from touchstone.limits import MAX_RETRY_AFTER_S
 
 if TYPE_CHECKING:
     import openai
@@ -182,7 +183,9 @@ def classify(exc: BaseException) -> ErrorKind:
 def retry_after_s(exc: BaseException) -> float | None:
     """The wait a rate-limited server asked for (``retry-after-ms``, ``retry-after``), or None.
 
-    ``retry-after`` may be seconds or an HTTP date. Nonsense (negative, not finite) is None.
+    ``retry-after`` may be seconds or an HTTP date. A value that is no usable wait (not a
+    number or date, a date before now, not finite, longer than ``MAX_RETRY_AFTER_S``) is
+    ignored: the next name is read, and without one the engine backs off on its own.
     """
     import openai  # see ``classify``
 
@@ -200,16 +203,25 @@ def retry_after_s(exc: BaseException) -> float | None:
         value = headers.get(name)
         if value is None:
             continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            parsed = email.utils.parsedate_tz(value)
-            if parsed is None:
-                continue
-            seconds = email.utils.mktime_tz(parsed) - time.time()
-        if math.isfinite(seconds) and seconds >= 0:
+        seconds = _seconds(str(value), divisor)
+        if seconds is not None and math.isfinite(seconds) and 0 <= seconds <= MAX_RETRY_AFTER_S:
             return seconds
     return None
+
+
+def _seconds(value: str, divisor: float) -> float | None:
+    """``value`` as seconds from now: a number (divided by ``divisor``) or an HTTP date."""
+    try:
+        return float(value) / divisor
+    except ValueError:
+        pass
+    # Any failure of the date parser is the server's nonsense, not ours: a year 10000 is a
+    # ValueError, a 20-digit year an OverflowError, and the parser promises nothing narrower.
+    try:
+        parsed = email.utils.parsedate_tz(value)
+        return None if parsed is None else email.utils.mktime_tz(parsed) - time.time()
+    except Exception:
+        return None
 
 
 def call_error(cls: type[E], exc: BaseException) -> E:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from touchstone import jsontext
 from touchstone.errors import InputError
 
 EventSink = Callable[[str, dict[str, Any]], None]
@@ -93,7 +94,7 @@ def read_events(path: Path) -> list[dict[str, Any]]:
     events = []
     for line in text.splitlines():
         try:
-            value = json.loads(line)
+            value = jsontext.loads(line)
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict):

@@ -3,11 +3,17 @@
 A timeout of ``inf`` or ``nan`` would turn every call into a failure with the wrong advice;
 a negative ``max_tokens`` would fail every call with a 400. Config files check these through
 their pydantic fields; command-line options through ``check_*``, naming the option.
+
+What servers report is bounded here too: a token count is a plausible non-negative integer
+(``TokenCount``, ``token_count``) or unknown.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Annotated
+
+from pydantic import Field, Strict, TypeAdapter, ValidationError
 
 from touchstone.errors import InputError
 
@@ -16,6 +22,24 @@ MAX_CONCURRENCY = 256
 MAX_REPEATS = 10_000
 MAX_TEMPERATURE = 2.0
 MAX_PORT = 65_535
+# More tokens than any one call can use: a count above it is a server's nonsense. Bounded, a
+# sum over 100k calls stays far inside a float, so speed and cost cannot overflow.
+MAX_TOKEN_COUNT = 10**9
+# A wait longer than any call's deadline can be is no wait a call could honour.
+MAX_RETRY_AFTER_S = MAX_TIMEOUT_S
+
+# The one rule for a token count, wherever one comes from (a server's usage, a run dir's
+# record): an integer in 0..MAX_TOKEN_COUNT. Strict: a bool, a float or a string is no count.
+TokenCount = Annotated[int, Strict(), Field(ge=0, le=MAX_TOKEN_COUNT)]
+_TOKEN_COUNT: TypeAdapter[int] = TypeAdapter(TokenCount)
+
+
+def token_count(value: object) -> int | None:
+    """``value`` if it is a plausible token count (``TokenCount``), else None: unknown."""
+    try:
+        return _TOKEN_COUNT.validate_python(value)
+    except ValidationError:
+        return None
 
 
 def check_timeout(option: str, value: float) -> None:

@@ -3,6 +3,11 @@
 All three are plain dataclasses that round-trip through ``as_dict()`` / ``from_dict()``.
 ``from_dict`` ignores keys it does not know (a line written by a newer version) and fills
 fields a line lacks with their defaults (a line written by an older version).
+
+Token counts are what a server reported (``limits.TokenCount``). Read back from a run dir, a
+count that is no plausible one (an older touchstone stored whatever a server sent; a shared
+run dir may hold anything) is unknown, with a warning: the fields named in ``TOKEN_FIELDS``.
+Any other bad field is bad input (``store.jsonl``).
 """
 
 from __future__ import annotations
@@ -10,7 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
-from typing import Any, NamedTuple, Self, cast
+from typing import Any, ClassVar, NamedTuple, Self, cast
+
+# At run time, not only for type checkers: pydantic reads the fields' types when it loads
+# a run dir, and these bound the token counts.
+from touchstone.limits import TokenCount
 
 # Why a cell is unscored; the scorecard counts each reason separately.
 UNSCORED_REASONS: dict[str, str] = {
@@ -94,11 +103,15 @@ class EvalResponse(_CellRecord):
     error_kind: str = ""
     finish_reason: str = ""
     latency_s: float = 0.0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    reasoning_tokens: int | None = None
+    prompt_tokens: TokenCount | None = None
+    completion_tokens: TokenCount | None = None
+    reasoning_tokens: TokenCount | None = None
     # The model's reasoning, cut to ``REASONING_KEPT`` characters (shown collapsed in the GUI).
     reasoning: str = ""
+
+    TOKEN_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"prompt_tokens", "completion_tokens", "reasoning_tokens"}
+    )
 
 
 # Reasoning kept per answer: enough to read why, bounded for 100k-cell runs.
@@ -128,9 +141,13 @@ class Verdict(_CellRecord):
     # Hash of the rubric this verdict judged by (the judge prompt without the answer and the
     # judge): when the pack changes it, the verdict is stale and the cell is judged again.
     rubric_hash: str = ""
-    judge_prompt_tokens: int | None = None
-    judge_completion_tokens: int | None = None
-    judge_reasoning_tokens: int | None = None
+    judge_prompt_tokens: TokenCount | None = None
+    judge_completion_tokens: TokenCount | None = None
+    judge_reasoning_tokens: TokenCount | None = None
+
+    TOKEN_FIELDS: ClassVar[frozenset[str]] = frozenset(
+        {"judge_prompt_tokens", "judge_completion_tokens", "judge_reasoning_tokens"}
+    )
 
     @property
     def scored(self) -> bool:

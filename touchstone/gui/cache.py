@@ -6,13 +6,13 @@ appends an answer or a verdict changes them, and the next request loads the run 
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from touchstone import jsontext
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
 from touchstone.store import SCORECARD_JSON, Stamp, input_stamps
@@ -75,7 +75,7 @@ def fresh_scorecard(path: Path) -> dict[str, Any] | None:
     if not is_fresh(path, SCORECARD_JSON):
         return None
     try:
-        data = json.loads((path / SCORECARD_JSON).read_text(encoding="utf-8"))
+        data = jsontext.loads((path / SCORECARD_JSON).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):

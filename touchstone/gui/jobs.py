@@ -27,6 +27,7 @@ from typing import Any
 
 import psutil
 
+from touchstone import jsontext
 from touchstone.events import read_events
 from touchstone.gui.job_state import clean_record, final_state, job_progress
 from touchstone.store import atomic_write_text
@@ -148,9 +149,8 @@ class JobManager:
         log: Path,
     ) -> None:
         code = proc.wait()
-        record = clean_record(
-            json.loads(sentinel.read_text(encoding="utf-8")), job_id, sentinel.parent.parent.name
-        )
+        raw = jsontext.loads(sentinel.read_text(encoding="utf-8"))
+        record = clean_record(raw, job_id, sentinel.parent.parent.name)
         with self._lock:
             cancelled = job_id in self._cancelled
         ended = final_state(record, read_events(events))
@@ -203,7 +203,9 @@ class JobManager:
 
     def _read(self, run_dir: Path, job_id: str) -> dict[str, Any]:
         sentinel, _, _ = self._files(run_dir, job_id)
-        return clean_record(json.loads(sentinel.read_text(encoding="utf-8")), job_id, run_dir.name)
+        return clean_record(
+            jsontext.loads(sentinel.read_text(encoding="utf-8")), job_id, run_dir.name
+        )
 
     def _load(self, run_dir: Path, job_id: str) -> dict[str, Any]:
         sentinel, events_path, _ = self._files(run_dir, job_id)

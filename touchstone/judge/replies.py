@@ -60,7 +60,12 @@ class _DimensionEntry(BaseModel):
 
 
 def last_top_level_object(text: str) -> dict[str, Any] | None:
-    """The last JSON object of ``text`` that is not inside another one, or None."""
+    """The last JSON object of ``text`` that is not inside another one, or None.
+
+    None too when an object nests deeper than the parser recurses: where it ends is then
+    unknown, so whatever follows cannot be told from what is inside it, and taking an object
+    from within it would be taking a nested one.
+    """
     decoder = json.JSONDecoder()
     last: dict[str, Any] | None = None
     position = text.find("{")
@@ -70,6 +75,10 @@ def last_top_level_object(text: str) -> dict[str, Any] | None:
         except json.JSONDecodeError:
             position = text.find("{", position + 1)
             continue
+        except RecursionError:
+            # A reply nested 100,000 deep: unparseable, like any other reply without a
+            # verdict, not a traceback.
+            return None
         if isinstance(value, dict):
             last = value
         # Whatever the object contains is part of it, never an object of its own.

@@ -10,14 +10,16 @@ import contextlib
 import gc
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from touchstone import jsontext
 from touchstone.errors import InputError
+from touchstone.limits import MAX_TOKEN_COUNT
 from touchstone.store.files import atomic_write
 from touchstone.yamlfile import german_problem
 
@@ -28,6 +30,7 @@ T = TypeVar("T")
 # bounds the memory it needs.
 _CHUNK_LINES = 2000
 _ADAPTERS: dict[type, tuple[TypeAdapter[Any], TypeAdapter[Any]]] = {}
+_OBJECT: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[str, Any])
 
 
 def _adapters(cls: type[T]) -> tuple[TypeAdapter[list[T]], TypeAdapter[T]]:
@@ -40,33 +43,43 @@ def iter_jsonl(path: Path, cls: type[T], warn: Callable[[str], None]) -> Iterato
     """The records of ``path``; a truncated last line is skipped with a warning.
 
     Keys a record does not know are ignored (a newer version wrote them), missing fields with
-    defaults are filled in (an older one did). Any other bad line is an ``InputError`` naming
-    file and line number.
+    defaults are filled in (an older one did). A token count that is no plausible one (in a
+    field of ``cls.TOKEN_FIELDS``: an older version stored what a server made up) is read as
+    None, unknown, with one warning for the file. Any other bad line is an ``InputError``
+    naming file and line number.
     """
     if not path.exists():
         return
+    unknowns = _Unknowns()
     with path.open("rb") as handle:
         chunk: list[bytes] = []
         first = 1
         for raw in handle:
             chunk.append(raw)
             if len(chunk) >= _CHUNK_LINES:
-                yield from _parse_chunk(path, first, chunk, cls)
+                yield from _parse_chunk(path, first, chunk, cls, unknowns)
                 first += len(chunk)
                 chunk = []
         if chunk and not chunk[-1].endswith(b"\n"):
             *chunk, tail = chunk
-            yield from _parse_chunk(path, first, chunk, cls)
+            yield from _parse_chunk(path, first, chunk, cls, unknowns)
             number = first + len(chunk)
             try:
-                yield _parse_line(path, number, tail, cls)
+                yield _parse_line(path, number, tail, cls, unknowns)
             except InputError:
                 warn(
                     f"{path}: letzte Zeile {number} ist unvollständig (abgebrochener Prozess?) "
                     "und wird übersprungen."
                 )
         elif chunk:
-            yield from _parse_chunk(path, first, chunk, cls)
+            yield from _parse_chunk(path, first, chunk, cls, unknowns)
+    if unknowns.count:
+        more = f"; ebenso {unknowns.count - 1} weitere Werte" if unknowns.count > 1 else ""
+        limit = f"{MAX_TOKEN_COUNT:,}".replace(",", ".")
+        warn(
+            f"{path}, {unknowns.first}: keine plausible Token-Zahl (0 bis {limit}), gilt als "
+            f"unbekannt{more}."
+        )
 
 
 @contextmanager
@@ -106,7 +119,19 @@ def kept_out_of_gc() -> Iterator[Callable[[], None]]:
             gc.enable()
 
 
-def _parse_chunk(path: Path, first: int, lines: list[bytes], cls: type[T]) -> list[T]:
+class _Unknowns:
+    """The values of a file read as unknown: the first one named, all counted."""
+
+    __slots__ = ("count", "first")
+
+    def __init__(self) -> None:
+        self.first = ""
+        self.count = 0
+
+
+def _parse_chunk(
+    path: Path, first: int, lines: list[bytes], cls: type[T], unknowns: _Unknowns
+) -> list[T]:
     if not lines:
         return []
     many, _ = _adapters(cls)
@@ -114,15 +139,24 @@ def _parse_chunk(path: Path, first: int, lines: list[bytes], cls: type[T]) -> li
         return many.validate_json(b"[" + b",".join(lines) + b"]")
     except ValidationError:
         # Something in this chunk is bad: go line by line to name the exact line.
-        return [_parse_line(path, first + offset, raw, cls) for offset, raw in enumerate(lines)]
+        return [
+            _parse_line(path, first + offset, raw, cls, unknowns)
+            for offset, raw in enumerate(lines)
+        ]
 
 
-def _parse_line(path: Path, number: int, raw: bytes, cls: type[T]) -> T:
+def _parse_line(path: Path, number: int, raw: bytes, cls: type[T], unknowns: _Unknowns) -> T:
     _, one = _adapters(cls)
     try:
         record: T = one.validate_json(raw)
     except ValidationError as exc:
-        error = exc.errors()[0]
+        errors = exc.errors()
+        counts: frozenset[str] = getattr(cls, "TOKEN_FIELDS", frozenset())
+        faults = [e for e in errors if not (e["loc"] and e["loc"][0] in counts)]
+        if not faults:
+            with contextlib.suppress(ValidationError):
+                return _with_unknowns(number, raw, cls, errors, unknowns)
+        error = (faults or errors)[0]
         if error["type"] == "json_invalid":
             problem = f"kein gültiges JSON ({error['msg']})"
         elif error["type"] in ("dataclass_type", "model_type", "dict_type"):
@@ -130,6 +164,23 @@ def _parse_line(path: Path, number: int, raw: bytes, cls: type[T]) -> T:
         else:
             problem = f"fehlerhafter Datensatz: {german_problem(dict(error))}"
         raise InputError(f"{path}, Zeile {number}: {problem}.") from exc
+    return record
+
+
+def _with_unknowns(
+    number: int, raw: bytes, cls: type[T], errors: Sequence[Mapping[str, Any]], unknowns: _Unknowns
+) -> T:
+    """The record of a line whose only faults are token counts, those counts None."""
+    data = _OBJECT.validate_json(raw)  # parsed once already, by the same parser
+    for error in errors:
+        key = str(error["loc"][0])
+        if not unknowns.count:
+            got = repr(error["input"])
+            got = got if len(got) <= 40 else got[:40] + "…"
+            unknowns.first = f"Zeile {number}: '{key}' ist {got}"
+        unknowns.count += 1
+        data[key] = None
+    record: T = _adapters(cls)[1].validate_python(data)
     return record
 
 
@@ -188,7 +239,7 @@ def _repair_tail(path: Path) -> None:
         cut = tail.rfind(b"\n") + 1
         last = tail[cut:]
         try:
-            complete = isinstance(json.loads(last), dict)
+            complete = isinstance(jsontext.loads(last), dict)
         except ValueError:
             complete = False
         if complete:

@@ -21,6 +21,7 @@ from typing import Any
 import filelock
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
@@ -134,7 +135,7 @@ class RunDir:
         """The manifest, its types checked (a hand-edited file is bad input, named)."""
         path = self.file(MANIFEST)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = jsontext.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise InputError(f"{path} fehlt.") from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -243,7 +244,7 @@ def _last_line_of(path: Path, key: VerdictKey) -> int | str:
     with path.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, start=1):
             try:
-                data = json.loads(line)
+                data = jsontext.loads(line)
             except ValueError:
                 continue
             if isinstance(data, dict) and tuple(

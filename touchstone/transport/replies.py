@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone.errors import BrokenReply, StreamError
+from touchstone.limits import token_count
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
 
@@ -68,20 +69,18 @@ def reasoning_in(fields: Mapping[str, Any]) -> str:
     return ""
 
 
-def _int_or_none(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _usage(data: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
+    """Prompt, completion and reasoning tokens as reported; a count that is no plausible one
+    (negative, 10**400, a float, a string) is unknown, never stored (``token_count``)."""
     usage = data.get("usage")
     if not isinstance(usage, dict):
         return None, None, None
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
     return (
-        _int_or_none(usage.get("prompt_tokens")),
-        _int_or_none(usage.get("completion_tokens")),
-        _int_or_none(reasoning),
+        token_count(usage.get("prompt_tokens")),
+        token_count(usage.get("completion_tokens")),
+        token_count(reasoning),
     )
 
 
