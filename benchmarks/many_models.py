@@ -8,7 +8,8 @@ the GUI pages one row's comparisons (``GET /api/runs/{name}/comparisons``).
 
 Runs of 200 and 400 models, one variant, one repeat: on a pack of 2 prompts (the case above)
 and on ``buero`` (37 prompts). ``report`` is timed as the CLI does it: load the run, build the
-scorecard, write report.html, scorecard.json and verdicts.csv, print the scorecard.
+scorecard, write report.html, scorecard.json and verdicts.csv, print the scorecard (wall
+clock, and beside it the CPU time: on a shared machine the wall clock waits for other work).
 Run: uv run python benchmarks/many_models.py
 """
 
@@ -54,16 +55,16 @@ categories:
 def measure(runs: Path, name: str, pack: Path, models: int) -> None:
     run = runs / name
     cells = write_run(run, models=models, repeats=1, judged=True, pack_path=pack, variants=["none"])
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     view = load_run(run)
     card = view.scorecard()
     write_report(view, card)
     Console(file=io.StringIO(), width=200).print(render_run_scorecard(view.pack, card))
-    report_s = time.monotonic() - started
+    report_s, cpu_s = time.monotonic() - started, time.process_time() - cpu
     html_mb = (run / "report.html").stat().st_size / 1e6
     json_mb = (run / "scorecard.json").stat().st_size / 1e6
     print(f"\n{name}: {models} models, {cells} cells")
-    report("report", report_s, "s", f"< {REPORT_S:.0f} s", report_s < REPORT_S)
+    report("report", report_s, f"s (CPU {cpu_s:.2f} s)", f"< {REPORT_S:.0f} s", report_s < REPORT_S)
     report("report.html", html_mb, "MB", "< 5 MB", html_mb < 5)
     report("scorecard.json", json_mb, "MB", "< 5 MB", json_mb < 5)
     app = create_app(runs, workdir=runs.parent, port=PORT)
