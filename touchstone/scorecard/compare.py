@@ -48,7 +48,8 @@ class Comparison:
 
     def reversed(self) -> Comparison:
         d = self.diff
-        return Comparison(self.b, self.a, Interval(-d.mean, -d.high, -d.low, d.n))
+        # 0.0 - x, not -x: a tie reversed is 0.0, not -0.0 (shown as "-0.00").
+        return Comparison(self.b, self.a, Interval(0.0 - d.mean, 0.0 - d.high, 0.0 - d.low, d.n))
 
     def as_dict(self) -> dict[str, Any]:
         return {
