@@ -182,9 +182,10 @@ class Scorecard:
             n = len(self.ranked)
             data["comparisons_note"] = (
                 f"Bei {n} Zeilen mit Rang stehen hier nicht alle {n * (n - 1) // 2} Paare, "
-                "sondern jede Zeile gegen ihre Nachbarn in der Rangliste und gegen die erste "
-                "Zeile ihres Rangs. Alle Vergleiche einer Zeile zeigt die GUI auf der Seite "
-                "des Runs (GET /api/runs/<run>/comparisons)."
+                "sondern jede Zeile gegen die Zeile direkt unter ihr in der Rangliste und das "
+                "Paar, das ihren Rang entscheidet (mit der ersten Zeile ihres Rangs oder des "
+                "Rangs darüber). Alle Vergleiche einer Zeile zeigt die GUI auf der Seite des "
+                "Runs (GET /api/runs/<run>/comparisons)."
             )
         data.update(
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
