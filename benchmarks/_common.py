@@ -45,19 +45,29 @@ def verdict_for(
     )
 
 
-def write_run(run: Path, *, models: int, repeats: int, judged: bool) -> int:
-    """A run dir on ``buero`` with answers (and verdicts when ``judged``); returns the cells."""
-    pack = load_pack(BUERO)
+def write_run(
+    run: Path,
+    *,
+    models: int,
+    repeats: int,
+    judged: bool,
+    pack_path: Path = BUERO,
+    variants: list[str] | None = None,
+) -> int:
+    """A run dir on ``pack_path`` (``buero``) with answers (and verdicts when ``judged``) for
+    ``variants`` (all of the pack's); returns the cells."""
+    pack = load_pack(pack_path)
     rubrics = RubricHashes(pack)
     run.mkdir(parents=True)
+    variants = list(pack.variants) if variants is None else variants
     manifest = {
         "name": run.name,
         "pack_id": pack.id,
-        "pack_path": str(BUERO),
-        "pack_abspath": str(BUERO),
+        "pack_path": str(pack_path),
+        "pack_abspath": str(pack_path),
         "pack_sha256": "",
         "models": [f"model-{m}" for m in range(models)],
-        "variants": list(pack.variants),
+        "variants": variants,
         "repeats": repeats,
         "created_at": now_iso(),
     }
@@ -68,7 +78,7 @@ def write_run(run: Path, *, models: int, repeats: int, judged: bool) -> int:
         (run / "judgements.jsonl").open("w", encoding="utf-8") as verdicts,
     ):
         for m in range(models):
-            for variant in pack.variants:
+            for variant in variants:
                 for repeat in range(1, repeats + 1):
                     for category, prompt in pack.all_prompts():
                         resp = EvalResponse(

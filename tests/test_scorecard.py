@@ -141,7 +141,7 @@ def test_scorecard_json_has_the_documented_shape() -> None:
     (comparison,) = data["comparisons"]
     assert comparison["a"] == ["a", "none"] and comparison["b"] == ["b", "none"]
     assert {"diff", "ci_low", "ci_high", "better"} <= comparison.keys()
-    assert data["judge_models"] == ["j"]
+    assert data["judge_models"] == ["j"] and data["comparisons_complete"] is True
 
 
 def test_csv_export_defuses_spreadsheet_formulas() -> None:

@@ -106,7 +106,7 @@ def _exact(a: dict[str, Cluster], b: dict[str, Cluster], resamples: int) -> tupl
         Fraction(int(a[k].total), a[k].count) - Fraction(int(b[k].total), b[k].count) for k in keys
     ]
     n = len(keys)
-    boot = [sum((diffs[i] for i in draw), Fraction(0)) / n for draw in _draws(n, resamples, SEED)]
+    boot = [sum(draw(diffs), Fraction(0)) / n for draw in _draws(n, resamples, SEED)]
     return _percentiles(boot, _tail(n))  # type: ignore[arg-type]
 
 

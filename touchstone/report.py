@@ -4,8 +4,10 @@ Rendered from ``templates/report.html`` (Jinja2, autoescape on), which shares th
 markup with the GUI. It holds the ranked means with their 95 % intervals as error bars, the
 scorecard, the comparison matrix, categories and dimensions, and per prompt its text, rubric
 and answers with their verdicts. At scale it stays readable and small: per prompt and
-(model, variant) it shows at most ``ANSWERS_PER_ROW`` repeats, and says where the rest is
-(``verdicts.csv``).
+(model, variant) it shows at most ``ANSWERS_PER_ROW`` repeats, and the answers of at most
+``ANSWER_ROWS`` rows (the best ranked), and says where the rest is (``verdicts.csv``). Beyond
+``MATRIX_ROWS`` ranked rows the matrix of every pair gives way to each row against its
+neighbours in the ranking. So its size grows with rows and prompts, never with rows².
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ from touchstone.scorecard.build import fmt_interval, speed_text
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERS_PER_ROW = 2
 ANSWER_CHARS = 4000
+# Up to this many ranked rows the report and the GUI draw every pair as a matrix; beyond,
+# each row against its neighbours in the ranking (the GUI pages a row's other comparisons).
+MATRIX_ROWS = 20
+# Per prompt, the answers of at most this many rows (the best ranked; the rest in the CSV):
+# 400 rows x 27 prompts would otherwise put 10,800 answers into one page.
+ANSWER_ROWS = 20
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
@@ -42,6 +50,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         unscored_text=unscored_text,
         speed_text=speed_text,
         reasons=UNSCORED_REASONS,
+        matrix_rows=MATRIX_ROWS,
     )
     return env
 
@@ -104,9 +113,13 @@ class _PromptSection:
 
 
 def _prompt_sections(
-    pack: Pack, verdicts: Sequence[Verdict], answers: dict[VerdictKey, EvalResponse]
+    pack: Pack,
+    verdicts: Sequence[Verdict],
+    answers: dict[VerdictKey, EvalResponse],
+    shown_rows: set[tuple[str, str]],
 ) -> tuple[list[_PromptSection], int]:
-    """Per prompt its verdicts (at most ``ANSWERS_PER_ROW`` repeats per model/variant)."""
+    """Per prompt its verdicts of ``shown_rows`` (at most ``ANSWERS_PER_ROW`` repeats per
+    model/variant)."""
     by_prompt: dict[str, list[Verdict]] = {}
     for verdict in verdicts:
         by_prompt.setdefault(verdict.prompt_id, []).append(verdict)
@@ -119,7 +132,7 @@ def _prompt_sections(
         mine = sorted(by_prompt.get(prompt.id, []), key=lambda v: (v.model, v.variant, v.repeat))
         for verdict in mine:
             pair = (verdict.model, verdict.variant)
-            if per_row.get(pair, 0) >= ANSWERS_PER_ROW:
+            if pair not in shown_rows or per_row.get(pair, 0) >= ANSWERS_PER_ROW:
                 hidden += 1
                 continue
             per_row[pair] = per_row.get(pair, 0) + 1
@@ -156,7 +169,8 @@ def render_report(
     titles = {c.id: c.title for c in pack.categories}
     dim_titles = {d.id: d.title for d in pack.dimensions}
     answers = {r.key: r for r in responses}
-    sections, hidden = _prompt_sections(pack, verdicts, answers)
+    shown_rows = {row.pair for row in card.rows[:ANSWER_ROWS]}
+    sections, hidden = _prompt_sections(pack, verdicts, answers, shown_rows)
     template = template_environment(strict=True).get_template("report.html")
     return template.render(
         run_name=run_name,
@@ -174,4 +188,5 @@ def render_report(
         total_verdicts=len(verdicts),
         answer_chars=ANSWER_CHARS,
         answers_per_row=ANSWERS_PER_ROW,
+        answer_rows=ANSWER_ROWS if len(card.rows) > ANSWER_ROWS else None,
     )

@@ -30,6 +30,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.export import verdict_csv_lines
+from touchstone.gui.comparisons import ComparisonQuery, comparison_page
 from touchstone.gui.guards import (
     REPORT_POLICY,
     BodyLimit,
@@ -172,6 +173,10 @@ def create_app(
     @app.get("/api/runs/{name}/verdicts")
     def api_verdicts(name: str, query: Annotated[VerdictQuery, Query()]) -> dict[str, Any]:
         return verdict_page(gui.loaded(name), query)
+
+    @app.get("/api/runs/{name}/comparisons")
+    def api_comparisons(name: str, query: Annotated[ComparisonQuery, Query()]) -> dict[str, Any]:
+        return comparison_page(gui.loaded(name).card, query)
 
     @app.get("/api/runs/{name}/verdicts.csv")
     def api_verdicts_csv(name: str) -> Response:

@@ -16,7 +16,7 @@ from touchstone.results import (
     Verdict,
     cell_key,
 )
-from touchstone.scorecard.compare import Comparison, compare_rows
+from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
 from touchstone.stats import Cluster, Interval, mean_interval
 
 Pair = tuple[str, str]
@@ -128,34 +128,69 @@ class Scorecard:
     categories: list[str]
     dimensions: list[str]
     judge_models: list[str]
+    # The pairs kept (compare.py): every pair of ranked rows when ``comparisons_complete``,
+    # else each row against its neighbours in the ranking and the leader of its rank.
     comparisons: list[Comparison] = field(default_factory=list)
+    comparisons_complete: bool = True
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
+    _comparer: Comparer = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_pair = {(c.a, c.b): c for c in self.comparisons}
+        self._comparer = Comparer(self.rows)
 
     @property
     def mixed_judges(self) -> bool:
         return len(self.judge_models) > 1
 
+    @property
+    def ranked(self) -> list[ScoreRow]:
+        return [row for row in self.rows if row.rank is not None]
+
     def comparison(self, a: Pair, b: Pair) -> Comparison | None:
-        """The comparison of row ``a`` with row ``b`` (``diff`` = a - b), either way round."""
+        """The comparison of row ``a`` with row ``b`` (``diff`` = a - b), either way round;
+        a pair that is not kept is computed (the same bootstrap, so the same numbers)."""
         found = self._by_pair.get((a, b))
         if found is not None:
             return found
         found = self._by_pair.get((b, a))
-        return None if found is None else found.reversed()
+        if found is not None:
+            return found.reversed()
+        return None if self.comparisons_complete else self._comparer(a, b)
+
+    def neighbours(self) -> list[tuple[ScoreRow, Comparison | None, Comparison | None]]:
+        """Each ranked row with its comparisons to the rows ranked just above and below."""
+        ranked = self.ranked
+        return [
+            (
+                row,
+                self.comparison(row.pair, ranked[i - 1].pair) if i else None,
+                self.comparison(row.pair, ranked[i + 1].pair) if i + 1 < len(ranked) else None,
+            )
+            for i, row in enumerate(ranked)
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         """``scorecard.json`` (DESIGN §13): rows, comparisons, judge models, and the legend."""
-        return {
+        data: dict[str, Any] = {
             "rows": [r.as_dict() for r in self.rows],
             "comparisons": [c.as_dict() for c in self.comparisons],
-            "judge_models": self.judge_models,
-            "categories": self.categories,
-            "dimensions": self.dimensions,
+            "comparisons_complete": self.comparisons_complete,
         }
+        if not self.comparisons_complete:
+            n = len(self.ranked)
+            data["comparisons_note"] = (
+                f"Bei {n} Zeilen mit Rang stehen hier nicht alle {n * (n - 1) // 2} Paare, "
+                "sondern jede Zeile gegen die Zeile direkt unter ihr in der Rangliste und das "
+                "Paar, das ihren Rang entscheidet (mit der ersten Zeile ihres Rangs oder des "
+                "Rangs darüber). Alle Vergleiche einer Zeile zeigt die GUI auf der Seite des "
+                "Runs (GET /api/runs/<run>/comparisons)."
+            )
+        data.update(
+            judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
+        )
+        return data
 
 
 def _speed(
@@ -242,13 +277,14 @@ def build_scorecard(
             row.dim_error = report.dim_rationales.get("_error", "")
             for dim in report.dim_scores:
                 dimensions.setdefault(dim)
-    ordered, comparisons = compare_rows(list(rows.values()))
+    ordered, comparisons, complete = compare_rows(list(rows.values()))
     return Scorecard(
         rows=ordered,
         categories=list(categories),
         dimensions=list(dimensions),
         judge_models=list(all_judges),
         comparisons=comparisons,
+        comparisons_complete=complete,
     )
 
 

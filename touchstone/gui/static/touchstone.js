@@ -249,3 +249,63 @@ class VerdictTable {
     }
   }
 }
+
+// The comparisons of one chosen row with every other ranked row, paged through the API: a
+// run with many rows shows only neighbours in its page (the matrix would have rows² cells).
+class RowComparisons {
+  constructor(runName, parts) {
+    Object.assign(this, parts);
+    this.runName = runName;
+    this.offset = 0;
+    const changed = () => { this.offset = 0; this.load(); };
+    this.form.addEventListener("change", changed);
+    this.form.addEventListener("submit", (event) => { event.preventDefault(); changed(); });
+    this.prev.addEventListener("click", () => { this.offset = Math.max(0, this.offset - PAGE); this.load(); });
+    this.next.addEventListener("click", () => { this.offset += PAGE; this.load(); });
+    this.load();
+  }
+
+  async load() {
+    const option = this.form.elements.row.selectedOptions[0];
+    if (!option) { return; }
+    const params = new URLSearchParams({model: option.dataset.model, variant: option.dataset.variant,
+                                        offset: String(this.offset), limit: String(PAGE)});
+    const better = this.form.elements.better.value;
+    if (better) { params.set("better", better); }
+    const generation = (this.generation = (this.generation || 0) + 1);
+    const response = await fetch(`/api/runs/${encodeURIComponent(this.runName)}/comparisons?${params}`);
+    if (generation !== this.generation) { return; }
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      this.count.textContent = "Vergleiche nicht verfügbar: " + (typeof data.detail === "string" ? data.detail : response.statusText);
+      this.body.replaceChildren();
+      return;
+    }
+    this.render(data);
+  }
+
+  render(data) {
+    const signed = (value) => (value >= 0 ? "+" : "") + Number(value).toFixed(2);
+    this.body.replaceChildren(...data.items.map((c) => {
+      let cell;
+      if (c.diff === null || c.diff === undefined) {
+        cell = el("td", {class: "num muted", text: "keine gemeinsamen Prompts"});
+      } else {
+        const mark = c.better === "a" ? "▲" : c.better === "b" ? "▼" : "≈";
+        const style = c.better === "a" ? "better" : c.better === "b" ? "worse" : "tie";
+        cell = el("td", {class: `num ${style}`, text: `${mark} ${signed(c.diff)}`},
+          el("br"), el("small", {text: `[${signed(c.ci_low)}, ${signed(c.ci_high)}]`}));
+      }
+      const mean = c.b_mean === null || c.b_mean === undefined ? "–" : Number(c.b_mean).toFixed(2);
+      return el("tr", {}, el("td", {class: "num", text: asText(c.b_rank)}),
+        el("th", {text: `${asText(c.b[0])} · ${asText(c.b[1])}`}),
+        el("td", {class: "num", text: mean}), cell);
+    }));
+    const first = data.total ? data.offset + 1 : 0;
+    const last = Math.min(data.offset + data.items.length, data.total);
+    this.count.textContent = `${data.total} Vergleiche` + (data.total ? ` · angezeigt ${first}–${last}` : "");
+    this.info.textContent = `Seite ${Math.floor(data.offset / PAGE) + 1} von ${Math.max(1, Math.ceil(data.total / PAGE))}`;
+    this.prev.disabled = data.offset <= 0;
+    this.next.disabled = data.offset + data.items.length >= data.total;
+  }
+}
