@@ -156,6 +156,7 @@ def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(
         ("unparseable", ["JSON-Format", "--rejudge unscored"]),
         ("timeout", ["Thinking"]),
         ("reasoning_only", ["Thinking"]),
+        ("too_large", ["max_reply_mb", "max_tokens"]),
     ],
 )
 def test_the_advice_fits_the_cause_and_only_a_thinking_judge_is_told_to_stop_thinking(

@@ -20,6 +20,7 @@ from touchstone.errors import (
     DeadlineExceeded,
     ErrorKind,
     ReasoningOnly,
+    ReplyTooLarge,
     StreamError,
     describe,
 )
@@ -164,6 +165,8 @@ def classify(exc: BaseException) -> ErrorKind:
         return "timeout"
     if isinstance(exc, ReasoningOnly | openai.LengthFinishReasonError):
         return "reasoning_only"
+    if isinstance(exc, ReplyTooLarge):
+        return "too_large"
     if isinstance(exc, BrokenReply | openai.APIConnectionError | httpx2.TransportError):
         # (httpx errors reach us unwrapped while a stream's body is read.)
         return "connection"

@@ -37,6 +37,7 @@ ErrorKind = Literal[
     "refused",
     "bad_request",
     "reasoning_only",
+    "too_large",
     "other",
 ]
 
@@ -71,6 +72,15 @@ class ReasoningOnly(CallFailed):
 
 class BrokenReply(CallFailed):
     """The reply is not a complete chat completion (a stream that broke off, no choice)."""
+
+
+class ReplyTooLarge(CallFailed):
+    """The reply outgrew its cap: inflated body bytes, one line of a stream, or its content
+    (a gzip bomb, a stream without end). Reading stops there, so memory stays bounded."""
+
+    def __init__(self, limit_bytes: int, what: str) -> None:
+        super().__init__(f"{what} ist größer als die Obergrenze von {limit_bytes / 2**20:g} MB")
+        self.limit_bytes = limit_bytes
 
 
 class StreamError(CallFailed):

@@ -16,6 +16,7 @@ MAX_CONCURRENCY = 256
 MAX_REPEATS = 10_000
 MAX_TEMPERATURE = 2.0
 MAX_PORT = 65_535
+MAX_REPLY_MB = 1024.0  # the cap of a reply can be raised, not lifted
 
 
 def check_timeout(option: str, value: float) -> None:
@@ -23,6 +24,14 @@ def check_timeout(option: str, value: float) -> None:
         raise InputError(
             f"{option} muss eine Zahl größer als 0 und höchstens {MAX_TIMEOUT_S:g} (ein Tag) "
             f"sein, ist {value}."
+        )
+
+
+def check_reply_mb(option: str, value: float) -> None:
+    if not (math.isfinite(value) and 0 < value <= MAX_REPLY_MB):
+        raise InputError(
+            f"{option} muss eine Zahl größer als 0 und höchstens {MAX_REPLY_MB:g} sein, "
+            f"ist {value}."
         )
 
 

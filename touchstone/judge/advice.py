@@ -91,6 +91,13 @@ def _cause_advice(
             "Ein Inhaltsfilter des Anbieters lehnt die Eingaben ab; ein anderes Judge-Modell "
             "oder ein anderer Endpunkt kann sie bewerten."
         )
+    if kind == "too_large":
+        return (
+            "Die Antworten des Judges überschreiten die Obergrenze (`max_reply_mb` in der "
+            "Judge-Konfiguration, Standard 4 MB): prüfen Sie `max_tokens` und ob der Server "
+            "gewöhnliche Chat-Completions schickt; erhöhen Sie `max_reply_mb` nur, wenn so "
+            "lange Antworten gewollt sind."
+        )
     if kind == "unparseable":
         return (
             "Der Judge antwortet nicht im verlangten JSON-Format. Wählen Sie ein Judge-Modell, "
