@@ -193,3 +193,51 @@ def test_judge_replies_beyond_the_cap_stop_the_judge_with_fitting_advice(
     assert info.value.kind == "too_large"
     assert "max_reply_mb" in str(info.value)
     assert sim.calls.get("sim-longline", 0) - before == 2  # failed calls, counted by the breaker
+
+
+# -- bodies inflated in bounded steps ---------------------------------------------------------
+
+
+def _fetch(body: bytes, encoding: str, status: int = 200, limit: int = 2**20) -> bytes:
+    import asyncio
+
+    import httpx2
+
+    from touchstone.transport.bodies import cap_bodies
+
+    class Body(httpx2.AsyncByteStream):
+        # Read over the network, in pieces (``content=`` would be inflated at once).
+        async def __aiter__(self):  # type: ignore[no-untyped-def]
+            for start in range(0, len(body), 1000):
+                yield body[start : start + 1000]
+
+    def reply(request: httpx2.Request) -> httpx2.Response:
+        headers = {"content-encoding": encoding, "content-type": "application/json"}
+        return httpx2.Response(status, headers=headers, stream=Body())
+
+    async def fetch() -> bytes:
+        hooks = {"response": [cap_bodies(limit)]}
+        transport = httpx2.MockTransport(reply)
+        async with httpx2.AsyncClient(transport=transport, event_hooks=hooks) as client:
+            return (await client.get("http://127.0.0.1/x")).content
+
+    return asyncio.run(fetch())
+
+
+def test_bodies_are_inflated_as_sent_and_an_error_body_bomb_is_capped() -> None:
+    import gzip
+    import zlib
+
+    from touchstone.errors import ReplyTooLarge
+
+    text = b'{"ok": true}' * 100
+    assert _fetch(gzip.compress(text), "gzip") == text
+    assert _fetch(gzip.compress(text[:600]) + gzip.compress(text[600:]), "gzip") == text
+    assert _fetch(zlib.compress(text), "deflate") == text
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    assert _fetch(raw.compress(text) + raw.flush(), "deflate") == text
+    assert _fetch(gzip.compress(zlib.compress(text)), "deflate, gzip") == text
+    # An error body is read by the SDK itself: the cap holds there too.
+    bomb = gzip.compress(b"x" * (64 * 2**20), 1)
+    with pytest.raises(ReplyTooLarge):
+        _fetch(bomb, "gzip", status=500)
