@@ -215,6 +215,28 @@ def retry_after_s(exc: BaseException) -> float | None:
     return None
 
 
+def refused_connection(exc: BaseException) -> bool:
+    """Whether the server refused the connection or closed it before answering at all.
+
+    That is what a server does whose listen queue overflows, or that accepts fewer
+    connections at once than are opened; a reply that broke off is something else.
+    """
+    import httpx2  # see ``classify``
+
+    current: BaseException | None = exc
+    for _ in range(8):  # the SDK wraps httpx's error, which wraps the OS's
+        if current is None:
+            return False
+        if isinstance(current, httpx2.ConnectError | ConnectionRefusedError):
+            return True
+        if isinstance(current, httpx2.RemoteProtocolError) and str(current).startswith(
+            "Server disconnected without sending a response"
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def call_error(cls: type[E], exc: BaseException) -> E:
     """``exc`` as a ``CallError`` subclass: kind, wait and ``"<Type>: <message>"`` as text.
 
@@ -222,4 +244,10 @@ def call_error(cls: type[E], exc: BaseException) -> E:
     """
     if isinstance(exc, cls):
         return exc
-    return cls(describe(exc), kind=classify(exc), retry_after_s=retry_after_s(exc))
+    kind = classify(exc)
+    return cls(
+        describe(exc),
+        kind=kind,
+        retry_after_s=retry_after_s(exc),
+        refused_connection=kind == "connection" and refused_connection(exc),
+    )

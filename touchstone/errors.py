@@ -94,14 +94,26 @@ class StreamError(CallFailed):
 
 
 class CallError(TouchstoneError):
-    """One call failed; ``kind`` says how (DESIGN §8), ``retry_after_s`` what a 429 asked for."""
+    """One call failed; ``kind`` says how (DESIGN §8), ``retry_after_s`` what a 429 asked for.
+
+    ``refused_connection``: the server refused or dropped the connection before it answered
+    (kind ``connection``). ``server_busy``: it did so while other calls to it succeeded (set
+    by the engine): a server that takes fewer connections at once, not one that is down.
+    """
 
     def __init__(
-        self, message: str, *, kind: ErrorKind = "other", retry_after_s: float | None = None
+        self,
+        message: str,
+        *,
+        kind: ErrorKind = "other",
+        retry_after_s: float | None = None,
+        refused_connection: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.retry_after_s = retry_after_s
+        self.refused_connection = refused_connection
+        self.server_busy = False
 
 
 class JudgeCallError(CallError):
