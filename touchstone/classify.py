@@ -216,25 +216,31 @@ def retry_after_s(exc: BaseException) -> float | None:
 
 
 def refused_connection(exc: BaseException) -> bool:
-    """Whether the server refused the connection or closed it before answering at all.
+    """Whether the server refused the connection, or dropped it before it answered.
 
-    That is what a server does whose listen queue overflows, or that accepts fewer
-    connections at once than are opened; a reply that broke off is something else.
+    That is what a server does whose listen queue overflows, or that takes fewer connections
+    at once than are opened: the SDK reports it as ``APIConnectionError`` (a refused connect,
+    a reset or broken pipe on the request, a close before any reply). A reply that broke off
+    (``RemoteProtocolError`` on an incomplete body, a stream read unwrapped) is not one.
     """
     import httpx2  # see ``classify``
+    import openai
 
+    chain: list[BaseException] = []
     current: BaseException | None = exc
-    for _ in range(8):  # the SDK wraps httpx's error, which wraps the OS's
-        if current is None:
-            return False
-        if isinstance(current, httpx2.ConnectError | ConnectionRefusedError):
-            return True
-        if isinstance(current, httpx2.RemoteProtocolError) and str(current).startswith(
+    while current is not None and len(chain) < 8:  # SDK error, httpx's, the OS's
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    for link in chain:
+        if isinstance(link, httpx2.RemoteProtocolError) and not str(link).startswith(
             "Server disconnected without sending a response"
         ):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+            return False
+    if isinstance(exc, openai.APITimeoutError):
+        return False
+    return isinstance(exc, openai.APIConnectionError) or any(
+        isinstance(link, httpx2.ConnectError | ConnectionRefusedError) for link in chain
+    )
 
 
 def call_error(cls: type[E], exc: BaseException) -> E:

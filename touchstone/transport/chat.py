@@ -26,6 +26,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from touchstone.classify import refused_connection
 from touchstone.errors import DeadlineExceeded
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
@@ -116,6 +117,11 @@ class ChatTransport:
         if client in self._clients:
             self._idle.append(client)
 
+    async def _drop(self, client: openai.AsyncOpenAI) -> None:
+        if client in self._clients:
+            self._clients.remove(client)
+            await client.close()
+
     async def chat(
         self,
         *,
@@ -146,6 +152,13 @@ class ChatTransport:
                 if not scope.expired():
                     raise  # a TimeoutError of the call itself, not our deadline
                 raise DeadlineExceeded(deadline_s) from exc
+        except Exception as exc:
+            if refused_connection(exc):
+                # It holds no connection; the clients that answered may hold the server's
+                # only ones (kept alive): borrowing them next is how calls get through to a
+                # server that takes few connections at once.
+                await self._drop(client)
+            raise
         finally:
             self._give_back(client)
 
