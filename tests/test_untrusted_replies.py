@@ -237,7 +237,27 @@ def test_bodies_are_inflated_as_sent_and_an_error_body_bomb_is_capped() -> None:
     raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
     assert _fetch(raw.compress(text) + raw.flush(), "deflate") == text
     assert _fetch(gzip.compress(zlib.compress(text)), "deflate, gzip") == text
+    from touchstone.errors import BrokenReply
+
+    with pytest.raises(BrokenReply):
+        _fetch(gzip.compress(text)[:40] + b"kaputt" * 20, "gzip")
+    with pytest.raises(BrokenReply):
+        _fetch(text, "br")  # not asked for: touchstone accepts gzip and deflate
     # An error body is read by the SDK itself: the cap holds there too.
     bomb = gzip.compress(b"x" * (64 * 2**20), 1)
     with pytest.raises(ReplyTooLarge):
         _fetch(bomb, "gzip", status=500)
+
+
+def test_stream_lines_end_at_lf_cr_or_crlf_across_pieces_and_are_capped() -> None:
+    from touchstone.errors import ReplyTooLarge
+    from touchstone.transport.bounds import LineSplitter
+
+    lines = LineSplitter(limit=100)
+    pieces = [b"data: a", b"b\r", b"\ndata: c\r\r", b"\n", b": x\rdata: d\n\n", b"data: e"]
+    got = [line for piece in pieces for line in lines.feed(piece)] + lines.flush()
+    # "\r\r" + "\n": a CR ends "data: c", a CRLF split across pieces the empty line.
+    assert got == ["data: ab", "data: c", "", ": x", "data: d", "", "data: e"]
+    with pytest.raises(ReplyTooLarge):
+        for _ in range(5):
+            lines.feed(b"x" * 30)

@@ -39,12 +39,18 @@ class _Inflater:
         return zlib.decompressobj(-zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
 
     def feed(self, data: bytes) -> Iterator[bytes]:
+        try:
+            yield from self._feed(data)
+        except zlib.error as exc:
+            raise BrokenReply(f"Antwort nicht zu entpacken: {exc}") from None
+
+    def _feed(self, data: bytes) -> Iterator[bytes]:
         while data:
             try:
                 out = self._inflate.decompress(data, PIECE_BYTES)
-            except zlib.error as exc:
+            except zlib.error:
                 if self._gzip or self._started:
-                    raise BrokenReply(f"Antwort nicht zu entpacken: {exc}") from None
+                    raise
                 self._inflate = self._new(raw=True)
                 out = self._inflate.decompress(data, PIECE_BYTES)
             self._started = True
