@@ -156,6 +156,7 @@ def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(
         ("unparseable", ["JSON-Format", "Formatvorgaben"]),
         ("timeout", ["Thinking"]),
         ("reasoning_only", ["Thinking"]),
+        ("too_large", ["max_reply_mb", "max_tokens"]),
     ],
 )
 def test_the_advice_fits_the_cause_and_only_a_thinking_judge_is_told_to_stop_thinking(
@@ -166,6 +167,13 @@ def test_the_advice_fits_the_cause_and_only_a_thinking_judge_is_told_to_stop_thi
         assert word in text
     assert ("Thinking" in text) == (kind in ("timeout", "reasoning_only"))
     assert ".." not in text and "  " not in text
+
+
+def test_a_server_that_refuses_while_others_succeed_is_told_to_take_fewer_calls() -> None:
+    busy = advice("connection", judge_model="j", base_url="http://h/v1", server_busy=True)
+    down = advice("connection", judge_model="j", base_url="http://h/v1")
+    assert "läuft" in busy and "concurrency" in busy and "Läuft der Server" not in busy
+    assert "Läuft der Server unter http://h/v1?" in down and "concurrency" not in down
 
 
 def test_a_dead_endpoint_names_its_base_url(four_model_run: Path, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 import asyncio
 import contextlib
+import time
 
 import pytest
 
@@ -159,3 +160,62 @@ def test_a_deadline_used_up_by_rate_limit_waits_is_reported_as_the_rate_limit() 
     # The timeout is reported as the rate limit, but not retried as one: a call that ran
     # out of time is not asked to wait and try again.
     assert tries == 2
+
+
+def refusal() -> CallError:
+    return CallError(
+        "APIConnectionError: Connection error.", kind="connection", refused_connection=True
+    )
+
+
+def test_refusals_while_other_calls_succeed_lower_the_limit_like_a_rate_limit() -> None:
+    # A server that takes two connections at once and refuses the rest (concurrency 16).
+    active, peak_ok = 0, 0
+
+    async def call(item: int, deadline_s: float | None) -> int:
+        nonlocal active, peak_ok
+        if active >= 2:
+            raise refusal()
+        active += 1
+        peak_ok = max(peak_ok, active)
+        try:
+            await asyncio.sleep(0.01)
+        finally:
+            active -= 1
+        return item
+
+    done = collect(range(40), call, concurrency=16, budget_s=5)
+    assert all(d.error is None for d in done), [str(d.error) for d in done if d.error]
+    assert sorted(d.result for d in done) == list(range(40))
+    assert peak_ok == 2
+
+
+def test_refusals_of_a_server_that_never_answered_fail_at_once() -> None:
+    # Down from the start: no retries, "Läuft der Server?" is the right question.
+    async def call(item: int, deadline_s: float | None) -> int:
+        raise refusal()
+
+    started = time.monotonic()
+    done = collect(range(3), call, concurrency=3, budget_s=5)
+    assert time.monotonic() - started < 0.4  # no backoff waited (it starts at 0.5 s)
+    assert len(done) == 3
+    assert all(d.error is not None and d.rate_limited == 0 for d in done)
+    assert not any(d.error.server_busy for d in done if d.error)
+
+
+def test_refusals_that_outlast_the_budget_fail_marked_busy() -> None:
+    tries = 0
+
+    async def call(item: int, deadline_s: float | None) -> int:
+        nonlocal tries
+        tries += 1
+        if item == 0:
+            return 0
+        await asyncio.sleep(0.01)
+        raise refusal()
+
+    done = collect(range(2), call, concurrency=1, budget_s=1.0)
+    failed = [d for d in done if d.error]
+    assert len(failed) == 1 and failed[0].rate_limited >= 1
+    assert failed[0].error is not None and failed[0].error.server_busy
+    assert failed[0].error.kind == "connection"

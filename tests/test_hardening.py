@@ -294,3 +294,40 @@ def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
     assert "Traceback" not in stderr and "alles bisher Gespeicherte bleibt erhalten" in stderr
     assert json.loads(events.read_text(encoding="utf-8").splitlines()[-1])["event"] == "aborted"
     assert RunDir(four_model_run).load_responses()  # the run dir still loads
+
+
+class OneAtATimeJudge(FakeJudge):
+    """A server that takes one connection at a time and refuses the others at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.active = 0
+        self.refused = 0
+        self.lock = threading.Lock()
+
+    def judge(self, *, system: str, user: str) -> str:
+        with self.lock:
+            if self.active >= 1:
+                self.refused += 1
+                raise JudgeCallError(
+                    "APIConnectionError: Connection error.",
+                    kind="connection",
+                    refused_connection=True,
+                )
+            self.active += 1
+        try:
+            time.sleep(0.005)
+            return super().judge(system=system, user=user)
+        finally:
+            with self.lock:
+                self.active -= 1
+
+
+def test_refused_connections_while_others_succeed_lower_the_concurrency(tiny_pack: Pack) -> None:
+    items = [make_response("R1", repeat=i) for i in range(1, 25)]
+    judge_backend = OneAtATimeJudge()
+    out = judge_responses(
+        judge_backend, items, tiny_pack, concurrency=16, max_consecutive_failures=3
+    )
+    assert judge_backend.refused > 0  # it did refuse, and the judge did not stop for it
+    assert all(not v.unscored for v in out) and len(out) == 24

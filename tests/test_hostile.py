@@ -168,6 +168,8 @@ def test_forty_thousand_prompts_validate_in_seconds(tmp_path: Path) -> None:
         ("concurrency: 1000", "concurrency"),
         ("max_failure_ratio: 1.5", "max_failure_ratio"),
         ("max_consecutive_failures: -1", "max_consecutive_failures"),
+        ("max_reply_mb: 0", "max_reply_mb"),
+        ("max_reply_mb: .inf", "max_reply_mb"),
     ],
 )
 def test_judge_config_numbers_that_cannot_work(
@@ -191,6 +193,8 @@ def test_judge_config_numbers_that_cannot_work(
         ("--repeats", "0"),
         ("--concurrency", "0"),
         ("--concurrency", "300"),
+        ("--max-reply-mb", "0"),
+        ("--max-reply-mb", "nan"),
     ],
 )
 def test_run_options_that_cannot_work(

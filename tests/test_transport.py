@@ -126,11 +126,18 @@ def test_reasoning_only_reply_is_a_call_failure(backend_for, max_tokens: int | N
     assert ("finish_reason=length" in str(info.value)) == (max_tokens is not None)
 
 
-def test_connection_refused_is_a_connection_error() -> None:
+def test_connection_refused_is_a_connection_error(sim: SimServer) -> None:
     backend = OpenAIJudgeBackend("http://127.0.0.1:9/v1", "", "x", timeout=DEADLINE)
     with pytest.raises(JudgeCallError) as info:
         backend.judge(system="s", user="u")
     assert info.value.kind == "connection"
+    # A refusal, unlike a reply that broke off: the engine may wait it out (server busy).
+    assert info.value.refused_connection
+    with pytest.raises(JudgeCallError) as info:
+        OpenAIJudgeBackend(
+            backend.base_url.replace(":9/", f":{sim.port}/"), "", "sim-cutoff", timeout=DEADLINE
+        ).judge(system="s", user="u")
+    assert info.value.kind == "connection" and not info.value.refused_connection
 
 
 def _error_instances() -> dict[type[BaseException], tuple[BaseException, str]]:

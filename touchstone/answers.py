@@ -16,6 +16,7 @@ from touchstone.engine import in_threads, run_blocking
 from touchstone.errors import ErrorKind, ModelCallError
 from touchstone.results import REASONING_KEPT
 from touchstone.transport import ChatReply, ChatTransport, split_think
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
 
 DEFAULT_CALL_TIMEOUT_S = 300.0
 
@@ -32,7 +33,8 @@ class AnswerBackend(Protocol):
 class OpenAIAnswerBackend:
     """Evaluated models behind one OpenAI-compatible endpoint, streamed.
 
-    ``call_timeout_s`` bounds each call as a whole (and is the SDK's read timeout).
+    ``call_timeout_s`` bounds each call as a whole (and is the SDK's read timeout);
+    ``max_reply_mb`` caps each reply (beyond it the answer fails as ``too_large``).
     """
 
     def __init__(
@@ -43,11 +45,18 @@ class OpenAIAnswerBackend:
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
     ) -> None:
         self.timeout = call_timeout_s
         self.max_tokens = max_tokens
         self.temperature = temperature
-        self._transport = ChatTransport(base_url, api_key, timeout=call_timeout_s, max_retries=0)
+        self._transport = ChatTransport(
+            base_url,
+            api_key,
+            timeout=call_timeout_s,
+            max_retries=0,
+            max_reply_bytes=reply_limit_bytes(max_reply_mb),
+        )
 
     async def aanswer(
         self, *, model: str, system: str, user: str, deadline_s: float | None = None

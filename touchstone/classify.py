@@ -20,6 +20,7 @@ from touchstone.errors import (
     DeadlineExceeded,
     ErrorKind,
     ReasoningOnly,
+    ReplyTooLarge,
     StreamError,
     describe,
 )
@@ -165,6 +166,8 @@ def classify(exc: BaseException) -> ErrorKind:
         return "timeout"
     if isinstance(exc, ReasoningOnly | openai.LengthFinishReasonError):
         return "reasoning_only"
+    if isinstance(exc, ReplyTooLarge):
+        return "too_large"
     if isinstance(exc, BrokenReply | openai.APIConnectionError | httpx2.TransportError):
         # (httpx errors reach us unwrapped while a stream's body is read.)
         return "connection"
@@ -224,6 +227,34 @@ def _seconds(value: str, divisor: float) -> float | None:
         return None
 
 
+def refused_connection(exc: BaseException) -> bool:
+    """Whether the server refused the connection, or dropped it before it answered.
+
+    That is what a server does whose listen queue overflows, or that takes fewer connections
+    at once than are opened: the SDK reports it as ``APIConnectionError`` (a refused connect,
+    a reset or broken pipe on the request, a close before any reply). A reply that broke off
+    (``RemoteProtocolError`` on an incomplete body, a stream read unwrapped) is not one.
+    """
+    import httpx2  # see ``classify``
+    import openai
+
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 8:  # SDK error, httpx's, the OS's
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    for link in chain:
+        if isinstance(link, httpx2.RemoteProtocolError) and not str(link).startswith(
+            "Server disconnected without sending a response"
+        ):
+            return False
+    if isinstance(exc, openai.APITimeoutError):
+        return False
+    return isinstance(exc, openai.APIConnectionError) or any(
+        isinstance(link, httpx2.ConnectError | ConnectionRefusedError) for link in chain
+    )
+
+
 def call_error(cls: type[E], exc: BaseException) -> E:
     """``exc`` as a ``CallError`` subclass: kind, wait and ``"<Type>: <message>"`` as text.
 
@@ -231,4 +262,10 @@ def call_error(cls: type[E], exc: BaseException) -> E:
     """
     if isinstance(exc, cls):
         return exc
-    return cls(describe(exc), kind=classify(exc), retry_after_s=retry_after_s(exc))
+    kind = classify(exc)
+    return cls(
+        describe(exc),
+        kind=kind,
+        retry_after_s=retry_after_s(exc),
+        refused_connection=kind == "connection" and refused_connection(exc),
+    )

@@ -14,6 +14,12 @@ coroutine, between calls, so it needs no locks.
   its budget allows. The budget (the call deadline) counts the item's attempts and its
   waits, not the time it queues for a free slot. The in-flight limit halves on every rate
   limit and grows by one per success, up to ``concurrency``.
+- A refused connection (``CallError.refused_connection``) while other calls succeed (one did
+  within ``BUSY_WINDOW_S``) is a server that takes fewer connections at once than offered,
+  not one that is down: it is treated like a rate limit (backoff, the limit halves) and, if
+  it outlasts the budget, ends marked ``server_busy``. Before the first success a refusal
+  waits likewise while other calls are in flight (they may have got through); once none
+  is, and none ever succeeded, every waiting refusal fails at once: the server may be down.
 - Structured cancellation: when the consumer stops (it raised, the judge was aborted, Ctrl-C,
   SIGTERM), closing the generator cancels every call in flight and waits until each has
   unwound; a cancelled call closes its connection. No call is abandoned, none outlives it.
@@ -48,6 +54,8 @@ BACKOFF_START_S = 0.5
 BACKOFF_MAX_S = 8.0
 # Without a budget, an item is tried at most this often against a rate limit.
 MAX_RATE_LIMITED = 20
+# A refused connection counts as a busy server if another call succeeded this recently.
+BUSY_WINDOW_S = 10.0
 
 Call = Callable[[T, float | None], Awaitable[R]]
 
@@ -111,6 +119,7 @@ async def completed(
     propagates (after the other calls were cancelled).
     """
     limit = AdaptiveLimit(concurrency)
+    last_success: float | None = None
     source = iter(enumerate(items))
     exhausted = False
     parked: list[_Cell[T]] = []
@@ -158,6 +167,7 @@ async def completed(
                 elapsed = clock() - began
                 error = ended.exception()
                 if error is None:
+                    last_success = clock()
                     limit.succeeded()
                     yield Done(
                         cell.index, cell.item, ended.result(), None, elapsed, cell.rate_limited
@@ -165,7 +175,12 @@ async def completed(
                     continue
                 if not isinstance(error, CallError):
                     raise error
-                if error.kind == "rate_limit":
+                refused_early = False
+                if error.refused_connection:
+                    if last_success is not None and clock() - last_success <= BUSY_WINDOW_S:
+                        error.server_busy = True
+                    refused_early = last_success is None and bool(running)
+                if error.kind == "rate_limit" or error.server_busy or refused_early:
                     wait = _wait_after(error, cell.rate_limited + 1)
                     spent = cell.spent_s + elapsed + wait
                     fits = (
@@ -187,11 +202,25 @@ async def completed(
                     # to wait and try again).
                     error = cell.last_rate_limit
                 yield Done(cell.index, cell.item, None, error, elapsed, cell.rate_limited)
+                if error.refused_connection and last_success is None and not running:
+                    for down in _take_refused(parked):
+                        # Its last wait is not waited: that retry never happens.
+                        assert down.last_rate_limit is not None
+                        error, tries = down.last_rate_limit, down.rate_limited - 1
+                        yield Done(down.index, down.item, None, error, 0.0, tries)
     finally:
         for task in running:
             task.cancel()
         if running:
             await asyncio.gather(*running, return_exceptions=True)
+
+
+def _take_refused(parked: list[_Cell[T]]) -> list[_Cell[T]]:
+    """Take the cells waiting after a refused connection out of ``parked`` (a heap)."""
+    refused = [c for c in parked if c.last_rate_limit and c.last_rate_limit.refused_connection]
+    parked[:] = [c for c in parked if c not in refused]
+    heapq.heapify(parked)
+    return refused
 
 
 def in_threads(

@@ -37,6 +37,7 @@ ErrorKind = Literal[
     "refused",
     "bad_request",
     "reasoning_only",
+    "too_large",
     "other",
 ]
 
@@ -73,6 +74,15 @@ class BrokenReply(CallFailed):
     """The reply is not a complete chat completion (a stream that broke off, no choice)."""
 
 
+class ReplyTooLarge(CallFailed):
+    """The reply outgrew its cap: inflated body bytes, one line of a stream, or its content
+    (a gzip bomb, a stream without end). Reading stops there, so memory stays bounded."""
+
+    def __init__(self, limit_bytes: int, what: str) -> None:
+        super().__init__(f"{what} ist größer als die Obergrenze von {limit_bytes / 2**20:g} MB")
+        self.limit_bytes = limit_bytes
+
+
 class StreamError(CallFailed):
     """The server sent an error object instead of a reply: inside a stream (OpenRouter's
     mid-stream errors, vLLM's generation errors) or as a 200 body (LM Studio)."""
@@ -84,14 +94,26 @@ class StreamError(CallFailed):
 
 
 class CallError(TouchstoneError):
-    """One call failed; ``kind`` says how (DESIGN §8), ``retry_after_s`` what a 429 asked for."""
+    """One call failed; ``kind`` says how (DESIGN §8), ``retry_after_s`` what a 429 asked for.
+
+    ``refused_connection``: the server refused or dropped the connection before it answered
+    (kind ``connection``). ``server_busy``: it did so while other calls to it succeeded (set
+    by the engine): a server that takes fewer connections at once, not one that is down.
+    """
 
     def __init__(
-        self, message: str, *, kind: ErrorKind = "other", retry_after_s: float | None = None
+        self,
+        message: str,
+        *,
+        kind: ErrorKind = "other",
+        retry_after_s: float | None = None,
+        refused_connection: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.retry_after_s = retry_after_s
+        self.refused_connection = refused_connection
+        self.server_busy = False
 
 
 class JudgeCallError(CallError):

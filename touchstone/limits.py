@@ -42,11 +42,22 @@ def token_count(value: object) -> int | None:
         return None
 
 
+MAX_REPLY_MB = 1024.0  # the cap of a reply can be raised, not lifted
+
+
 def check_timeout(option: str, value: float) -> None:
     if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
         raise InputError(
             f"{option} muss eine Zahl größer als 0 und höchstens {MAX_TIMEOUT_S:g} (ein Tag) "
             f"sein, ist {value}."
+        )
+
+
+def check_reply_mb(option: str, value: float) -> None:
+    if not (math.isfinite(value) and 0 < value <= MAX_REPLY_MB):
+        raise InputError(
+            f"{option} muss eine Zahl größer als 0 und höchstens {MAX_REPLY_MB:g} sein, "
+            f"ist {value}."
         )
 
 

@@ -22,6 +22,7 @@ from touchstone.events import fan_out
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
 
 class RejudgeChoice(enum.StrEnum):
@@ -63,6 +64,13 @@ def run(
     concurrency: Annotated[
         int, typer.Option("--concurrency", help="Parallele Aufrufe an die Modelle.")
     ] = 1,
+    max_reply_mb: Annotated[
+        float,
+        typer.Option(
+            "--max-reply-mb",
+            help="Obergrenze einer Antwort in MB (entpackt); darüber: Fehler too_large.",
+        ),
+    ] = DEFAULT_MAX_REPLY_MB,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     with handled(events) as event_log:
@@ -79,6 +87,7 @@ def run(
                 max_tokens=max_tokens,
                 on_event=fan_out(view, event_log),
                 concurrency=concurrency,
+                max_reply_mb=max_reply_mb,
             )
         show_warnings(outcome.run_dir.warnings)
         show_run_outcome(outcome)

@@ -2,7 +2,8 @@
 
 A wrong key needs another key, not another model; a misspelt model a name the endpoint
 knows (asked with ``GET /models``: "Meinten Sie …?"); a dead endpoint a running server at the
-named base URL. Only a timeout or a reply of reasoning alone points to a thinking judge.
+named base URL, but a server that refuses connections while it answers others fewer calls at
+once. Only a timeout or a reply of reasoning alone points to a thinking judge.
 """
 
 from __future__ import annotations
@@ -38,9 +39,19 @@ def advice(
     base_url: str,
     available: Sequence[str] = (),
     resume: bool = True,
+    server_busy: bool = False,
 ) -> str:
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
-    goes on (not for ``judge-check``, which persists nothing)."""
+    goes on (not for ``judge-check``, which persists nothing); ``server_busy``: the server
+    refused connections while other calls to it succeeded (``CallError.server_busy``)."""
+    if kind == "connection" and server_busy:
+        text = (
+            f"Der Server unter {base_url or '(ohne base_url)'} läuft, lehnt aber Verbindungen "
+            "ab, während andere Aufrufe gelingen: er nimmt nicht so viele Verbindungen auf "
+            "einmal an. touchstone hat die parallelen Aufrufe schon gesenkt; senken Sie "
+            "`concurrency` (oder --concurrency) oder erhöhen Sie `call_timeout_s`."
+        )
+        return text
     text = _cause_advice(kind, judge_model=judge_model, base_url=base_url, available=available)
     if resume and kind == "quota":
         text += " Der Run lässt sich dann fortsetzen."
@@ -111,6 +122,13 @@ def _cause_advice(
         return (
             "Ein Inhaltsfilter des Anbieters lehnt die Eingaben ab; ein anderes Judge-Modell "
             "oder ein anderer Endpunkt kann sie bewerten."
+        )
+    if kind == "too_large":
+        return (
+            "Die Antworten des Judges überschreiten die Obergrenze (`max_reply_mb` in der "
+            "Judge-Konfiguration, Standard 4 MB): prüfen Sie `max_tokens` und ob der Server "
+            "gewöhnliche Chat-Completions schickt; erhöhen Sie `max_reply_mb` nur, wenn so "
+            "lange Antworten gewollt sind."
         )
     if kind == "unparseable":
         return (

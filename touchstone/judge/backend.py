@@ -23,6 +23,7 @@ from touchstone.classify import call_error
 from touchstone.engine import in_threads, run_blocking
 from touchstone.errors import JudgeCallError, ReasoningOnly
 from touchstone.transport import ChatTransport, split_think
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
 
 
 class JudgeBackend(Protocol):
@@ -72,7 +73,8 @@ class OpenAIJudgeBackend:
     of one call, retries included; ``None`` leaves both to the SDK defaults (not advisable).
     ``max_tokens`` is sent only when set; ``extra_body`` is merged into every request.
     ``stream=False`` asks for whole replies (a server then cannot notice that a call was
-    given up on until it has written its reply).
+    given up on until it has written its reply). ``max_reply_mb`` caps each reply: beyond it
+    the call fails as ``too_large``.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class OpenAIJudgeBackend:
         max_tokens: int | None = None,
         extra_body: Mapping[str, Any] | None = None,
         stream: bool = True,
+        max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -95,7 +98,13 @@ class OpenAIJudgeBackend:
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
         self.stream = stream
-        self._transport = ChatTransport(base_url, api_key, timeout=timeout, max_retries=max_retries)
+        self._transport = ChatTransport(
+            base_url,
+            api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_reply_bytes=reply_limit_bytes(max_reply_mb),
+        )
 
     @property
     def identity(self) -> dict[str, Any]:

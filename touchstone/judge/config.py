@@ -16,7 +16,8 @@ from pydantic.dataclasses import dataclass
 from touchstone.errors import InputError
 from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.health import JudgeHealth
-from touchstone.limits import MAX_CONCURRENCY, MAX_TEMPERATURE, MAX_TIMEOUT_S
+from touchstone.limits import MAX_CONCURRENCY, MAX_REPLY_MB, MAX_TEMPERATURE, MAX_TIMEOUT_S
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.yamlfile import load_yaml_model
 
 # What touchstone puts into every request body itself. ``extra_body`` is merged last, so any
@@ -91,6 +92,9 @@ class JudgeConfig:
     extra_body: dict[str, Any] = Field(default_factory=dict)
     stream: bool = True
     price_per_million: PricePerMillion | None = None
+    max_reply_mb: float = Field(
+        default=DEFAULT_MAX_REPLY_MB, gt=0, le=MAX_REPLY_MB, allow_inf_nan=False
+    )
 
     @field_validator("extra_body")
     @classmethod
@@ -122,6 +126,7 @@ class JudgeConfig:
             max_tokens=self.max_tokens,
             extra_body=self.extra_body,
             stream=self.stream,
+            max_reply_mb=self.max_reply_mb,
         )
 
 

@@ -46,6 +46,7 @@ class JudgeSession:
             base_url=self.base_url,
             available=available,
             resume=self.resumable,
+            server_busy=stop.cause is not None and stop.cause.server_busy,
         )
         error = JudgeAborted(f"{stop.message} {text}")
         error.kind = stop.kind

@@ -35,6 +35,11 @@ Faults:
     sim-cutoff      a reply that breaks off: a stream ending after its first piece (no
                     finish_reason, no [DONE]); a body shorter than its Content-Length
     sim-nochoices   a chat completion (or stream) without a single choice
+    sim-bomb        a gzip body of about 1 MB that inflates to 1 GB (one giant line or body)
+    sim-flood       content without end (up to 1 GB), in pieces of a few kilobytes
+    sim-longline    one SSE line (or JSON body) of 1 GB, never ended
+    sim-parts       content as a list of parts, with a thinking part, as Mistral sends it
+    sim-choices     a thousand choices, in reverse order: only choice 0 is the answer
     any other name  404 model_not_found
 
 ``SimServer(capacity=N)`` (``touchstone sim --capacity N``) takes at most N generations at

@@ -31,6 +31,12 @@ FAULTS = (
     "sim-proxy-filter",
     "sim-proxy-unknown-model",
     "sim-proxy-no-db",
+    # Hostile replies (``hostile``): bombs, floods, lists of parts, a thousand choices.
+    "sim-bomb",
+    "sim-flood",
+    "sim-longline",
+    "sim-parts",
+    "sim-choices",
 )
 MODELS = (*ANSWERERS, "sim-judge", "sim-gullible", "sim-constant", *FAULTS)
 

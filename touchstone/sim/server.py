@@ -27,6 +27,7 @@ from touchstone.sim.catalogue import (
     UNKNOWN_STREAM_OPTIONS,
     simulated_answer,
 )
+from touchstone.sim.hostile import HOSTILE, hostile_reply
 from touchstone.sim.judges import (
     CHARACTER_JUDGES,
     GOOD_JUDGES,
@@ -177,6 +178,9 @@ class _Handler(Plumbing):
             return
         if base == "sim-runaway":
             self._runaway(name, stream)
+            return
+        if base in HOSTILE:
+            hostile_reply(self, base, name, stream)
             return
         if base in ("sim-cutoff", "sim-nochoices"):
             self._broken(base, name, stream)

@@ -1,9 +1,9 @@
 """The run stage: ask every evaluated model every prompt of a pack, persist each answer.
 
 Failure policy (by error kind, DESIGN §8):
-- ``timeout``, ``refused``, ``bad_request``: a finding about the model (it overran its
-  deadline, a filter refused the prompt, the request cannot work): persisted as a failed
-  answer that the judge marks unscored.
+- ``timeout``, ``refused``, ``bad_request``, ``too_large``: a finding about the model (it
+  overran its deadline, a filter refused the prompt, the request cannot work, its answer
+  outgrew the cap): persisted as a failed answer that the judge marks unscored.
 - ``auth``, ``not_found``, ``quota``: the model can never answer: its remaining cells are
   skipped and the run says why (``RunSummary.stopped_models``).
 - everything else (``connection``, ``server``, ``rate_limit``, ``other``): transient, not
@@ -37,6 +37,7 @@ from touchstone.limits import (
     MAX_CONCURRENCY,
     MAX_REPEATS,
     check_count,
+    check_reply_mb,
     check_timeout,
 )
 from touchstone.pack import Pack, Prompt, load_pack
@@ -44,8 +45,11 @@ from touchstone.results import EvalResponse, VerdictKey, cell_key
 from touchstone.stages.manifest import default_run_name, run_manifest
 from touchstone.store import RunDir
 from touchstone.transport import ChatReply, without_credentials
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
-PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset({"timeout", "refused", "bad_request"})
+PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset(
+    {"timeout", "refused", "bad_request", "too_large"}
+)
 STOPPING_FAILURES: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -235,6 +239,7 @@ def execute_run(
     backend: AnswerBackend | None = None,
     on_event: EventSink | None = None,
     concurrency: int = 1,
+    max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
 ) -> RunOutcome:
     """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands.
 
@@ -245,6 +250,7 @@ def execute_run(
     check_count("--repeats", repeats, 1, MAX_REPEATS)
     check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
     check_timeout("--call-timeout-s", call_timeout_s)
+    check_reply_mb("--max-reply-mb", max_reply_mb)
     if max_tokens is not None:
         check_count("--max-tokens", max_tokens, 1, 10_000_000)
     pack = load_pack(pack_path)
@@ -277,7 +283,11 @@ def execute_run(
         run.path.mkdir(parents=True, exist_ok=True)
         run.write_manifest(manifest)
         answer_backend = backend or OpenAIAnswerBackend(
-            url, key, call_timeout_s=call_timeout_s, max_tokens=max_tokens
+            url,
+            key,
+            call_timeout_s=call_timeout_s,
+            max_tokens=max_tokens,
+            max_reply_mb=max_reply_mb,
         )
         planned = [c.key for c in plan_cells(pack, chosen_models, chosen_variants, repeats)]
         already_done = sum(1 for key in planned if key in done)

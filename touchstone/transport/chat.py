@@ -26,7 +26,9 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from touchstone.classify import refused_connection
 from touchstone.errors import DeadlineExceeded
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
 
 if TYPE_CHECKING:
@@ -50,7 +52,8 @@ class ChatTransport:
     """One OpenAI-compatible endpoint; ``chat`` is a coroutine bounded by ``deadline_s``.
 
     ``timeout`` is the SDK's per-read timeout (``None``: the SDK default) and
-    ``max_retries`` its retry count, both inside the deadline. Calls may overlap: each
+    ``max_retries`` its retry count, both inside the deadline. ``max_reply_bytes`` caps every
+    reply (``bounds``): beyond it a call fails with ``ReplyTooLarge``. Calls may overlap: each
     borrows a client of its own from a small pool, because httpcore scans every pooled
     connection on every request (one shared pool of 16 connections costs a third of a
     call's CPU at concurrency 16). The clients share one SSL context, which makes a new one
@@ -64,6 +67,7 @@ class ChatTransport:
         *,
         timeout: float | None = None,
         max_retries: int = 0,
+        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
         self._options: dict[str, Any] = {
             "base_url": base_url or None,
@@ -78,6 +82,10 @@ class ChatTransport:
         import httpx2
         import openai  # noqa: F401
 
+        from touchstone.transport.bodies import cap_bodies
+
+        self._max_reply_bytes = max_reply_bytes
+        self._cap_bodies = cap_bodies(max_reply_bytes)
         self._ssl_context = httpx2.create_ssl_context()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._clients: list[openai.AsyncOpenAI] = []
@@ -94,7 +102,13 @@ class ChatTransport:
             return self._idle.pop()
         import openai
 
-        http_client = openai.DefaultAsyncHttpxClient(verify=self._ssl_context)
+        from touchstone.transport.bodies import ACCEPT_ENCODING
+
+        http_client = openai.DefaultAsyncHttpxClient(
+            verify=self._ssl_context,
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
+            event_hooks={"response": [self._cap_bodies]},
+        )
         client = openai.AsyncOpenAI(**self._options, http_client=http_client)
         self._clients.append(client)
         return client
@@ -102,6 +116,11 @@ class ChatTransport:
     def _give_back(self, client: openai.AsyncOpenAI) -> None:
         if client in self._clients:
             self._idle.append(client)
+
+    async def _drop(self, client: openai.AsyncOpenAI) -> None:
+        if client in self._clients:
+            self._clients.remove(client)
+            await client.close()
 
     async def chat(
         self,
@@ -133,6 +152,13 @@ class ChatTransport:
                 if not scope.expired():
                     raise  # a TimeoutError of the call itself, not our deadline
                 raise DeadlineExceeded(deadline_s) from exc
+        except Exception as exc:
+            if refused_connection(exc):
+                # It holds no connection; the clients that answered may hold the server's
+                # only ones (kept alive): borrowing them next is how calls get through to a
+                # server that takes few connections at once.
+                await self._drop(client)
+            raise
         finally:
             self._give_back(client)
 
@@ -146,11 +172,16 @@ class ChatTransport:
             data = await client.post("/chat/completions", body=body, cast_to=object)
             return reply_from_json(data, time.monotonic() - started)
         response = await self._open_stream(client, body)
-        reader = StreamReader()
+        reader = StreamReader(self._max_reply_bytes)
+        lines = LineSplitter(self._max_reply_bytes)
         try:
             # Read to the end, [DONE] included: a fully read HTTP/1.1 response lets the
-            # connection be reused; a cancelled read closes it.
-            async for line in response.aiter_lines():
+            # connection be reused; a cancelled read closes it. (Not ``aiter_lines``: it
+            # would hold a line of any length.)
+            async for data in response.aiter_bytes():
+                for line in lines.feed(data):
+                    reader.feed(line)
+            for line in lines.flush():
                 reader.feed(line)
         finally:
             await response.aclose()

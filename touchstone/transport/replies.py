@@ -6,6 +6,11 @@ a single choice are ``BrokenReply``: a connection failure, never an empty answer
 
 Reasoning is kept apart from content, under whichever name the server uses
 (``reasoning_content``, ``reasoning``, ``thinking``) or inline as ``<think>…</think>``.
+
+Only choice 0 is the answer (a server may send more than asked for). Content is a string or
+a list of parts (Mistral: ``[{"type": "text", "text": …}]``, with ``thinking`` parts for its
+reasoning); content that is neither is a ``BrokenReply``, never an empty answer. A stream's
+content and reasoning together are capped (``ReplyTooLarge``), as is one event of it.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from touchstone.errors import BrokenReply, StreamError
+from touchstone.errors import BrokenReply, ReplyTooLarge, StreamError
 from touchstone.limits import token_count
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
 
@@ -85,7 +91,58 @@ def _usage(data: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]
 
 
 def _excerpt(value: object) -> str:
-    return " ".join(str(value).split())[:200]
+    return " ".join(str(value)[:1000].split())[:200]
+
+
+def _unreadable(value: object) -> BrokenReply:
+    return BrokenReply(f"Inhalt der Antwort nicht lesbar: {_excerpt(value)!r}")
+
+
+def _text_of_parts(parts: list[Any]) -> str:
+    """The text of a list of text parts (what a ``thinking`` part holds)."""
+    texts = []
+    for part in parts:
+        if not (isinstance(part, dict) and part.get("type") == "text"):
+            raise _unreadable(part)
+        text = part.get("text")
+        if not isinstance(text, str):
+            raise _unreadable(part)
+        texts.append(text)
+    return "".join(texts)
+
+
+def content_of(value: object) -> tuple[str, str]:
+    """``(content, reasoning)`` of a message's or a delta's ``content``: a string, nothing,
+    or a list of ``text`` and ``thinking`` parts. Anything else is a ``BrokenReply``."""
+    if isinstance(value, str):
+        return value, ""
+    if value is None:
+        return "", ""
+    if not isinstance(value, list):
+        raise _unreadable(value)
+    texts: list[str] = []
+    thoughts: list[str] = []
+    for part in value:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "thinking" and isinstance(part.get("thinking"), str):
+            thoughts.append(part["thinking"])
+        elif kind == "thinking" and isinstance(part.get("thinking"), list):
+            thoughts.append(_text_of_parts(part["thinking"]))
+        else:
+            raise _unreadable(part)
+    return "".join(texts), "".join(thoughts)
+
+
+def first_choice(choices: object) -> dict[str, Any] | None:
+    """Choice 0 of ``choices`` (by its ``index``; a choice without one counts as 0)."""
+    if not isinstance(choices, list):
+        return None
+    for choice in choices:
+        if isinstance(choice, dict) and choice.get("index", 0) == 0:
+            return choice
+    return None
 
 
 def reply_from_json(data: object, latency_s: float) -> ChatReply:
@@ -98,18 +155,17 @@ def reply_from_json(data: object, latency_s: float) -> ChatReply:
         # Servers that label their JSON text/plain: the SDK then hands over the raw text.
         with contextlib.suppress(ValueError):
             data = json.loads(data)
-    choices = data.get("choices") if isinstance(data, dict) else None
-    choice = choices[0] if isinstance(choices, list) and choices else None
+    choice = first_choice(data.get("choices")) if isinstance(data, dict) else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
         if isinstance(data, dict) and data.get("error"):
             raise _stream_error(data["error"])
         raise BrokenReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
-    content = message.get("content")
+    content, thinking = content_of(message.get("content"))
     prompt_tokens, completion_tokens, reasoning_tokens = _usage(data)
     return ChatReply(
-        content=content if isinstance(content, str) else "",
-        reasoning=reasoning_in(message),
+        content=content,
+        reasoning=reasoning_in(message) or thinking,
         finish_reason=str(choice.get("finish_reason") or ""),
         latency_s=latency_s,
         prompt_tokens=prompt_tokens,
@@ -127,8 +183,11 @@ class StreamReader:
     complete stream is told from one that broke off.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_REPLY_BYTES) -> None:
         self.done = False
+        self._max_bytes = max_bytes
+        self._size = 0  # characters of content and reasoning so far
+        self._data_size = 0
         self._data: list[str] = []
         self._content: list[str] = []
         self._reasoning: list[str] = []
@@ -141,6 +200,9 @@ class StreamReader:
             self._dispatch()
         elif line.startswith("data:"):
             self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+            self._data_size += len(self._data[-1])
+            if self._data_size > self._max_bytes:
+                raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
         elif line.startswith("error:"):
             # Older llama.cpp servers report an error in a field of its own.
             payload = line[6:].strip()
@@ -155,7 +217,7 @@ class StreamReader:
         if not self._data:
             return
         payload = "\n".join(self._data)
-        self._data = []
+        self._data, self._data_size = [], 0
         if payload.strip() == "[DONE]":
             self.done = True
             return
@@ -170,23 +232,23 @@ class StreamReader:
             raise _stream_error(error)
         if chunk.get("usage"):
             self._usage = _usage(chunk)
-        choices = chunk.get("choices")
-        if not isinstance(choices, list):
+        choice = first_choice(chunk.get("choices"))
+        if choice is None:
             return
-        for choice in choices:
-            if not isinstance(choice, dict):
-                continue
-            self._saw_choice = True
-            delta = choice.get("delta")
-            if isinstance(delta, dict):
-                piece = delta.get("content")
-                if isinstance(piece, str) and piece:
-                    self._content.append(piece)
-                thought = reasoning_in(delta)
-                if thought:
-                    self._reasoning.append(thought)
-            if choice.get("finish_reason"):
-                self._finish_reason = str(choice["finish_reason"])
+        self._saw_choice = True
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            piece, thinking = content_of(delta.get("content"))
+            thought = reasoning_in(delta) or thinking
+            self._size += len(piece) + len(thought)
+            if self._size > self._max_bytes:
+                raise ReplyTooLarge(self._max_bytes, "Der Inhalt der Antwort")
+            if piece:
+                self._content.append(piece)
+            if thought:
+                self._reasoning.append(thought)
+        if choice.get("finish_reason"):
+            self._finish_reason = str(choice["finish_reason"])
 
     def reply(self, latency_s: float) -> ChatReply:
         """The complete reply; ``BrokenReply`` when the stream ended before it was complete."""
