@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from touchstone.regular import read_regular
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
 from touchstone.store import SCORECARD_JSON, Stamp, input_stamps
@@ -74,7 +75,7 @@ def fresh_scorecard(path: Path) -> dict[str, Any] | None:
     if not is_fresh(path, SCORECARD_JSON):
         return None
     try:
-        data = json.loads((path / SCORECARD_JSON).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path / SCORECARD_JSON))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):
