@@ -224,3 +224,36 @@ def test_a_job_that_cannot_start_leaves_no_run_behind(workspace: Path) -> None:
         judge = {"config": "judge-gut.yaml"}
         assert client.post("/api/runs/tiny/judge", json=judge, headers=ORIGIN).status_code == 500
     assert leftovers(workspace) == before
+
+
+# -- the overview at scale ---------------------------------------------------------------------
+
+
+def test_a_repeat_overview_parses_no_pack_again(
+    client: TestClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from touchstone.stages import load_run, manifest, write_report
+
+    runs = workspace / "runs"
+    shutil.copytree(runs / "tiny", runs / "zweite")  # no scorecard.json: read from its files
+    view = load_run(runs / "tiny")
+    write_report(view, view.scorecard())  # scorecard.json: the overview reads that
+    parsed: list[object] = []
+    load_pack = manifest.load_pack
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        parsed.append(path)
+        return load_pack(path)
+
+    monkeypatch.setattr(manifest, "load_pack", counting)
+    first = client.get("/api/runs").json()
+    assert len(parsed) >= 2 and [r["expected"] for r in first] == [6, 6]
+    parsed_first = len(parsed)
+    again = client.get("/api/runs").json()
+    assert len(parsed) == parsed_first and again == first
+    # A pack that changed is read again (it could have more prompts now).
+    pack = workspace / "packs" / "tiny.yaml"
+    later = pack.stat().st_mtime_ns + 10**9
+    os.utime(pack, ns=(later, later))
+    before = len(parsed)
+    assert client.get("/api/runs").json() == first and len(parsed) > before

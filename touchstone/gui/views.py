@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard, is_fresh
+from touchstone.gui.cache import LoadedRun, RunCache, SummaryCache, fresh_scorecard, is_fresh
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
 from touchstone.stages.manifest import pack_of_run
@@ -25,6 +25,7 @@ class Gui:
         self.workdir = workdir.resolve()
         self.jobs = jobs
         self.cache = RunCache()
+        self.summaries = SummaryCache()
 
     # -- path guards ----------------------------------------------------------------------
     def run_dir(self, name: str) -> Path:
@@ -90,7 +91,9 @@ class Gui:
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run's summary, the newest first (runs without data by their job's start)."""
-        summaries = [self.run_summary(name) for name in self.run_names()]
+        names = self.run_names()
+        self.summaries.keep_only({self.runs_dir / name for name in names})
+        summaries = [self.run_summary(name) for name in names]
         return sorted(summaries, key=lambda s: str(s.get("created_at") or ""), reverse=True)
 
     def run_summary(self, name: str) -> dict[str, Any]:
@@ -109,17 +112,20 @@ class Gui:
             summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
             return summary
         try:
-            scored = self._scored_summary(path)
+            scored = self.summaries.get(path, self._scored_summary)
         except InputError as exc:
             summary["error"] = str(exc)
             return summary
         scored["created_at"] = scored["created_at"] or summary["created_at"]
         summary.update(scored)
+        # Whether report.html is written and current (the link shows the run either way).
+        summary["report"] = is_fresh(path, REPORT_HTML)
         return summary
 
-    def _scored_summary(self, path: Path) -> dict[str, Any]:
+    def _scored_summary(self, path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
         """Counts and the best row: from a fresh ``scorecard.json`` when there is one (a
-        100k-cell run is not loaded for one line of the overview), else from the run."""
+        100k-cell run is not loaded for one line of the overview), else from the run. And
+        the files the pack may have been read from (it gives the expected cell count)."""
         card = fresh_scorecard(path)
         if card is None:
             loaded = self.cache.get(path)
@@ -155,9 +161,14 @@ class Gui:
                 "ci_low": best["ci_low"],
                 "ci_high": best["ci_high"],
             },
-            # Whether report.html is written and current (the link shows the run either way).
-            "report": is_fresh(path, REPORT_HTML),
-        }
+        }, self._pack_files(manifest)
+
+    def _pack_files(self, manifest: dict[str, Any]) -> tuple[Path, ...]:
+        """Every file ``pack_of_run`` may read for the run of ``manifest``: its paths as
+        they are, and relative ones inside the working dir too."""
+        named = [manifest.get(key) for key in ("pack_path", "pack_abspath")]
+        paths = [Path(name) for name in named if isinstance(name, str) and name]
+        return tuple(dict.fromkeys([*paths, *(self.workdir / p for p in paths)]))
 
     def loaded(self, name: str) -> LoadedRun:
         """The run ``name`` from the cache; 404 if unknown, 422 if its files are bad."""
