@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
-from touchstone.store import RESPONSES
+from touchstone.store import MANIFEST, RESPONSES
 
 from .conftest import coarse
 from .fifo_support import make_fifo, needs_fifo, release, within
@@ -59,11 +59,12 @@ def leftovers(workspace: Path) -> list[str]:
 
 
 @needs_fifo
+@pytest.mark.parametrize("name", [RESPONSES, MANIFEST])
 def test_a_run_with_a_fifo_shows_as_damaged_and_the_others_as_usual(
-    client: TestClient, workspace: Path
+    client: TestClient, workspace: Path, name: str
 ) -> None:
     shutil.copytree(workspace / "runs" / "tiny", workspace / "runs" / "fifo")
-    fifo = make_fifo(workspace / "runs" / "fifo" / RESPONSES)
+    fifo = make_fifo(workspace / "runs" / "fifo" / name)
     runs = within(5, lambda: client.get("/api/runs").json(), fifo)
     by_name = {run["name"]: run for run in runs}
     assert str(fifo) in by_name["fifo"]["error"]

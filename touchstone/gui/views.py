@@ -33,7 +33,9 @@ class Gui:
         if id_problem(name):
             raise HTTPException(404, "Unbekannter Run")
         path = (self.runs_dir / name).resolve()
-        if path.parent != self.runs_dir or not (path / MANIFEST).is_file():
+        # exists, not is_file: a run.json that is no regular file is a damaged run (422
+        # with the message), not an unknown one.
+        if path.parent != self.runs_dir or not (path / MANIFEST).exists():
             raise HTTPException(404, f"Unbekannter Run: {name}")
         return path
 
@@ -75,7 +77,7 @@ class Gui:
             (
                 p.name
                 for p in self.runs_dir.iterdir()
-                if not id_problem(p.name) and ((p / MANIFEST).is_file() or (p / JOBS_DIR).is_dir())
+                if not id_problem(p.name) and ((p / MANIFEST).exists() or (p / JOBS_DIR).is_dir())
             ),
             reverse=True,
         )
@@ -108,7 +110,7 @@ class Gui:
             ),
             "created_at": jobs[-1].get("started_at") if jobs else None,
         }
-        if not (path / MANIFEST).is_file():
+        if not (path / MANIFEST).exists():
             summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
             return summary
         try:
