@@ -94,7 +94,8 @@ def test_a_fifo_among_the_job_files_is_a_message_not_a_hang(
 
 
 @needs_fifo
-def test_a_gui_asked_to_stop_stops_with_a_fifo_run(workspace: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_gui_asked_to_stop_stops_with_a_fifo_run(workspace: Path, stop: signal.Signals) -> None:
     fifo = make_fifo(workspace / "runs" / "tiny" / RESPONSES)
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     proc = subprocess.Popen(
@@ -118,11 +119,11 @@ def test_a_gui_asked_to_stop_stops_with_a_fifo_run(workspace: Path) -> None:
         deadline = time.monotonic() + coarse(2)
         while not answers and time.monotonic() < deadline:
             time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(stop)
         try:
             proc.wait(timeout=coarse(3))
         except subprocess.TimeoutExpired:
-            raise AssertionError("the GUI does not stop on SIGTERM") from None
+            raise AssertionError(f"the GUI does not stop on {stop.name}") from None
         assert answers and "keine reguläre Datei" in answers[0][0]["error"]  # type: ignore[index]
     finally:
         release(fifo)

@@ -8,7 +8,7 @@ from touchstone.errors import InputError
 from touchstone.results import ModelReport, Verdict
 from touchstone.store import JUDGE_STATE, JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, RunDir
 
-from .conftest import make_response, run_cli
+from .conftest import FakeJudge, make_response, run_cli
 from .fifo_support import make_fifo, needs_fifo, release, within
 
 
@@ -151,6 +151,22 @@ def test_a_fifo_as_judge_state_is_bad_input_not_a_hang(answered_run: Path) -> No
     fifo = make_fifo(run.file(JUDGE_STATE))
     with pytest.raises(InputError, match="keine reguläre Datei"):
         within(3, lambda: read_settled(run, pack), fifo)
+
+
+@needs_fifo
+@pytest.mark.parametrize("name", [RESPONSES, JUDGEMENTS])
+def test_the_judge_stage_on_a_run_with_a_fifo_is_bad_input_and_calls_nobody(
+    answered_run: Path, name: str
+) -> None:
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    fifo = make_fifo(answered_run / name)
+    judge = FakeJudge()
+    config = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "unused")
+    with pytest.raises(InputError, match="keine reguläre Datei"):
+        within(3, lambda: execute_judge(answered_run, config=config, backend=judge), fifo)
+    assert judge.history == []
 
 
 @needs_fifo
