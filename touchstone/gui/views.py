@@ -44,7 +44,12 @@ class Gui:
         path = (self.workdir / relative).resolve()
         if not path.is_relative_to(self.workdir):
             raise HTTPException(400, f"{what} muss im Arbeitsverzeichnis der GUI liegen.")
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except OSError as exc:  # a name longer than the file system allows (ENAMETOOLONG)
+            shown = relative if len(relative) <= 200 else relative[:200] + "…"
+            raise HTTPException(400, f"{what} nicht lesbar (Name zu lang?): {shown}") from exc
+        if not found:
             raise HTTPException(400, f"{what} nicht gefunden: {relative}")
         return path
 
