@@ -6,11 +6,15 @@ under 5 MB. Before: a 20 MB page in 3.6 s, a 29 MB API response, a 21 MB report.
 page time, the time to load the run's files alone (``load_run``) in the same process, and the
 first (cold) request, which includes that load; ``touchstone gui`` makes that load in the
 background at start. The overview reads each run's ``scorecard.json`` instead.
+Then the overview of three runs of one big pack (issue 21: every overview parsed every run's
+pack again, 36-43 s per request at 40,000 prompts): the first request parses them, a repeat
+must not (4,000 prompts here: a 40,000-prompt pack takes 15-30 s to parse on this machine).
 Run: uv run python benchmarks/gui_100k.py
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
@@ -22,7 +26,7 @@ from _common import report, write_run
 from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
-from touchstone.stages import load_run, write_report
+from touchstone.stages import load_run, now_iso, write_report
 
 PORT = 8642
 
@@ -90,6 +94,43 @@ def main() -> None:
             prompt_s < 1,
         )
         report("report.html", report_mb, "MB", "< 5 MB", report_mb < 5)
+        overview_of_big_packs(Path(tmp) / "big", prompts=4_000, runs=3)
+
+
+def overview_of_big_packs(root: Path, *, prompts: int, runs: int) -> None:
+    pack = root / "gross.yaml"
+    root.mkdir()
+    lines = "".join(f"      - {{id: P{i}, text: 'Frage {i}?'}}\n" for i in range(prompts))
+    pack.write_text(
+        f"id: gross\ntitle: Gross\ncategories:\n  - id: A\n    title: A\n    prompts:\n{lines}",
+        encoding="utf-8",
+    )
+    for n in range(runs):
+        run = root / "runs" / f"gross-{n}"
+        run.mkdir(parents=True)
+        manifest = {
+            "name": run.name,
+            "pack_id": "gross",
+            "pack_path": str(pack),
+            "pack_abspath": str(pack),
+            "models": ["m"],
+            "variants": ["none"],
+            "created_at": now_iso(),
+        }
+        (run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+        (run / "scorecard.json").write_text('{"rows": []}', encoding="utf-8")  # written last
+    app = create_app(root / "runs", workdir=root, port=PORT)
+    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as client:
+        first_s, _ = timed_get(client, "/api/runs")
+        repeat_s, _ = timed_get(client, "/api/runs")
+    print(f"overview of {runs} runs of a {prompts}-prompt pack, first request: {first_s:.2f} s")
+    report(
+        "the same overview again (parses no pack)",
+        repeat_s,
+        "s",
+        f"< 0.1 s and < 1/20 of the first ({first_s / 20:.2f} s)",
+        repeat_s < 0.1 and repeat_s < first_s / 20,
+    )
 
 
 if __name__ == "__main__":

@@ -1,13 +1,15 @@
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from touchstone.errors import InputError
 from touchstone.results import ModelReport, Verdict
-from touchstone.store import JUDGEMENTS, RESPONSES, RunDir
+from touchstone.store import JUDGE_STATE, JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, RunDir
 
-from .conftest import make_response
+from .conftest import FakeJudge, make_response, run_cli
+from .fifo_support import make_fifo, needs_fifo, release, within
 
 
 def verdict(prompt_id: str = "R1", **overrides: object) -> Verdict:
@@ -114,3 +116,67 @@ def test_unknown_run_dir_is_input_error(tmp_path: Path) -> None:
         RunDir.existing(tmp_path / "gibt-es-nicht")
     with pytest.raises(InputError, match=r"run\.json fehlt"):
         RunDir.existing(tmp_path)
+
+
+# -- only regular files are read (issue 21) ----------------------------------------------------
+
+
+@needs_fifo
+@pytest.mark.parametrize("name", [RESPONSES, JUDGEMENTS, REPORTS, MANIFEST])
+def test_a_fifo_in_a_run_dir_is_bad_input_naming_it_not_a_hang(
+    answered_run: Path, name: str
+) -> None:
+    from touchstone.stages import load_run
+
+    fifo = make_fifo(answered_run / name)
+    with pytest.raises(InputError) as info:
+        within(3, lambda: load_run(answered_run), fifo)
+    assert str(fifo) in str(info.value) and "keine reguläre Datei" in str(info.value)
+
+
+@needs_fifo
+def test_appending_to_a_fifo_is_bad_input_not_a_hang(tmp_path: Path) -> None:
+    fifo = make_fifo(tmp_path / RESPONSES)
+    with pytest.raises(InputError, match="keine reguläre Datei"):
+        within(3, lambda: RunDir(tmp_path).response_appender().close(), fifo)
+
+
+@needs_fifo
+def test_a_fifo_as_judge_state_is_bad_input_not_a_hang(answered_run: Path) -> None:
+    from touchstone.stages.manifest import pack_of_run
+    from touchstone.stages.settled import read_settled
+
+    run = RunDir.existing(answered_run)
+    pack = pack_of_run(run)
+    fifo = make_fifo(run.file(JUDGE_STATE))
+    with pytest.raises(InputError, match="keine reguläre Datei"):
+        within(3, lambda: read_settled(run, pack), fifo)
+
+
+@needs_fifo
+@pytest.mark.parametrize("name", [RESPONSES, JUDGEMENTS])
+def test_the_judge_stage_on_a_run_with_a_fifo_is_bad_input_and_calls_nobody(
+    answered_run: Path, name: str
+) -> None:
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    fifo = make_fifo(answered_run / name)
+    judge = FakeJudge()
+    config = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "unused")
+    with pytest.raises(InputError, match="keine reguläre Datei"):
+        within(3, lambda: execute_judge(answered_run, config=config, backend=judge), fifo)
+    assert judge.history == []
+
+
+@needs_fifo
+def test_report_on_a_run_with_a_fifo_exits_2_naming_it(answered_run: Path) -> None:
+    fifo = make_fifo(answered_run / RESPONSES)
+    try:
+        result = run_cli("report", str(answered_run), cwd=answered_run.parent, timeout=15)
+    except subprocess.TimeoutExpired:
+        release(fifo)
+        raise AssertionError("touchstone report blocks on a FIFO") from None
+    assert result.returncode == 2, result.stderr
+    assert "keine reguläre Datei" in result.stderr and "Traceback" not in result.stderr
+    assert RESPONSES in result.stderr

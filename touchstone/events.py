@@ -14,6 +14,7 @@ from typing import IO, Any
 
 from touchstone import jsontext
 from touchstone.errors import InputError
+from touchstone.regular import read_regular
 
 EventSink = Callable[[str, dict[str, Any]], None]
 
@@ -88,7 +89,7 @@ def fan_out(*sinks: EventSink | None) -> EventSink:
 def read_events(path: Path) -> list[dict[str, Any]]:
     """Every complete event of ``path``; a line still being written is ignored."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return []
     events = []

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from touchstone.errors import InputError
+from touchstone.regular import read_regular
 from touchstone.yamlfile import load_yaml_model
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -201,6 +202,6 @@ def load_pack(path: str | Path) -> Pack:
 
 def file_sha256(path: str | Path) -> str:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(Path(path))).hexdigest()
     except OSError as exc:
         raise InputError(f"{path} kann nicht gelesen werden: {exc}") from exc

@@ -25,6 +25,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from yaml.resolver import Resolver
 
 from touchstone.errors import InputError
+from touchstone.regular import read_regular
 
 M = TypeVar("M")
 
@@ -196,7 +197,7 @@ def read_yaml(path: Path, what: str) -> Any:
                 f"{what} {path} ist {size / 1024 / 1024:.0f} MB groß; mehr als "
                 f"{MAX_BYTES // 1024 // 1024} MB werden nicht gelesen."
             )
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{what} nicht gefunden: {path}") from None
     except IsADirectoryError:

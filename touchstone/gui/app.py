@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -29,6 +30,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 
+from touchstone.errors import InputError
 from touchstone.export import verdict_csv_lines
 from touchstone.gui.comparisons import ComparisonQuery, comparison_page
 from touchstone.gui.guards import (
@@ -43,6 +45,7 @@ from touchstone.gui.guards import (
 from touchstone.gui.job_state import JOB_STATES
 from touchstone.gui.jobs import JobManager
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
+from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import id_problem
@@ -60,8 +63,8 @@ FAVICON = (
 
 class JudgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    config: str = Field(min_length=1, max_length=1000)
-    model: str | None = Field(default=None, max_length=500)
+    config: RelativePath
+    model: ModelName | None = None
     # ``judge`` only: which cells with a verdict are judged again (CLI --rejudge).
     rejudge: Literal["none", "unscored", "all"] = "none"
 
@@ -69,10 +72,10 @@ class JudgeRequest(BaseModel):
 class RunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(max_length=200)
-    pack: str = Field(min_length=1, max_length=1000)
-    base_url: str = Field(min_length=1, max_length=2000)
-    models: list[str] = Field(min_length=1, max_length=100)
-    variants: list[str] = Field(default_factory=list, max_length=100)
+    pack: RelativePath
+    base_url: Url
+    models: list[ModelName] = Field(min_length=1, max_length=100)
+    variants: list[VariantName] = Field(default_factory=list, max_length=100)
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
 
 
@@ -104,11 +107,24 @@ def create_app(
         response.headers["Content-Security-Policy"] = page_policy(nonce)
         return response
 
+    def error_response(request: Request, status: int, detail: str) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"detail": detail}, status_code=status)
+        return PlainTextResponse(detail, status_code=status)
+
     @app.exception_handler(HTTPException)
     async def german_errors(request: Request, exc: HTTPException) -> Response:
-        if request.url.path.startswith("/api/"):
-            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code)
-        return PlainTextResponse(str(exc.detail), status_code=exc.status_code)
+        return error_response(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def german_validation(request: Request, exc: RequestValidationError) -> Response:
+        return error_response(request, 422, request_problem(exc.errors()))
+
+    @app.exception_handler(InputError)
+    async def bad_files(request: Request, exc: InputError) -> Response:
+        # A file in a run dir that cannot be read (a job's sentinel, a FIFO): the message
+        # names it, as the CLI's would.
+        return error_response(request, 422, str(exc))
 
     # -- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
@@ -151,6 +167,12 @@ def create_app(
         return Response(FAVICON, media_type="image/svg+xml")
 
     # -- API ------------------------------------------------------------------------------
+    def start_job(path: Path, args: list[str], extra_env: dict[str, str] | None = None) -> str:
+        try:
+            return gui.jobs.start(path, args, extra_env=extra_env)
+        except (OSError, ValueError) as exc:  # the request was valid: the machine failed
+            raise HTTPException(500, f"Der Job wurde nicht gestartet: {exc}") from exc
+
     def start_judge_job(command: str, name: str, body: JudgeRequest) -> dict[str, str]:
         """``judge`` or ``judge-check`` of run ``name`` as a job."""
         path = gui.run_dir(name)
@@ -160,7 +182,7 @@ def create_app(
             args += ["--model", body.model]
         if command == "judge" and body.rejudge != "none":
             args += ["--rejudge", body.rejudge]
-        return {"job": gui.jobs.start(path, args)}
+        return {"job": start_job(path, args)}
 
     @app.get("/api/runs")
     def api_runs() -> list[dict[str, Any]]:
@@ -221,7 +243,7 @@ def create_app(
         for variant in body.variants:
             args += ["--variant", variant]
         args += ["--repeats", str(body.repeats)]
-        return {"job": gui.jobs.start(path, args, extra_env=extra_env)}
+        return {"job": start_job(path, args, extra_env)}
 
     @app.get("/api/jobs/{job_id}")
     def api_job(job_id: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ sentinel or the log.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -28,8 +29,10 @@ from typing import Any
 import psutil
 
 from touchstone import jsontext
+from touchstone.errors import InputError
 from touchstone.events import read_events
 from touchstone.gui.job_state import clean_record, final_state, job_progress
+from touchstone.regular import read_regular, read_regular_text
 from touchstone.store import atomic_write_text
 
 JOBS_DIR = "jobs"
@@ -108,6 +111,9 @@ class JobManager:
         """
         job_id = new_job_id()
         sentinel, events, log = self._files(run_dir, job_id)
+        # What this start creates, to take back when the process cannot start: a refused
+        # start leaves no phantom run behind.
+        created = [d for d in (run_dir, sentinel.parent) if not d.exists()]
         sentinel.parent.mkdir(parents=True, exist_ok=True)
         argv = [self.python, "-m", "touchstone", *args, "--events", str(events)]
         record: dict[str, Any] = {
@@ -122,15 +128,22 @@ class JobManager:
             "pid": None,
         }
         env = {**self.child_env, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
-        with log.open("wb") as log_handle:
-            proc = subprocess.Popen(
-                argv,
-                cwd=self.workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=log_handle,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
+        try:
+            with log.open("wb") as log_handle:
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=self.workdir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log_handle,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                )
+        except BaseException:
+            log.unlink(missing_ok=True)
+            for directory in reversed(created):
+                with contextlib.suppress(OSError):
+                    directory.rmdir()
+            raise
         record["pid"] = proc.pid
         _write(sentinel, record)
         with self._lock:
@@ -149,11 +162,16 @@ class JobManager:
         log: Path,
     ) -> None:
         code = proc.wait()
-        raw = jsontext.loads(sentinel.read_text(encoding="utf-8"))
+        try:
+            raw = jsontext.loads(read_regular(sentinel))
+            written = read_events(events)
+        except (OSError, ValueError, InputError):
+            # Replaced by something unreadable while the job ran: the exit still counts.
+            raw, written = {}, []
         record = clean_record(raw, job_id, sentinel.parent.parent.name)
         with self._lock:
             cancelled = job_id in self._cancelled
-        ended = final_state(record, read_events(events))
+        ended = final_state(record, written)
         if code == 0:
             state = "done"
         elif cancelled or code in (143, 130):
@@ -202,10 +220,13 @@ class JobManager:
         return self._load(run_dir, job_id)
 
     def _read(self, run_dir: Path, job_id: str) -> dict[str, Any]:
+        """The job's sentinel; ``InputError`` naming it when it cannot be read."""
         sentinel, _, _ = self._files(run_dir, job_id)
-        return clean_record(
-            jsontext.loads(sentinel.read_text(encoding="utf-8")), job_id, run_dir.name
-        )
+        try:
+            raw = jsontext.loads(read_regular(sentinel))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"Job-Datei {sentinel} ist unlesbar: {exc}") from exc
+        return clean_record(raw, job_id, run_dir.name)
 
     def _load(self, run_dir: Path, job_id: str) -> dict[str, Any]:
         sentinel, events_path, _ = self._files(run_dir, job_id)
@@ -233,9 +254,10 @@ class JobManager:
         for job_id in ids:
             try:
                 out.append(self._load(run_dir, job_id))
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, InputError) as exc:
                 record = clean_record({}, job_id, run_dir.name)
-                record.update(message=f"Job-Datei unlesbar: {exc}", progress=job_progress([]))
+                message = str(exc) if isinstance(exc, InputError) else f"Job-Datei unlesbar: {exc}"
+                record.update(message=message, progress=job_progress([]))
                 record.pop("pid", None)
                 record.pop("cancel_requested", None)
                 out.append(record)
@@ -245,8 +267,8 @@ class JobManager:
 def _last_log_line(log: Path) -> str:
     """The CLI's last error line from its log (its message when no event carried one)."""
     try:
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        lines = read_regular_text(log, errors="replace").splitlines()
+    except (OSError, InputError):
         return ""
     for line in reversed(lines):
         text = line.strip()

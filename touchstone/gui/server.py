@@ -14,6 +14,7 @@ from touchstone.errors import InputError
 from touchstone.gui.app import create_app
 
 DEFAULT_PORT = 8642
+GRACE_S = 3
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -48,5 +49,9 @@ def serve(
     threading.Thread(target=app.state.gui.warm, name="warm-run-cache", daemon=True).start()
     if open_browser:
         webbrowser.open(url)
-    config = uvicorn.Config(app, log_level="warning", lifespan="off")
+    # Asked to stop, uvicorn waits for open requests; without a bound, one that never ends
+    # would keep the GUI running after SIGTERM and Ctrl-C.
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="off", timeout_graceful_shutdown=GRACE_S
+    )
     uvicorn.Server(config).run(sockets=[sock])

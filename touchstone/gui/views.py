@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import HTTPException
 
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun, RunCache, fresh_scorecard, is_fresh
+from touchstone.gui.cache import LoadedRun, RunCache, SummaryCache, fresh_scorecard, is_fresh
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
 from touchstone.stages import report_html
@@ -28,6 +28,7 @@ class Gui:
         self.cache = RunCache(pack_within=self.workdir)
         # The last report rendered, with the loaded run it shows: a reload costs nothing.
         self._report: tuple[LoadedRun, str] | None = None
+        self.summaries = SummaryCache()
 
     # -- path guards ----------------------------------------------------------------------
     def run_dir(self, name: str) -> Path:
@@ -35,7 +36,9 @@ class Gui:
         if id_problem(name):
             raise HTTPException(404, "Unbekannter Run")
         path = (self.runs_dir / name).resolve()
-        if path.parent != self.runs_dir or not (path / MANIFEST).is_file():
+        # exists, not is_file: a run.json that is no regular file is a damaged run (422
+        # with the message), not an unknown one.
+        if path.parent != self.runs_dir or not (path / MANIFEST).exists():
             raise HTTPException(404, f"Unbekannter Run: {name}")
         return path
 
@@ -44,7 +47,12 @@ class Gui:
         path = resolve_inside(self.workdir, relative)
         if path is None:
             raise HTTPException(400, f"{what} muss im Arbeitsverzeichnis der GUI liegen.")
-        if not path.is_file():
+        try:
+            found = path.is_file()
+        except OSError as exc:  # a name longer than the file system allows (ENAMETOOLONG)
+            shown = relative if len(relative) <= 200 else relative[:200] + "…"
+            raise HTTPException(400, f"{what} nicht lesbar (Name zu lang?): {shown}") from exc
+        if not found:
             raise HTTPException(400, f"{what} nicht gefunden: {relative}")
         return path
 
@@ -77,7 +85,7 @@ class Gui:
             (
                 p.name
                 for p in self.runs_dir.iterdir()
-                if not id_problem(p.name) and ((p / MANIFEST).is_file() or (p / JOBS_DIR).is_dir())
+                if not id_problem(p.name) and ((p / MANIFEST).exists() or (p / JOBS_DIR).is_dir())
             ),
             reverse=True,
         )
@@ -93,7 +101,9 @@ class Gui:
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run's summary, the newest first (runs without data by their job's start)."""
-        summaries = [self.run_summary(name) for name in self.run_names()]
+        names = self.run_names()
+        self.summaries.keep_only({self.runs_dir / name for name in names})
+        summaries = [self.run_summary(name) for name in names]
         return sorted(summaries, key=lambda s: str(s.get("created_at") or ""), reverse=True)
 
     def run_summary(self, name: str) -> dict[str, Any]:
@@ -108,21 +118,24 @@ class Gui:
             ),
             "created_at": jobs[-1].get("started_at") if jobs else None,
         }
-        if not (path / MANIFEST).is_file():
+        if not (path / MANIFEST).exists():
             summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
             return summary
         try:
-            scored = self._scored_summary(path)
+            scored = self.summaries.get(path, self._scored_summary)
         except InputError as exc:
             summary["error"] = str(exc)
             return summary
         scored["created_at"] = scored["created_at"] or summary["created_at"]
         summary.update(scored)
+        # Whether report.html is written and current (the link shows the run either way).
+        summary["report"] = is_fresh(path, REPORT_HTML)
         return summary
 
-    def _scored_summary(self, path: Path) -> dict[str, Any]:
+    def _scored_summary(self, path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
         """Counts and the best row: from a fresh ``scorecard.json`` when there is one (a
-        100k-cell run is not loaded for one line of the overview), else from the run."""
+        100k-cell run is not loaded for one line of the overview), else from the run. And
+        the files the pack may have been read from (it gives the expected cell count)."""
         card = fresh_scorecard(path)
         if card is None:
             loaded = self.cache.get(path)
@@ -158,9 +171,14 @@ class Gui:
                 "ci_low": best["ci_low"],
                 "ci_high": best["ci_high"],
             },
-            # Whether report.html is written and current (the link shows the run either way).
-            "report": is_fresh(path, REPORT_HTML),
-        }
+        }, self._pack_files(manifest)
+
+    def _pack_files(self, manifest: dict[str, Any]) -> tuple[Path, ...]:
+        """Every file ``pack_of_run`` may read for the run of ``manifest``: its paths as
+        they are, and relative ones inside the working dir too."""
+        named = [manifest.get(key) for key in ("pack_path", "pack_abspath")]
+        paths = [Path(name) for name in named if isinstance(name, str) and name]
+        return tuple(dict.fromkeys([*paths, *(self.workdir / p for p in paths)]))
 
     def loaded(self, name: str) -> LoadedRun:
         """The run ``name`` from the cache; 404 if unknown, 422 if its files are bad."""

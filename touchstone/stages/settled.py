@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from touchstone import __version__
 from touchstone.pack import Pack
+from touchstone.regular import read_regular
 from touchstone.scorecard import Scorecard
 from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, input_stamps
 
@@ -74,7 +75,7 @@ def read_settled(run: RunDir, pack: Pack) -> SettledRun | None:
     """
     path = run.file(JUDGE_STATE)
     try:
-        state = SettledRun.model_validate_json(path.read_bytes())
+        state = SettledRun.model_validate_json(read_regular(path))
     except FileNotFoundError:
         return None
     except (OSError, ValidationError) as exc:

@@ -3,7 +3,7 @@ one check that a path named by someone else stays inside a directory.
 
 A rewrite keeps the mode of the file it replaces; a new file gets ``0666 & ~umask`` like any
 file a program creates (a temp file alone would be 0600, unreadable for a shared report
-directory).
+directory). Reading is ``touchstone.regular``'s.
 """
 
 from __future__ import annotations

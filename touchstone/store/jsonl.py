@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.limits import MAX_TOKEN_COUNT
+from touchstone.regular import open_regular
 from touchstone.store.files import atomic_write
 from touchstone.yamlfile import german_problem
 
@@ -48,10 +49,12 @@ def iter_jsonl(path: Path, cls: type[T], warn: Callable[[str], None]) -> Iterato
     None, unknown, with one warning for the file. Any other bad line is an ``InputError``
     naming file and line number.
     """
-    if not path.exists():
+    try:
+        handle = open_regular(path)
+    except FileNotFoundError:
         return
     unknowns = _Unknowns()
-    with path.open("rb") as handle:
+    with handle:
         chunk: list[bytes] = []
         first = 1
         for raw in handle:
@@ -192,7 +195,7 @@ class JsonlAppender:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         _repair_tail(path)
-        self._handle: IO[bytes] = path.open("ab", buffering=0)
+        self._handle: IO[bytes] = open_regular(path, "ab")
 
     def append(self, record: dict[str, Any]) -> None:
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
@@ -223,10 +226,14 @@ def _repair_tail(path: Path) -> None:
     the record and its newline): it is kept and gets the newline; or a record cut short: it
     is cut off. Nothing complete is ever dropped. Only the file's tail is read.
     """
-    if not path.exists() or path.stat().st_size == 0:
+    try:
+        handle = open_regular(path, "r+b")
+    except FileNotFoundError:
         return
-    with path.open("rb+") as handle:
+    with handle:
         end = handle.seek(0, os.SEEK_END)
+        if end == 0:
+            return
         handle.seek(end - 1)
         if handle.read(1) == b"\n":
             return

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.pack import Scale
+from touchstone.regular import not_regular, open_regular, read_regular, read_regular_text
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.store.files import atomic_write_text
 from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, bulk_allocation, iter_jsonl
@@ -99,7 +100,10 @@ class RunDir:
         run = cls(path)
         if not run.path.is_dir():
             raise InputError(f"Run-Verzeichnis nicht gefunden: {run.path}")
-        if not run.file(MANIFEST).is_file():
+        manifest = run.file(MANIFEST)
+        if manifest.exists() and not manifest.is_file():
+            raise not_regular(manifest, manifest.stat().st_mode)
+        if not manifest.is_file():
             raise InputError(f"{run.path} ist kein touchstone-Run-Verzeichnis ({MANIFEST} fehlt).")
         return run
 
@@ -117,8 +121,8 @@ class RunDir:
             lock.acquire()
         except filelock.Timeout:
             try:
-                holder = (self.path / LOCK_HOLDER).read_text(encoding="utf-8").strip()
-            except OSError:
+                holder = read_regular_text(self.path / LOCK_HOLDER).strip()
+            except (OSError, UnicodeDecodeError, InputError):
                 holder = ""
             raise InputError(
                 f"{self.path} wird gerade von einem anderen touchstone-Prozess bearbeitet "
@@ -135,7 +139,7 @@ class RunDir:
         """The manifest, its types checked (a hand-edited file is bad input, named)."""
         path = self.file(MANIFEST)
         try:
-            data = jsontext.loads(path.read_text(encoding="utf-8"))
+            data = jsontext.loads(read_regular(path))
         except FileNotFoundError:
             raise InputError(f"{path} fehlt.") from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -224,9 +228,10 @@ class RunDir:
         with a warning, and the next judge run writes it anew. One that cannot be read is
         the machine failing (``OSError``, a message naming the file), not a corrupt file."""
         path = self.file(REPORTS)
-        if not path.exists():
+        try:
+            data = read_regular(path)
+        except FileNotFoundError:
             return []
-        data = path.read_bytes()
         try:
             return _REPORTS.validate_json(data)
         except ValidationError as exc:
@@ -241,7 +246,7 @@ class RunDir:
 def _last_line_of(path: Path, key: VerdictKey) -> int | str:
     """The number of the last line of ``path`` that holds the cell ``key`` ("?" if none)."""
     found: int | str = "?"
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with open_regular(path) as handle:
         for number, line in enumerate(handle, start=1):
             try:
                 data = jsontext.loads(line)

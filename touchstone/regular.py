@@ -1,0 +1,79 @@
+"""Opening only regular files (DESIGN §15).
+
+A run dir is shared between people, so anything in it may be a FIFO or a device in place of
+a file: opening a FIFO blocks until someone writes to it (for ever), reading ``/dev/zero``
+never ends. Every file touchstone reads from a run dir, and every pack and config, is opened
+here; anything but a regular file is bad input naming it.
+
+A module of its own, outside ``store``: ``yamlfile`` needs it, and ``store`` needs
+``yamlfile``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from touchstone.errors import InputError
+
+# How each mode opens: read; read and write in place; append (created if missing). Appending
+# opens read-write too: a write-only open of a FIFO without a reader fails (ENXIO) instead of
+# being recognised, and a read-write one never blocks.
+_OPEN_FLAGS = {
+    "rb": os.O_RDONLY,
+    "r+b": os.O_RDWR,
+    "ab": os.O_RDWR | os.O_APPEND | os.O_CREAT,
+}
+# Where they exist (POSIX): a FIFO opens at once instead of waiting for a writer; Windows
+# has neither FIFOs in the file system nor the flag, and needs O_BINARY instead.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_KINDS = (
+    (stat.S_ISDIR, "ein Verzeichnis"),
+    (stat.S_ISFIFO, "eine FIFO (benannte Pipe)"),
+    (stat.S_ISCHR, "ein Gerät"),
+    (stat.S_ISBLK, "ein Gerät"),
+    (stat.S_ISSOCK, "ein Socket"),
+)
+
+
+def not_regular(path: Path, mode: int) -> InputError:
+    """The error for ``path``, which is something else than a regular file."""
+    kind = next((word for test, word in _KINDS if test(mode)), "etwas anderes")
+    return InputError(
+        f"{path} ist keine reguläre Datei, sondern {kind}; touchstone liest sie nicht. "
+        "Ersetzen Sie sie durch die richtige Datei oder entfernen Sie sie."
+    )
+
+
+def open_regular(path: Path, mode: Literal["rb", "r+b", "ab"] = "rb") -> BinaryIO:
+    """``path`` opened in ``mode`` if it is a regular file; else an ``InputError`` naming it.
+
+    The check is made on the opened descriptor (``fstat``), not on the name before opening:
+    nobody can swap a FIFO in between. Missing files raise ``FileNotFoundError`` as usual.
+    """
+    fd = os.open(path, _OPEN_FLAGS[mode] | _NONBLOCK | _BINARY, 0o666)
+    try:
+        file_mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(file_mode):
+            raise not_regular(path, file_mode)
+        if _NONBLOCK:
+            os.set_blocking(fd, True)  # a regular file ignores it; clear it all the same
+        handle: BinaryIO = os.fdopen(fd, mode, buffering=0 if mode == "ab" else -1)
+    except BaseException:
+        os.close(fd)
+        raise
+    return handle
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of the regular file ``path`` (see ``open_regular``)."""
+    with open_regular(path) as handle:
+        return handle.read()
+
+
+def read_regular_text(path: Path, errors: str = "strict") -> str:
+    """The UTF-8 text of the regular file ``path`` (see ``open_regular``)."""
+    return read_regular(path).decode("utf-8", errors)
