@@ -1,7 +1,8 @@
 """Runs held in memory between requests: a 100k-cell run is loaded once, not per page.
 
-An entry is valid while the run's files keep their size and modification time; a job that
-appends an answer or a verdict changes them, and the next request loads the run again.
+An entry is valid while the run's files keep their content (``store.input_stamps``: length
+and hash, never times); a job that appends an answer or a verdict changes it, and the next
+request loads the run again.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
-from touchstone.store import SCORECARD_JSON, Stamp, input_stamps
+from touchstone.store import SCORECARD_JSON, Stamp, input_mtimes, input_stamps
 
 
 @dataclass
@@ -63,7 +64,7 @@ def is_fresh(path: Path, written_name: str) -> bool:
         written = (path / written_name).stat().st_mtime_ns
     except OSError:
         return False
-    return all(stamp[0] <= written for stamp in input_stamps(path))
+    return all(mtime <= written for mtime in input_mtimes(path))
 
 
 def fresh_scorecard(path: Path) -> dict[str, Any] | None:
