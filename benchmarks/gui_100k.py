@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import report, write_run
+from _common import BUERO, report, write_run
 from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
@@ -51,7 +51,8 @@ def main() -> None:
         report_s = time.monotonic() - started
         report_mb = (runs / "gross" / "report.html").stat().st_size / 1e6
         print(f"cells: {cells}; load_run alone: {load_s:.2f} s; write_report: {report_s:.2f} s")
-        app = create_app(runs, workdir=Path(tmp), port=PORT)
+        # The GUI reads a run's pack only inside its working dir: the one the pack lies in.
+        app = create_app(runs, workdir=BUERO.parent.parent, port=PORT)
         with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as client:
             overview_s, _ = timed_get(client, "/")
             cold_s, _ = timed_get(client, "/runs/gross")

@@ -1,8 +1,10 @@
 """Resume a run of ~100 000 judged cells, with the user-level verdict cache on (DESIGN §10).
 
-Targets: under 2 s and under 300 MB RSS, with the verdict cache on (the default) holding
-300 000 entries. The target is the resume of a run that is all judged: the judge run that
-judged it left ``judge-state.json`` (stages/settled.py), so the resume reads no record.
+Targets: under 0.5 s (DESIGN §16) and under 300 MB RSS, with the verdict cache on (the
+default) holding 300 000 entries. The target is the resume of a run that is all judged: the
+judge run that judged it left ``judge-state.json`` (stages/settled.py), so the resume reads
+no record; it hashes the run's files to know they are unchanged. The time of that hashing
+alone is printed beside it.
 Beside it, for the record, two resumes that must read every record: one with the holistic
 pass left (its 20 calls go to the simulator on loopback), and one with nothing left but no
 stored state (a run judged by an older touchstone, or whose files were touched since). And
@@ -28,7 +30,7 @@ from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.judge.cache import VerdictCache, default_cache_path
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
-from touchstone.store import JUDGE_STATE, JUDGEMENTS, REPORTS, RESPONSES
+from touchstone.store import JUDGE_STATE, JUDGEMENTS, REPORTS, RESPONSES, input_stamps
 
 CACHE_ENTRIES = 300_000
 
@@ -51,6 +53,12 @@ def floor_seconds(run: Path) -> float:
         with (run / name).open("rb") as handle:
             for line in handle:
                 json.loads(line)
+    return time.monotonic() - started
+
+
+def hash_seconds(run: Path) -> float:
+    started = time.monotonic()
+    input_stamps(run)
     return time.monotonic() - started
 
 
@@ -78,7 +86,8 @@ def main() -> None:
             assert (run / REPORTS).exists() and (run / JUDGE_STATE).exists()
             name = f"resume, {case} ({outcome.health.calls} calls)"
             if case == "nothing left":
-                report(name, elapsed, "s", "< 2 s", elapsed < 2)
+                report(name, elapsed, "s", "< 0.5 s", elapsed < 0.5)
+                print(f"[REF ] hashing the run's files alone: {hash_seconds(run):.3f} s")
             else:
                 print(f"[REF ] {name}: {elapsed:.3f} s (reads every record)")
         print(f"[REF ] json.loads of both files alone: {floor_seconds(run):.3f} s")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,10 +13,11 @@ from typing import Any
 import pytest
 
 from touchstone.errors import InputError, JudgeAborted
+from touchstone.gui.cache import RunCache
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
 from touchstone.stages import JudgeOutcome, execute_judge, load_run
-from touchstone.store import JUDGE_STATE, RESPONSES, SCORECARD_JSON, RunDir
+from touchstone.store import JUDGE_STATE, RESPONSES, SCORECARD_JSON, RunDir, Stamp, input_stamps
 
 from .conftest import FakeJudge, make_response, timeout_error
 
@@ -99,6 +102,21 @@ def _same_size_edit(run: Path) -> None:
     path.write_text(text.replace('"score": 2', '"score": 5', 1), encoding="utf-8")
 
 
+def _same_size_edit_in_the_same_tick(run: Path) -> None:
+    """A same-size edit the file's times do not show: a filesystem that keeps whole seconds
+    (FAT: two), a restore from a backup or a tool that keeps the modification time."""
+    path = run / "judgements.jsonl"
+    before = path.stat()
+    _same_size_edit(run)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size,
+        before.st_mtime_ns,
+        before.st_ino,
+    )
+
+
 def _appended_answer(run: Path) -> None:
     line = json.dumps(make_response("R2", model="sim-gut", repeat=2).as_dict())
     with (run / RESPONSES).open("a", encoding="utf-8") as handle:
@@ -130,6 +148,18 @@ def test_any_change_to_a_settled_run_is_read_and_judged_as_always(
     settled = Judge()
     assert judge(judged_run, sim, settled)[0].card == outcome.card
     assert settled.history == []
+
+
+def test_a_same_size_edit_the_file_times_do_not_show_is_read_and_judged(
+    judged_run: Path, sim: SimServer
+) -> None:
+    stored = judge(judged_run, sim, Judge())[0].card
+    _same_size_edit_in_the_same_tick(judged_run)
+    backend = Judge()
+    outcome, _ = judge(judged_run, sim, backend)
+    assert len(backend.history) == 1  # the edited pair's holistic report
+    assert outcome.card != stored
+    assert outcome.card == load_run(judged_run).scorecard()
 
 
 def _damaged(state: Path) -> dict[str, str]:
@@ -165,6 +195,22 @@ def test_another_touchstone_version_reads_the_run_in_full(judged_run: Path, sim:
     outcome, _ = judge(judged_run, sim, Judge())
     assert outcome.card == load_run(judged_run).scorecard()
     assert all(row.red_flags < 99 for row in outcome.card.rows)
+
+
+def test_a_state_of_an_older_format_is_read_in_full_without_a_warning(
+    judged_run: Path, sim: SimServer
+) -> None:
+    state = judged_run / JUDGE_STATE
+    data = json.loads(state.read_text(encoding="utf-8"))
+    data.update(
+        format=1, inputs=[[1_700_000_000_000_000_000, 100, 12345]] * 4
+    )  # times, size, inode
+    data["card"]["rows"][0]["red_flags"] = 99
+    state.write_text(json.dumps(data), encoding="utf-8")
+    outcome, _ = judge(judged_run, sim, Judge())
+    assert outcome.card == load_run(judged_run).scorecard()
+    assert outcome.run_dir.warnings == []
+    assert json.loads(state.read_text(encoding="utf-8"))["format"] > 1  # written anew
 
 
 @pytest.mark.parametrize(
@@ -222,3 +268,30 @@ def test_the_judge_stage_leaves_the_garbage_collector_as_it_found_it(
             rejudge="all",
         )
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_the_guis_run_cache_sees_a_same_size_edit_the_file_times_do_not_show(
+    judged_run: Path,
+) -> None:
+    cache = RunCache()
+    before = cache.get(judged_run).card
+    assert cache.get(judged_run).card is before  # held, not loaded again
+    _same_size_edit_in_the_same_tick(judged_run)
+    after = cache.get(judged_run).card
+    assert after != before
+    assert after == load_run(judged_run).scorecard()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_in_place_of_a_run_file_is_stamped_without_waiting_for_a_writer(
+    judged_run: Path,
+) -> None:
+    settled = input_stamps(judged_run)
+    (judged_run / RESPONSES).unlink()
+    os.mkfifo(judged_run / RESPONSES)
+    stamps: list[tuple[Stamp, ...]] = []
+    reader = threading.Thread(target=lambda: stamps.append(input_stamps(judged_run)), daemon=True)
+    reader.start()
+    reader.join(timeout=2)
+    assert stamps, "input_stamps waits on a FIFO"
+    assert stamps[0] != settled

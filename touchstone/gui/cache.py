@@ -1,8 +1,9 @@
 """Runs held in memory between requests: a 100k-cell run is loaded once, not per page;
 and each run's line of the overview, so that a repeat overview parses no pack again.
 
-An entry is valid while the run's files keep their size and modification time; a job that
-appends an answer or a verdict changes them, and the next request loads the run again.
+An entry is valid while the run's files keep their content (``store.input_stamps``: length
+and hash, never times); a job that appends an answer or a verdict changes it, and the next
+request loads the run again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from touchstone import jsontext
 from touchstone.regular import read_regular
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
-from touchstone.store import SCORECARD_JSON, Stamp, input_stamps
+from touchstone.store import SCORECARD_JSON, Stamp, input_mtimes, input_stamps, stamps
 
 
 @dataclass
@@ -60,12 +61,12 @@ class RunCache:
 
 
 def file_stamp(path: Path) -> Stamp:
-    """``path`` as it is now (mtime, size, inode; a missing one is (0, -1, 0))."""
+    """``path``'s content as it is now (``store.file_stamp``); a path that cannot name a
+    file (a NUL in a path named by run.json) or cannot be read is missing."""
     try:
-        stat = path.stat()
-    except (OSError, ValueError):  # ValueError: a NUL in a path named by run.json
-        return (0, -1, 0)
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        return stamps.file_stamp(path)
+    except (OSError, ValueError):
+        return stamps.MISSING
 
 
 Summary = dict[str, Any]
@@ -123,7 +124,7 @@ def is_fresh(path: Path, written_name: str) -> bool:
         written = (path / written_name).stat().st_mtime_ns
     except OSError:
         return False
-    return all(stamp[0] <= written for stamp in input_stamps(path))
+    return all(mtime <= written for mtime in input_mtimes(path))
 
 
 def fresh_scorecard(path: Path) -> dict[str, Any] | None:

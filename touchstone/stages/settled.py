@@ -2,10 +2,11 @@
 
 A judge run that ends *settled* (``JudgeRunResult.settled``: no cell left, none stale, every
 holistic report answering its input) writes, after its last write to the run, what it found:
-the stamps of the run's input files, the pack it judged by, the number of cells and the
-scorecard whole. The next judge run without ``--rejudge`` whose files and pack are still
-exactly those would judge nothing and call nobody: it shows that card instead of reading
-100k records to learn so (DESIGN §10). An appended answer, a verdict edited by hand, a
+the stamps of the run's input files (length and SHA-256 of each, ``store.input_stamps``), the
+pack it judged by, the number of cells and the scorecard whole. The next judge run without
+``--rejudge`` whose files and pack are still exactly those would judge nothing and call
+nobody: it shows that card instead of reading 100k records to learn so (DESIGN §10). An
+appended answer, a verdict edited by hand (even one that keeps the file's size and times), a
 changed pack or another touchstone version and the state no longer matches: the run is read
 and judged as always, and the state written anew (or not, if the run does not end settled).
 
@@ -28,7 +29,14 @@ from touchstone.scorecard import Scorecard
 from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, input_stamps
 
 # Raise it whenever what a stored card means changes without the touchstone version doing so.
-FORMAT = 1
+FORMAT = 2  # 2: input stamps are length and SHA-256, no longer times
+
+
+class _Origin(BaseModel):
+    """Who wrote a ``judge-state.json``: read before the rest, whose shape may differ."""
+
+    format: int
+    touchstone_version: str
 
 
 class SettledRun(BaseModel):
@@ -75,7 +83,12 @@ def read_settled(run: RunDir, pack: Pack) -> SettledRun | None:
     """
     path = run.file(JUDGE_STATE)
     try:
-        state = SettledRun.model_validate_json(read_regular(path))
+        data = read_regular(path)
+        # A state another format or version wrote is no damage: it is just not this run's.
+        origin = _Origin.model_validate_json(data)
+        if (origin.format, origin.touchstone_version) != (FORMAT, __version__):
+            return None
+        state = SettledRun.model_validate_json(data)
     except FileNotFoundError:
         return None
     except (OSError, ValidationError) as exc:
@@ -84,10 +97,6 @@ def read_settled(run: RunDir, pack: Pack) -> SettledRun | None:
             "vollständig gelesen."
         )
         return None
-    unchanged = (
-        state.format == FORMAT
-        and state.touchstone_version == __version__
-        and state.inputs == input_stamps(run.path)
-        and state.pack == pack_fingerprint(pack)
-    )
+    # The pack first: when it changed, the run's files need not be hashed.
+    unchanged = state.pack == pack_fingerprint(pack) and state.inputs == input_stamps(run.path)
     return state if unchanged else None

@@ -3,6 +3,7 @@
 files.py    atomic writes, the inside-a-directory check
 jsonl.py    JSON Lines reading and appending
 rundir.py   RunDir: manifest, streams, reports, lock
+stamps.py   content stamps of a run's input files (what a kept view is keyed by)
 """
 
 from touchstone.store.files import atomic_write_text, resolve_inside
@@ -17,9 +18,8 @@ from touchstone.store.rundir import (
     SCORECARD_JSON,
     VERDICTS_CSV,
     RunDir,
-    Stamp,
-    input_stamps,
 )
+from touchstone.store.stamps import Stamp, input_mtimes, input_stamps
 
 __all__ = [
     "JUDGEMENTS",
@@ -34,6 +34,7 @@ __all__ = [
     "RunDir",
     "Stamp",
     "atomic_write_text",
+    "input_mtimes",
     "input_stamps",
     "resolve_inside",
 ]

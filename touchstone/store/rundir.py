@@ -61,22 +61,6 @@ VERDICTS_CSV = "verdicts.csv"
 JUDGE_STATE = "judge-state.json"
 LOCK = ".lock"
 LOCK_HOLDER = ".lock.holder"
-# The files every view of a run is built from: while they keep their stamps, so does it.
-INPUTS = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
-Stamp = tuple[int, int, int]  # mtime_ns, size, inode; a missing file is (0, -1, 0)
-
-
-def input_stamps(path: Path) -> tuple[Stamp, ...]:
-    """The ``INPUTS`` of the run at ``path`` as they are now: an append changes size and
-    time, an atomic rewrite the inode."""
-    stamps = []
-    for name in INPUTS:
-        try:
-            stat = (path / name).stat()
-            stamps.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
-        except FileNotFoundError:
-            stamps.append((0, -1, 0))
-    return tuple(stamps)
 
 
 class RunDir:
