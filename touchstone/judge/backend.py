@@ -9,6 +9,8 @@ the breaker and from every resume.
 
 The judge engine calls backends through ``judge_caller``: natively async for
 ``OpenAIJudgeBackend`` (``ajudge``), in worker threads for synchronous backends and fakes.
+``ask_judge`` is the one blocking call (``score_response``, ``score_dimensions``); both keep
+the reply's ``finish_reason``, by which a cut-off reply is known (DESIGN §16).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class JudgeReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
+    # "length" says the judge was cut off: its own verdict may be missing (DESIGN §16).
+    finish_reason: str = ""
 
 
 JudgeCall = Callable[[str, str, float | None], Awaitable[JudgeReply]]
@@ -142,17 +146,15 @@ class OpenAIJudgeBackend:
         except Exception as exc:
             raise call_error(JudgeCallError, exc) from exc
         return JudgeReply(
-            content, reply.prompt_tokens, reply.completion_tokens, reply.reasoning_tokens
+            content,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            reply.reasoning_tokens,
+            reply.finish_reason,
         )
 
     def judge(self, *, system: str, user: str) -> str:
-        async def once() -> str:
-            try:
-                return (await self.ajudge(system=system, user=user)).text
-            finally:
-                await self.aclose()
-
-        return run_blocking(once())
+        return ask_judge(self, system=system, user=user).text
 
     async def model_ids(self) -> list[str]:
         """The model ids the judge's endpoint lists; ``[]`` when it does not answer."""
@@ -164,6 +166,23 @@ class OpenAIJudgeBackend:
     async def aclose(self) -> None:
         """Close the clients of the running loop (nothing outlives the loop it ran on)."""
         await self._transport.aclose()
+
+
+def ask_judge(backend: JudgeBackend, *, system: str, user: str) -> JudgeReply:
+    """One blocking judge call, with what the server said about the reply when the backend
+    can tell (``ajudge``): the engine's path, so that a cut-off reply is known here too."""
+    native = getattr(backend, "ajudge", None)
+    if native is None:
+        return JudgeReply(backend.judge(system=system, user=user))
+
+    async def once() -> JudgeReply:
+        try:
+            reply: JudgeReply = await native(system=system, user=user)
+            return reply
+        finally:
+            await release(backend)
+
+    return run_blocking(once())
 
 
 def judge_caller(backend: JudgeBackend, executor: concurrent.futures.Executor) -> JudgeCall:

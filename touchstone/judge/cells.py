@@ -15,9 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone.errors import CallError
-from touchstone.judge.backend import JudgeBackend, JudgeReply, judge_identity, judge_model_of
+from touchstone.judge.backend import (
+    JudgeBackend,
+    JudgeReply,
+    ask_judge,
+    judge_identity,
+    judge_model_of,
+)
 from touchstone.judge.cache import CachedVerdict, cache_key
-from touchstone.judge.replies import parse_verdict_reply
+from touchstone.judge.replies import parse_verdict_reply, unreadable_note
 from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt, rubric_hash
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
@@ -130,13 +136,12 @@ class CellTask:
                 "judge_reasoning_tokens": reply.reasoning_tokens,
             }
         )
-        parsed = parse_verdict_reply(reply.text, self.pack.scale)
+        parsed = parse_verdict_reply(reply.text, self.pack.scale, finish_reason=reply.finish_reason)
         if parsed is None:
-            excerpt = " ".join(reply.text.split())[:300]
             return _unscored(
                 self.fields,
                 "unparseable",
-                f"Judge-Ausgabe nicht auswertbar: {excerpt!r}",
+                unreadable_note(reply.text, reply.finish_reason),
                 judge_model=self.judge.model,
                 **tokens,
             )
@@ -175,4 +180,4 @@ def score_response(
     task = CellTask.of(resp, prompt, pack, Judge.of(backend))
     if task.settled is not None:
         return task.settled
-    return task.verdict(JudgeReply(backend.judge(system=task.system, user=task.user)))
+    return task.verdict(ask_judge(backend, system=task.system, user=task.user))

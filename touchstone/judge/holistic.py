@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from touchstone.engine import completed
 from touchstone.errors import JudgeCallError
-from touchstone.judge.backend import JudgeBackend, JudgeReply, judge_model_of
+from touchstone.judge.backend import JudgeBackend, JudgeReply, ask_judge, judge_model_of
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE
 from touchstone.judge.policy import FATAL_KINDS, fatal_stop, keep_better
-from touchstone.judge.replies import parse_dimensions_reply
+from touchstone.judge.replies import parse_dimensions_reply, unreadable_note
 from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION, judge_system_prompt, scale_line
 from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack
@@ -145,11 +145,11 @@ def _without_call(
     return None
 
 
-def _from_reply(pack: Pack, pair: Pair, reply: str, judge_model: str) -> ModelReport:
-    parsed = parse_dimensions_reply(reply, [d.id for d in pack.dimensions], pack.scale)
+def _from_reply(pack: Pack, pair: Pair, reply: JudgeReply, judge_model: str) -> ModelReport:
+    dims = [d.id for d in pack.dimensions]
+    parsed = parse_dimensions_reply(reply.text, dims, pack.scale, finish_reason=reply.finish_reason)
     if parsed is None:
-        excerpt = " ".join(reply.split())[:300]
-        return _degraded(pair, judge_model, f"Judge-Ausgabe nicht auswertbar: {excerpt!r}")
+        return _degraded(pair, judge_model, unreadable_note(reply.text, reply.finish_reason))
     scores, rationales = parsed
     return ModelReport(*pair, dim_scores=scores, dim_rationales=rationales, judge_model=judge_model)
 
@@ -169,7 +169,7 @@ def score_dimensions(
         return without_call
     user = dimensions_user_prompt(pack, model=model, variant=variant, verdicts=verdicts)
     try:
-        reply = backend.judge(system=judge_system_prompt(pack), user=user)
+        reply = ask_judge(backend, system=judge_system_prompt(pack), user=user)
     except JudgeCallError as exc:
         return _degraded(pair, judge_model, JUDGE_ERROR_RATIONALE.format(err=exc))
     return _from_reply(pack, pair, reply, judge_model)
@@ -250,7 +250,7 @@ async def holistic_pass(
                 continue
             streak = 0
             assert done.result is not None
-            report = _from_reply(pack, pair, done.result.text, judge_model)
+            report = _from_reply(pack, pair, done.result, judge_model)
             report.input_hash = prompts[pair][1]
             reports[pair] = report
     skipped = HOLISTIC_SKIPPED.format(n=streak)

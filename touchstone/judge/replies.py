@@ -1,19 +1,26 @@
-"""What the judge answers: strict parsers for its per-answer and holistic replies (§6, §11).
+"""What the judge answers: strict parsers for its per-answer and holistic replies (§6, §11, §16).
 
-The verdict is the *last top-level* JSON object of the reply, fenced or not: judges reason
+The verdict is the *last top-level* ``{…}`` span of the reply, fenced or not: judges reason
 first and conclude last, and an object quoted earlier (e.g. from an answer that tries to
-inject a score) is not the judge's verdict. Nested objects are never taken on their own, and
-when the last object does not validate there is no fallback to an earlier one. Text around
-the object and extra keys are tolerated. A per-answer verdict needs an integer ``score`` on
-the pack's scale, a boolean ``red_flag`` and a string ``rationale``: anything else is
-unparseable, never a default. A score outside the scale is unparseable, never clamped, and
-so is a rationale over ``MAX_RATIONALE_CHARS``. ``checked_verdict`` is that check on its own:
-rows of the verdict cache pass it too.
+inject a score) is not the judge's verdict. The span is found by one linear, string-aware
+scan: braces inside strings do not count. If that span does not validate, is cut off, or is
+followed by an unbalanced ``{``, the reply is unparseable: nothing earlier and nothing nested
+is ever taken instead. Near-JSON that small judges write (trailing commas, Python's
+``True``/``False``/``None``, single-quoted strings) is repaired inside that span only. A reply
+the server cut off (``finish_reason`` "length" or "content_filter") is unparseable: the
+judge's own verdict may not have been written yet.
+
+Text around the object and extra keys are tolerated. A per-answer verdict needs an integer
+``score`` on the pack's scale, a boolean ``red_flag`` and a string ``rationale``: anything
+else is unparseable, never a default. A score outside the scale is unparseable, never
+clamped, and so is a rationale over ``MAX_RATIONALE_CHARS``. ``checked_verdict`` is that
+check on its own: rows of the verdict cache pass it too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
@@ -59,36 +66,150 @@ class _DimensionEntry(BaseModel):
     rationale: StrictStr
 
 
-def last_top_level_object(text: str) -> dict[str, Any] | None:
-    """The last JSON object of ``text`` that is not inside another one, or None.
+# Deeper than any verdict or dimensions object; bounds what the JSON decoder recurses into.
+MAX_NESTING = 32
 
-    None too when an object nests deeper than the parser recurses: where it ends is then
-    unknown, so whatever follows cannot be told from what is inside it, and taking an object
-    from within it would be taking a nested one.
-    """
-    decoder = json.JSONDecoder()
-    last: dict[str, Any] | None = None
-    position = text.find("{")
-    while position != -1:
-        try:
-            value, end = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            position = text.find("{", position + 1)
+# A server's word that it stopped the reply before the judge ended it.
+CUT_OFF_REASONS = frozenset({"length", "content_filter"})
+
+_IN_OBJECT = re.compile(r"""[{}\[\]"']""")
+_QUOTE = re.compile(r"[\"']")
+_STRING_STOP = {'"': re.compile(r'[\\"]'), "'": re.compile(r"[\\']")}
+# Where a Python string literal can start; elsewhere an apostrophe is prose ("geht's").
+_BEFORE_PY_STRING = frozenset("{[,:(")
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_PY_LITERAL = re.compile(r"\b(True|False|None)\b")
+_JSON_LITERAL = {"True": "true", "False": "false", "None": "null"}
+_PY_STRING_ESCAPE = re.compile(r'\\(.)|"', re.DOTALL)
+
+
+def _opens_string(text: str, pos: int) -> bool:
+    """Whether the quote at ``pos`` (inside an object) starts a string literal."""
+    if text[pos] == '"':
+        return True
+    before = pos - 1
+    while before >= 0 and text[before].isspace():
+        before -= 1
+    return before >= 0 and text[before] in _BEFORE_PY_STRING
+
+
+def _string_end(text: str, pos: int) -> int:
+    """The index after the string literal that opens at ``pos``; -1 if it never closes."""
+    stop = _STRING_STOP[text[pos]]
+    pos += 1
+    while (found := stop.search(text, pos)) is not None:
+        if found.group() == "\\":
+            pos = found.end() + 1  # an escaped character never ends the string
             continue
-        except RecursionError:
-            # A reply nested 100,000 deep: unparseable, like any other reply without a
-            # verdict, not a traceback.
-            return None
-        if isinstance(value, dict):
-            last = value
-        # Whatever the object contains is part of it, never an object of its own.
-        position = text.find("{", end)
+        return found.end()
+    return -1
+
+
+def last_top_level_span(text: str) -> str | None:
+    """The last top-level ``{…}`` span of ``text``; None if there is none, if it is nested
+    deeper than ``MAX_NESTING``, or if the text ends inside an object (a cut-off reply).
+
+    One pass, no recursion: each character is looked at a bounded number of times.
+    """
+    last: str | None = None
+    start = text.find("{")
+    while start != -1:
+        pos, braces, nesting, deepest = start, 0, 0, 0
+        while True:
+            found = _IN_OBJECT.search(text, pos)
+            if found is None:
+                return None  # unbalanced: the judge had not finished
+            pos, char = found.start(), found.group()
+            if char in "\"'":
+                if _opens_string(text, pos):
+                    pos = _string_end(text, pos)
+                    if pos == -1:
+                        return None
+                    continue
+            elif char in "{[":
+                nesting += 1
+                deepest = max(deepest, nesting)
+                braces += char == "{"
+            else:
+                nesting -= 1
+                braces -= char == "}"
+            pos += 1
+            if braces == 0:
+                break
+        last = text[start:pos] if deepest <= MAX_NESTING else None
+        start = text.find("{", pos)
     return last
 
 
-def parse_verdict_reply(text: str, scale: Scale) -> tuple[int, bool, str] | None:
-    """``(score, red_flag, rationale)`` from a per-answer reply, or ``None`` if unparseable."""
-    obj = last_top_level_object(text)
+def _repaired(span: str) -> str:
+    """``span`` with trailing commas dropped and Python literals and single-quoted strings
+    made JSON; what is inside strings stays as it is."""
+    out: list[str] = []
+    pos = code_from = 0
+    while (found := _QUOTE.search(span, pos)) is not None:
+        quote = found.start()
+        end = _string_end(span, quote) if _opens_string(span, quote) else -1
+        if end == -1:
+            pos = quote + 1
+            continue
+        out.append(_json_code(span[code_from:quote]))
+        literal = span[quote:end]
+        if literal[0] == "'":
+            literal = '"' + _PY_STRING_ESCAPE.sub(_requote, literal[1:-1]) + '"'
+        out.append(literal)
+        pos = code_from = end
+    out.append(_json_code(span[code_from:]))
+    return "".join(out)
+
+
+def _json_code(code: str) -> str:
+    code = _TRAILING_COMMA.sub(r"\1", code)
+    return _PY_LITERAL.sub(lambda m: _JSON_LITERAL[m.group()], code)
+
+
+def _requote(match: re.Match[str]) -> str:
+    """A single-quoted string's escape or double quote, as a JSON string needs it."""
+    if match.group() == '"':
+        return '\\"'
+    return "'" if match.group(1) == "'" else match.group()
+
+
+def last_top_level_object(text: str) -> dict[str, Any] | None:
+    """The last top-level object of ``text`` (repaired if need be), or None."""
+    span = last_top_level_span(text)
+    if span is None:
+        return None
+    for candidate, strict in ((span, True), (_repaired(span), False)):
+        try:
+            value = json.loads(candidate, strict=strict)
+        except ValueError:  # JSONDecodeError, and integers too long to convert
+            continue
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def cut_off(finish_reason: str | None) -> bool:
+    """Whether the server stopped the reply before the judge ended it."""
+    return (finish_reason or "") in CUT_OFF_REASONS
+
+
+def unreadable_note(text: str, finish_reason: str | None) -> str:
+    """Why a reply gave no verdict, as the rationale a user reads."""
+    excerpt = " ".join(text.split())[:300]
+    if finish_reason == "length":
+        why = "abgeschnitten (finish_reason=length; max_tokens des Judges erhöhen)"
+        return f"Judge-Ausgabe {why}, nicht ausgewertet: {excerpt!r}"
+    if cut_off(finish_reason):
+        return f"Judge-Ausgabe abgebrochen (finish_reason={finish_reason}): {excerpt!r}"
+    return f"Judge-Ausgabe nicht auswertbar: {excerpt!r}"
+
+
+def parse_verdict_reply(
+    text: str, scale: Scale, *, finish_reason: str | None = None
+) -> tuple[int, bool, str] | None:
+    """``(score, red_flag, rationale)`` from a per-answer reply, or ``None`` if unparseable
+    (a reply the server cut off, see ``cut_off``, included)."""
+    obj = None if cut_off(finish_reason) else last_top_level_object(text)
     if obj is None:
         return None
     return checked_verdict(obj, scale)
@@ -107,14 +228,15 @@ def checked_verdict(obj: Mapping[str, Any], scale: Scale) -> tuple[int, bool, st
 
 
 def parse_dimensions_reply(
-    text: str, dimension_ids: Sequence[str], scale: Scale
+    text: str, dimension_ids: Sequence[str], scale: Scale, *, finish_reason: str | None = None
 ) -> tuple[dict[str, float], dict[str, str]] | None:
     """Scores and rationales per dimension from a holistic reply, or ``None``.
 
-    The reply maps each dimension id to ``{"score", "rationale"}``, or wraps that mapping
-    as ``{"dimensions": {...}}``; every dimension must be there with a number on the scale.
+    The reply's last top-level object maps each dimension id to ``{"score", "rationale"}``,
+    or is ``{"dimensions": {...}}`` around that mapping; every dimension must be there with
+    a number on the scale. A reply the server cut off is ``None``, as for verdicts.
     """
-    obj = last_top_level_object(text)
+    obj = None if cut_off(finish_reason) else last_top_level_object(text)
     if obj is None:
         return None
     inner = obj.get("dimensions")
