@@ -167,6 +167,19 @@ def test_content_that_cannot_be_read_is_a_failed_call_not_an_empty_answer(conten
         reply_from_json(body % content, 0.1)
 
 
+def test_a_deeply_nested_stream_event_is_a_broken_reply_not_a_recursion_error() -> None:
+    from touchstone.errors import BrokenReply
+    from touchstone.transport.replies import StreamReader, reply_from_json
+
+    deep = "[" * 100_000 + "]" * 100_000
+    reader = StreamReader()
+    with pytest.raises(BrokenReply):
+        reader.feed("data: " + deep)
+        reader.feed("")
+    with pytest.raises(BrokenReply):
+        reply_from_json(deep, 0.1)
+
+
 # -- many choices -----------------------------------------------------------------------------
 
 

@@ -16,12 +16,12 @@ content and reasoning together are capped (``ReplyTooLarge``), as is one event o
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from touchstone import jsontext
 from touchstone.errors import BrokenReply, ReplyTooLarge, StreamError
 from touchstone.limits import token_count
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
@@ -154,7 +154,7 @@ def reply_from_json(data: object, latency_s: float) -> ChatReply:
     if isinstance(data, str | bytes):
         # Servers that label their JSON text/plain: the SDK then hands over the raw text.
         with contextlib.suppress(ValueError):
-            data = json.loads(data)
+            data = jsontext.loads(data)
     choice = first_choice(data.get("choices")) if isinstance(data, dict) else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
@@ -207,7 +207,7 @@ class StreamReader:
             # Older llama.cpp servers report an error in a field of its own.
             payload = line[6:].strip()
             try:
-                error = json.loads(payload)
+                error = jsontext.loads(payload)
             except ValueError:
                 error = payload
             raise _stream_error(error)
@@ -222,7 +222,7 @@ class StreamReader:
             self.done = True
             return
         try:
-            chunk = json.loads(payload)
+            chunk = jsontext.loads(payload)
         except ValueError:
             raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
         if not isinstance(chunk, dict):
