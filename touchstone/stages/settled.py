@@ -27,7 +27,7 @@ from touchstone.scorecard import Scorecard
 from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, input_stamps
 
 # Raise it whenever what a stored card means changes without the touchstone version doing so.
-FORMAT = 1
+FORMAT = 2  # 2: failed answers score the minimum, no interval for one prompt (#22)
 
 
 class SettledRun(BaseModel):
