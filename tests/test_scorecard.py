@@ -2,6 +2,7 @@ import random
 
 import pytest
 
+from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
 
@@ -297,3 +298,26 @@ def test_row_intervals_do_not_depend_on_the_line_order_of_the_files() -> None:
     rng.shuffle(responses)
     rng.shuffle(verdicts)
     assert build_scorecard(responses, verdicts, scale_min=0).as_dict() == first
+
+
+def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
+    tiny_pack: Pack,
+) -> None:
+    from touchstone.report import render_report
+
+    responses, verdicts = _run({"a": {"R1": [5, 4, 5]}, "b": {"R1": [1, "model_error:timeout", 1]}})
+    card = build_scorecard(responses, verdicts, scale_min=0)
+    html = render_report(
+        run_name="r",
+        pack=tiny_pack,
+        responses=responses,
+        verdicts=verdicts,
+        reports=[],
+        card=card,
+    )
+    assert "3/3<br><small" in html and "davon fehlgeschlagen: 1 (Frist überschritten: 1)" in html
+    assert "4.67 ±–" in html and "0.67 ±–" in html
+    # One shared prompt: the matrix decides nothing and shows no interval; no error bars.
+    assert "kein Intervall (1 Prompt)" in html
+    assert 'class="num better"' not in html and 'class="num worse"' not in html
+    assert 'class="bar-err"' not in html
