@@ -1,12 +1,16 @@
 import random
+from pathlib import Path
 
 import pytest
 
+from touchstone.errors import ModelCallError
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
+from touchstone.sim import SimServer
+from touchstone.transport import ChatReply
 
-from .conftest import make_response
+from .conftest import FakeJudge, make_response
 
 
 def v(prompt_id: str, score: int, category: str = "R", **kw: object) -> Verdict:
@@ -321,3 +325,49 @@ def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
     assert "kein Intervall (1 Prompt)" in html
     assert 'class="num better"' not in html and 'class="num worse"' not in html
     assert 'class="bar-err"' not in html
+
+
+class _SlowOnHardPrompts:
+    """Answers every prompt; "flaky" overruns its deadline on the two hard ones (R2, S1)."""
+
+    def answer(self, *, model: str, system: str, user: str) -> ChatReply:
+        if model == "flaky" and ("7 %" in user or "IBAN" in user):
+            raise ModelCallError("keine Antwort innerhalb der Frist", kind="timeout")
+        return ChatReply(
+            content=f"Antwort von {model}", reasoning="", finish_reason="stop", latency_s=0.1
+        )
+
+
+class _PrefersSolid(FakeJudge):
+    """Scores "solid" 5 and "flaky" 4 on every prompt."""
+
+    def judge(self, *, system: str, user: str) -> str:
+        self.history.append({"system": system, "user": user})
+        score = 5 if "Antwort von solid" in user else 4
+        return f'{{"score": {score}, "red_flag": false, "rationale": "ok"}}'
+
+
+def test_through_the_stages_a_deadline_overrun_counts_as_the_minimum(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge, execute_run, load_run
+
+    out = tmp_path / "run"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["solid", "flaky"],
+        variants=["none"],
+        repeats=2,
+        out=out,
+        backend=_SlowOnHardPrompts(),
+    )
+    outcome = execute_judge(
+        out, config=JudgeConfig(JudgeEndpoint(sim.base_url), "unused"), backend=_PrefersSolid()
+    )
+    for card in (outcome.card, load_run(out).scorecard()):
+        solid, flaky = card.rows
+        assert (solid.model, solid.mean) == ("solid", 5)
+        # 4 on R1 (twice), the scale's minimum on R2 and S1 (twice each): not 4 over R1 alone.
+        assert (flaky.model, flaky.mean, flaky.scored) == ("flaky", pytest.approx(8 / 6), 6)
+        assert dict(flaky.failed) == {"timeout": 4} and not flaky.unscored

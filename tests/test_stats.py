@@ -9,6 +9,7 @@ from touchstone.stats import (
     SEED,
     Cluster,
     Resampled,
+    _chi2_upper,
     _draws,
     _percentiles,
     _t_quantile,
@@ -28,6 +29,16 @@ def test_t_quantiles_match_the_tables(p: float, df: int, expected: float) -> Non
 
 def _ids(clusters: list[Cluster]) -> dict[str, Cluster]:
     return {f"P{i:03d}": c for i, c in enumerate(clusters)}
+
+
+@pytest.mark.parametrize(
+    ("df", "expected", "rel"),
+    [(1, 3.841, 0.03), (2, 5.991, 0.01), (8, 15.507, 0.01), (60, 79.082, 0.01)],
+)
+def test_chi_squared_quantiles_match_the_tables(df: int, expected: float, rel: float) -> None:
+    # Wilson-Hilferty runs low with 1 df: the noise floor only gets wider there.
+    assert _chi2_upper(df) == pytest.approx(expected, rel=rel)
+    assert _chi2_upper(df) <= expected
 
 
 def test_the_interval_holds_the_mean_and_is_the_same_every_time() -> None:

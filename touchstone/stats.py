@@ -21,12 +21,13 @@ integer scores often make that spread 0 (two prompts on which a model is exactly
 ahead), so it is never narrower than what the noise of the repeats alone would give either
 (``_noise_floor``): the pooled within-prompt variance of the scores, at the lower end of its
 one-sided 95 % interval (a floor the repeats vouch for; the point estimate would widen
-intervals with many prompts beyond 95 %), with its t quantile. The interval is widened to the
-larger of the two widths, equally on both sides (``_widened``). Without repeats that show any
+intervals with many prompts beyond 95 %), with its t quantile. Without repeats that show any
 spread, the scale's resolution stands in (an integer score hides up to half a point: variance
-1/12) with the prompts' n - 1 degrees of freedom. So identical differences never give a
-zero-width interval; ``benchmarks/ci_coverage.py`` measures the false "better" rate of equal
-models (at most 7 %, nominal 5 %) and the coverage (93–97 % from 5 prompts up).
+1/12) with the prompts' n - 1 degrees of freedom. The bootstrap interval is widened to the
+larger of the two floors' widths, equally on both sides (``_widened``). So identical
+differences never give a zero-width interval; ``benchmarks/ci_coverage.py`` measures the false
+"better" rate of equal models (at most 7 %, nominal 5 %) and the coverage (93–97 % from 5
+prompts up).
 
 The draws are taken over the prompts ordered by id: the same run gives the same intervals
 whatever the line order of its files.
