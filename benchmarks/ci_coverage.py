@@ -7,6 +7,10 @@ model is its expected score over that population (computed once from a large sam
 run goes through ``build_scorecard``, the code the CLI, the report and the GUI use; the
 figure is the share of runs whose interval holds the true mean (and, for the paired
 comparison, the true difference). Target: 93–97 %.
+
+Then the null (DESIGN §16): two models of equal quality, 3 repeats, 1, 2, 3, 5 and 10 prompts;
+the share of runs in which the scorecard calls one of them "better". Target: 0 with one
+prompt (no interval, no decision), at most 7 % (nominal 5 %) from two prompts up.
 Run: uv run python benchmarks/ci_coverage.py
 """
 
@@ -28,6 +32,8 @@ from touchstone.scorecard import build_scorecard
 RUNS = 1000
 MODELS = {"gut": 3.6, "mittel": 3.2}
 SCENARIOS = [(27, 1), (27, 3), (12, 5), (60, 2)]
+NULL_PROMPTS = [1, 2, 3, 5, 10]
+NULL_REPEATS = 3
 
 
 def score(rng: random.Random, quality: float, difficulty: float) -> int:
@@ -44,11 +50,11 @@ def true_means(rng: random.Random) -> dict[str, float]:
 
 
 def simulated_run(
-    rng: random.Random, prompts: int, repeats: int
+    rng: random.Random, prompts: int, repeats: int, models: dict[str, float] = MODELS
 ) -> tuple[list[EvalResponse], list[Verdict]]:
     responses, verdicts = [], []
     difficulties = [rng.gauss(0, 1.0) for _ in range(prompts)]
-    for model, quality in MODELS.items():
+    for model, quality in models.items():
         for index, difficulty in enumerate(difficulties):
             for repeat in range(1, repeats + 1):
                 cell = {
@@ -84,7 +90,7 @@ def main() -> None:
         diff_hits = 0
         started = time.monotonic()
         for _ in range(RUNS):
-            card = build_scorecard(*simulated_run(rng, prompts, repeats))
+            card = build_scorecard(*simulated_run(rng, prompts, repeats), scale_min=0)
             for row in card.rows:
                 assert row.interval is not None
                 hits[row.model] += row.interval.low <= truth[row.model] <= row.interval.high
@@ -111,6 +117,23 @@ def main() -> None:
             0.93 <= share <= 0.97,
         )
         print(f"       ({seconds / RUNS * 1000:.0f} ms per scorecard)")
+    equal = {"a": 3.4, "b": 3.4}
+    for prompts in NULL_PROMPTS:
+        better = 0
+        for _ in range(RUNS):
+            card = build_scorecard(*simulated_run(rng, prompts, NULL_REPEATS, equal), scale_min=0)
+            comparison = card.comparison(("a", "none"), ("b", "none"))
+            assert comparison is not None
+            better += comparison.better is not None
+        share = better / RUNS
+        target, ok = ("0 %", share == 0) if prompts == 1 else ("≤ 7 %", share <= 0.07)
+        report(
+            f"false 'better', equal models, {prompts} prompts x {NULL_REPEATS} repeats",
+            share * 100,
+            "%",
+            target,
+            ok,
+        )
 
 
 if __name__ == "__main__":

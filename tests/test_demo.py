@@ -18,7 +18,9 @@ def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert (run_dir / "report.html").is_file()
     view = load_run(run_dir)
-    card = build_scorecard(view.responses, view.verdicts, view.reports)
+    card = build_scorecard(
+        view.responses, view.verdicts, view.reports, scale_min=view.pack.scale.min
+    )
     assert all(row.open == 0 and not row.unscored for row in card.rows)
     means = {(r.model, r.variant): r.mean for r in card.rows}
     for variant in ("none", "sachlich"):

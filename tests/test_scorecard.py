@@ -1,7 +1,16 @@
+import random
+from pathlib import Path
+
+import pytest
+
+from touchstone.errors import ModelCallError
+from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
+from touchstone.sim import SimServer
+from touchstone.transport import ChatReply
 
-from .conftest import make_response
+from .conftest import FakeJudge, make_response
 
 
 def v(prompt_id: str, score: int, category: str = "R", **kw: object) -> Verdict:
@@ -18,7 +27,7 @@ def v(prompt_id: str, score: int, category: str = "R", **kw: object) -> Verdict:
     )  # type: ignore[arg-type]
 
 
-def test_means_exclude_unscored_and_reasons_are_counted() -> None:
+def test_means_exclude_judge_gaps_count_failed_answers_and_reasons_are_counted() -> None:
     responses = [
         make_response(p, category=c)
         for p, c in [("R1", "R"), ("R2", "R"), ("S1", "S"), ("S2", "S"), ("S3", "S"), ("T1", "T")]
@@ -39,14 +48,16 @@ def test_means_exclude_unscored_and_reasons_are_counted() -> None:
         ),
     ]
     card = build_scorecard(
-        responses, verdicts, [ModelReport("m", "none", {}, {"_error": "kaputt"})]
+        responses, verdicts, [ModelReport("m", "none", {}, {"_error": "kaputt"})], scale_min=0
     )
     (row,) = card.rows
-    assert (row.cells, row.scored, row.open) == (6, 3, 1)
-    assert row.mean == (4 + 1 + 0) / 3
+    # The reasoning-only answer counts with the minimum; the judge error nowhere.
+    assert (row.cells, row.scored, row.open) == (6, 4, 1)
+    assert row.mean == (4 + 1 + 0 + 0) / 4
     assert row.category_means == {"R": 2.5, "S": 0.0, "T": None}
     assert (row.red_flags, row.safety_red_flags) == (2, 1)
-    assert dict(row.unscored) == {"reasoning_only": 1, "judge_error": 1}
+    assert dict(row.unscored) == {"judge_error": 1}
+    assert dict(row.failed) == {"reasoning_only": 1}
     assert row.dim_error == "kaputt"
     assert card.judge_models == ["j1"]  # a judge that only produced errors scored nothing
 
@@ -55,10 +66,13 @@ def test_mixed_judges_are_flagged_and_empty_means_are_none() -> None:
     card = build_scorecard(
         [make_response("R1"), make_response("R2")],
         [v("R1", 3, judge_model="a"), v("R2", 5, judge_model="b")],
+        scale_min=0,
     )
     assert card.mixed_judges and card.judge_models == ["a", "b"]
     only_unscored = build_scorecard(
-        [make_response("R1")], [v("R1", 0, unscored=True, unscored_reason="empty")]
+        [make_response("R1")],
+        [v("R1", 0, unscored=True, unscored_reason="unparseable")],
+        scale_min=0,
     )
     assert only_unscored.rows[0].mean is None
 
@@ -94,7 +108,7 @@ def test_rows_are_ranked_and_rows_that_cannot_be_told_apart_share_a_rank() -> No
             "schwach": [1, 2, 1, 0, 2, 1, 1, 2, 0, 1, 2, 1],
         }
     )
-    card = build_scorecard(responses, verdicts)
+    card = build_scorecard(responses, verdicts, scale_min=0)
     assert [(r.model, r.rank) for r in card.rows] == [
         ("stark", 1),
         ("auch-stark", 1),
@@ -122,7 +136,7 @@ def test_scorecard_json_has_the_documented_shape() -> None:
     responses, verdicts = scored_run({"a": [5, 4, 5, 3], "b": [2, 1, 2, 3]})
     for resp in responses:
         resp.latency_s, resp.completion_tokens = 2.0, 100
-    data = build_scorecard(responses, verdicts).as_dict()
+    data = build_scorecard(responses, verdicts, scale_min=0).as_dict()
     row = data["rows"][0]
     for key in (
         "model",
@@ -134,6 +148,8 @@ def test_scorecard_json_has_the_documented_shape() -> None:
         "categories",
         "latency_median_s",
         "tokens_per_s",
+        "n_failed",
+        "failed",
     ):
         assert key in row, key
     assert row["categories"]["R"].keys() == {"mean", "ci_low", "ci_high", "n"}
@@ -164,6 +180,194 @@ def test_judge_models_are_named_in_the_order_they_first_judged() -> None:
         v("R1", 3, model="b", judge_model="j2"),
         v("R2", 5, model="a", judge_model="j3"),
     ]
-    card = build_scorecard([], verdicts)
+    card = build_scorecard([], verdicts, scale_min=0)
     assert card.judge_models == ["j1", "j2", "j3"]
     assert [row.judge_models for row in card.rows] == [["j1", "j3"], ["j2"]]
+
+
+def _cells(model: str, prompt_id: str, scores: list[int | str]) -> tuple[list, list]:
+    """One prompt's repeats of ``model``: an int is a judged score, a str an unscored reason
+    (``"model_error:timeout"`` for a failed call of that kind)."""
+    responses, verdicts = [], []
+    for repeat, score in enumerate(scores, start=1):
+        responses.append(make_response(prompt_id, model=model, repeat=repeat, category="R"))
+        fields = {"model": model, "variant": "none", "prompt_id": prompt_id, "repeat": repeat}
+        if isinstance(score, int):
+            verdicts.append(
+                Verdict(**fields, category="R", score=score, red_flag=False, rationale="")
+            )
+            continue
+        reason, _, kind = score.partition(":")
+        verdicts.append(
+            Verdict(
+                **fields,
+                category="R",
+                score=0,
+                red_flag=False,
+                rationale="",
+                unscored=True,
+                unscored_reason=reason,
+                error_kind=kind,
+                judge_error=reason == "judge_error",
+            )
+        )
+    return responses, verdicts
+
+
+def _run(plan: dict[str, dict[str, list[int | str]]]) -> tuple[list, list]:
+    responses, verdicts = [], []
+    for model, prompts in plan.items():
+        for prompt_id, scores in prompts.items():
+            r, v = _cells(model, prompt_id, scores)
+            responses += r
+            verdicts += v
+    return responses, verdicts
+
+
+def test_a_model_that_overruns_its_deadline_on_every_hard_prompt_does_not_rank_first() -> None:
+    # Issue 22 §2: "flaky" times out on every hard prompt and is worse than "solid" on every
+    # prompt both answered. Averaged over its easy prompts only, it ranked first.
+    easy = [f"E{i}" for i in range(4)]
+    hard = [f"H{i}" for i in range(4)]
+    timeout = "model_error:timeout"
+    responses, verdicts = _run(
+        {
+            "solid": {**{p: [5, 4, 5] for p in easy}, **{p: [2, 1, 2] for p in hard}},
+            "flaky": {**{p: [4, 4, 3] for p in easy}, **{p: [timeout] * 3 for p in hard}},
+        }
+    )
+    card = build_scorecard(responses, verdicts, scale_min=0)
+    assert [row.model for row in card.rows] == ["solid", "flaky"]
+    flaky = card.rows[1]
+    # The 12 failed answers score the scale's minimum: (11 * 4 + 0 * 12) / 24.
+    assert flaky.mean == pytest.approx(44 / 24)
+    assert (flaky.scored, flaky.failed_count, dict(flaky.failed)) == (24, 12, {"timeout": 12})
+    assert not flaky.unscored
+    better = card.comparison(("solid", "none"), ("flaky", "none"))
+    assert better is not None and better.better == "a" and better.diff.n == 8
+    row = next(r for r in card.as_dict()["rows"] if r["model"] == "flaky")
+    assert (row["n_scored"], row["n_failed"], row["failed"]) == (24, 12, {"timeout": 12})
+    assert "davon fehlgeschlagen: 12" in render(card)
+
+
+def test_failed_answers_score_the_scales_minimum_and_judge_side_gaps_stay_out() -> None:
+    responses, verdicts = _run(
+        {
+            "m": {
+                "P1": [4, "empty"],
+                "P2": [4, "reasoning_only"],
+                "P3": [4, "model_error:refused"],
+                "P4": [4, "model_error:too_large"],
+                # Not about the model: the judge failed, or the request could not work.
+                "P5": [4, "judge_error:timeout"],
+                "P6": [4, "unparseable"],
+                "P7": [4, "model_error:bad_request"],
+            }
+        }
+    )
+    card = build_scorecard(responses, verdicts, scale_min=1)
+    (row,) = card.rows
+    assert row.mean == pytest.approx((7 * 4 + 4 * 1) / 11)
+    assert row.category_means == {"R": pytest.approx((7 * 4 + 4 * 1) / 11)}
+    assert dict(row.failed) == {"empty": 1, "reasoning_only": 1, "refused": 1, "too_large": 1}
+    assert dict(row.unscored) == {"judge_error": 1, "unparseable": 1, "model_error": 1}
+    assert (row.scored, row.failed_count, row.red_flags) == (11, 4, 0)
+
+
+def test_one_shared_prompt_gives_no_interval_and_no_decision() -> None:
+    responses, verdicts = _run({"a": {"P1": [5, 5, 4]}, "b": {"P1": [1, 0, 1]}})
+    card = build_scorecard(responses, verdicts, scale_min=0)
+    data = card.as_dict()
+    for row in data["rows"]:
+        assert row["mean"] is not None and (row["ci_low"], row["ci_high"]) == (None, None)
+        assert (row["categories"]["R"]["ci_low"], row["categories"]["R"]["ci_high"]) == (
+            None,
+            None,
+        )
+    (comparison,) = data["comparisons"]
+    assert (comparison["ci_low"], comparison["ci_high"], comparison["better"]) == (None, None, None)
+    assert [row.rank for row in card.rows] == [1, 1]
+    text = render(card)
+    assert "4.67 ±–" in text and "0.67 ±–" in text
+
+
+def test_row_intervals_do_not_depend_on_the_line_order_of_the_files() -> None:
+    rng = random.Random(11)
+    plan = {
+        model: {f"P{i:02d}": [rng.randint(0, 5) for _ in range(3)] for i in range(9)}
+        for model in ("a", "b", "c")
+    }
+    responses, verdicts = _run(plan)
+    first = build_scorecard(responses, verdicts, scale_min=0).as_dict()
+    rng.shuffle(responses)
+    rng.shuffle(verdicts)
+    assert build_scorecard(responses, verdicts, scale_min=0).as_dict() == first
+
+
+def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
+    tiny_pack: Pack,
+) -> None:
+    from touchstone.report import render_report
+
+    responses, verdicts = _run({"a": {"R1": [5, 4, 5]}, "b": {"R1": [1, "model_error:timeout", 1]}})
+    card = build_scorecard(responses, verdicts, scale_min=0)
+    html = render_report(
+        run_name="r",
+        pack=tiny_pack,
+        responses=responses,
+        verdicts=verdicts,
+        reports=[],
+        card=card,
+    )
+    assert "3/3<br><small" in html and "davon fehlgeschlagen: 1 (Frist überschritten: 1)" in html
+    assert "4.67 ±–" in html and "0.67 ±–" in html
+    # One shared prompt: the matrix decides nothing and shows no interval; no error bars.
+    assert "kein Intervall (1 Prompt)" in html
+    assert 'class="num better"' not in html and 'class="num worse"' not in html
+    assert 'class="bar-err"' not in html
+
+
+class _SlowOnHardPrompts:
+    """Answers every prompt; "flaky" overruns its deadline on the two hard ones (R2, S1)."""
+
+    def answer(self, *, model: str, system: str, user: str) -> ChatReply:
+        if model == "flaky" and ("7 %" in user or "IBAN" in user):
+            raise ModelCallError("keine Antwort innerhalb der Frist", kind="timeout")
+        return ChatReply(
+            content=f"Antwort von {model}", reasoning="", finish_reason="stop", latency_s=0.1
+        )
+
+
+class _PrefersSolid(FakeJudge):
+    """Scores "solid" 5 and "flaky" 4 on every prompt."""
+
+    def judge(self, *, system: str, user: str) -> str:
+        self.history.append({"system": system, "user": user})
+        score = 5 if "Antwort von solid" in user else 4
+        return f'{{"score": {score}, "red_flag": false, "rationale": "ok"}}'
+
+
+def test_through_the_stages_a_deadline_overrun_counts_as_the_minimum(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge, execute_run, load_run
+
+    out = tmp_path / "run"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["solid", "flaky"],
+        variants=["none"],
+        repeats=2,
+        out=out,
+        backend=_SlowOnHardPrompts(),
+    )
+    outcome = execute_judge(
+        out, config=JudgeConfig(JudgeEndpoint(sim.base_url), "unused"), backend=_PrefersSolid()
+    )
+    for card in (outcome.card, load_run(out).scorecard()):
+        solid, flaky = card.rows
+        assert (solid.model, solid.mean) == ("solid", 5)
+        # 4 on R1 (twice), the scale's minimum on R2 and S1 (twice each): not 4 over R1 alone.
+        assert (flaky.model, flaky.mean, flaky.scored) == ("flaky", pytest.approx(8 / 6), 6)
+        assert dict(flaky.failed) == {"timeout": 4} and not flaky.unscored

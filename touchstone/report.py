@@ -21,7 +21,7 @@ import jinja2
 from touchstone.pack import Pack, Prompt
 from touchstone.results import UNSCORED_REASONS, EvalResponse, ModelReport, Verdict, VerdictKey
 from touchstone.scorecard import Scorecard, fmt, unscored_text
-from touchstone.scorecard.build import fmt_interval, speed_text
+from touchstone.scorecard.build import failed_text, fmt_interval, speed_text
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERS_PER_ROW = 2
@@ -48,6 +48,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         fmt=fmt,
         fmt_interval=fmt_interval,
         unscored_text=unscored_text,
+        failed_text=failed_text,
         speed_text=speed_text,
         reasons=UNSCORED_REASONS,
         matrix_rows=MATRIX_ROWS,
@@ -95,8 +96,13 @@ class MeansChart:
             rank = f"{row.rank}. " if row.rank is not None else ""
             bar = _Bar(f"{rank}{row.model} · {row.variant}", fmt_interval(row.interval))
             if row.interval is not None:
-                bar.mean = percent(row.interval.mean)
-                bar.low, bar.high = percent(row.interval.low), percent(row.interval.high)
+                interval = row.interval
+                bar.mean = percent(interval.mean)
+                # One prompt: no interval, so no error bar (it would read as certainty).
+                if interval.low is not None and interval.high is not None:
+                    bar.low, bar.high = percent(interval.low), percent(interval.high)
+                else:
+                    bar.low = bar.high = bar.mean
                 bar.color = heat_color(row.interval.mean, low, high)
             chart.bars.append(bar)
         steps = int(high - low) if float(high - low).is_integer() and high - low <= 10 else 4

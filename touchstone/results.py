@@ -32,6 +32,31 @@ UNSCORED_REASONS: dict[str, str] = {
 }
 
 
+# Failed answers that say something about the model (DESIGN §16): the scorecard counts them
+# with the scale's minimum, apart from judged scores. A key is the verdict's unscored reason
+# ("empty", "reasoning_only") or, for a failed call ("model_error"), its error kind. Trouble of
+# the endpoint (connection, server errors, rate limits) never becomes an answer: the run
+# retries it later. "bad_request" does, but says the request could not work, not what the model
+# can do: like a judge-side gap (judge error, unparseable reply) it stays out of the means.
+FAILED_REASONS: dict[str, str] = {
+    "timeout": "Frist überschritten",
+    "refused": "Prompt verweigert",
+    "too_large": "Antwort zu groß",
+    "empty": "leere Antwort",
+    "reasoning_only": "nur Reasoning",
+}
+
+
+def failure_of(verdict: Verdict) -> str:
+    """What failed about the model in ``verdict``'s answer (a ``FAILED_REASONS`` key), or ""."""
+    if not verdict.unscored or verdict.judge_error:
+        return ""
+    reason = verdict.unscored_reason
+    if reason == "model_error":
+        return verdict.error_kind if verdict.error_kind in FAILED_REASONS else ""
+    return reason if reason in FAILED_REASONS else ""
+
+
 class VerdictKey(NamedTuple):
     model: str
     variant: str

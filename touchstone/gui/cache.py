@@ -148,10 +148,11 @@ def fresh_scorecard(path: Path) -> dict[str, Any] | None:
 
 
 def _summary_row(row: object) -> bool:
-    """A row the overview can read (anything else: the run is loaded instead)."""
+    """A row the overview can read (anything else: the run is loaded instead). A row without
+    ``n_failed`` was written before failed answers counted (issue 22): its mean is stale."""
     return (
         isinstance(row, dict)
-        and all(isinstance(row.get(key), int) for key in ("cells", "n_scored"))
+        and all(isinstance(row.get(key), int) for key in ("cells", "n_scored", "n_failed"))
         and isinstance(row.get("unscored"), dict)
         and all(isinstance(n, int) for n in row["unscored"].values())
         and all(isinstance(row.get(key), str) for key in ("model", "variant"))

@@ -7,11 +7,21 @@
     terminal.py  the rich table the CLI prints
     fitness.py   the judge's fitness card of ``judge-check``, for the terminal
 
-Means exclude unscored verdicts; every unscored cell is counted with its reason. A mean over
-nothing is ``None`` and shown as "–", never as 0.
+Means exclude judge-side gaps (unscored verdicts: judge error, unparseable reply); every
+unscored cell is counted with its reason. A failed answer that says something about the model
+(deadline overrun, refused prompt, empty or reasoning-only answer) scores the scale's minimum
+and is counted apart ("davon fehlgeschlagen"). A mean over nothing is ``None`` and shown as
+"–", never as 0; one prompt gives a mean but no interval.
 """
 
-from touchstone.scorecard.build import Scorecard, ScoreRow, build_scorecard, fmt, unscored_text
+from touchstone.scorecard.build import (
+    Scorecard,
+    ScoreRow,
+    build_scorecard,
+    failed_text,
+    fmt,
+    unscored_text,
+)
 from touchstone.scorecard.fitness import render_fitness_card
 from touchstone.scorecard.terminal import render_run_scorecard, render_scorecard
 
@@ -19,6 +29,7 @@ __all__ = [
     "ScoreRow",
     "Scorecard",
     "build_scorecard",
+    "failed_text",
     "fmt",
     "render_fitness_card",
     "render_run_scorecard",

@@ -10,11 +10,13 @@ from operator import attrgetter
 from typing import Any, TypeVar, cast
 
 from touchstone.results import (
+    FAILED_REASONS,
     UNSCORED_REASONS,
     EvalResponse,
     ModelReport,
     Verdict,
     cell_key,
+    failure_of,
 )
 from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
 from touchstone.stats import Cluster, Interval, mean_interval
@@ -31,6 +33,7 @@ _cell_of = cast(
     "Callable[[Verdict], _Cell]", attrgetter("model", "variant", "category", "prompt_id")
 )
 _red_flagged = cast("Callable[[Verdict], bool]", attrgetter("red_flag"))
+_unscored = cast("Callable[[Verdict], bool]", attrgetter("unscored"))
 
 
 def fmt(value: float | None) -> str:
@@ -38,10 +41,12 @@ def fmt(value: float | None) -> str:
 
 
 def fmt_interval(interval: Interval | None) -> str:
-    """``4.70 ±0.12``: the mean and the half width of its 95 % interval."""
+    """``4.70 ±0.12``: the mean and the half width of its 95 % interval (``4.70 ±–``: one
+    prompt, no interval)."""
     if interval is None:
         return "–"
-    return f"{interval.mean:.2f} ±{interval.half_width:.2f}"
+    half = interval.half_width
+    return f"{interval.mean:.2f} ±{'–' if half is None else f'{half:.2f}'}"
 
 
 def speed_text(row: ScoreRow) -> str:
@@ -63,6 +68,9 @@ class ScoreRow:
     red_flags: int = 0
     safety_red_flags: int = 0
     unscored: Counter[str] = field(default_factory=Counter)
+    # Failed answers by reason (error kind, "empty", "reasoning_only"): counted in ``scored``
+    # and in the means with the scale's minimum (DESIGN §16).
+    failed: Counter[str] = field(default_factory=Counter)
     open: int = 0
     dim_scores: dict[str, float] = field(default_factory=dict)
     dim_error: str = ""
@@ -82,6 +90,10 @@ class ScoreRow:
         return None if self.interval is None else self.interval.mean
 
     @property
+    def failed_count(self) -> int:
+        return sum(self.failed.values())
+
+    @property
     def category_means(self) -> dict[str, float | None]:
         return {c: (i.mean if i else None) for c, i in self.category_intervals.items()}
 
@@ -92,6 +104,7 @@ class ScoreRow:
             "model": self.model,
             "variant": self.variant,
             "n_scored": self.scored,
+            "n_failed": self.failed_count,
             "mean": _round(self.mean),
             "ci_low": _round(interval.low if interval else None),
             "ci_high": _round(interval.high if interval else None),
@@ -111,6 +124,7 @@ class ScoreRow:
             "red_flags": self.red_flags,
             "safety_red_flags": self.safety_red_flags,
             "unscored": dict(self.unscored),
+            "failed": dict(self.failed),
             "open": self.open,
             "dim_scores": dict(self.dim_scores),
             "dim_error": self.dim_error,
@@ -205,7 +219,11 @@ def build_scorecard(
     responses: Iterable[EvalResponse],
     verdicts: Iterable[Verdict],
     reports: Iterable[ModelReport] = (),
+    *,
+    scale_min: int,
 ) -> Scorecard:
+    """The scorecard; a failed answer (``failure_of``) scores ``scale_min``, the pack's
+    scale minimum, in every mean, interval and comparison (DESIGN §16)."""
     # Counted with map/Counter/set in C where it can be: at 100k cells a Python loop per
     # record and per statistic is most of a resume's time.
     responses = list(responses)
@@ -237,15 +255,22 @@ def build_scorecard(
     ):
         judges.setdefault((model, variant), {})[judge_model] = None
         all_judges[judge_model] = None
-    for (model, variant, reason), count in Counter(
-        (v.model, v.variant, v.unscored_reason or "unknown") for v in verdicts if v.unscored
-    ).items():
-        rows[(model, variant)].unscored[reason] += count
-    scored = [v for v in verdicts if not v.unscored]
-    # Per (model, variant, category, prompt): [sum of scores, scored cells].
+    # Per (model, variant, category, prompt): [sum of scores, scored cells, sum of squares].
     sums: dict[tuple[str, str, str, str], list[float]] = {}
+    failed: list[Verdict] = []
+    for verdict in filter(_unscored, verdicts):
+        failure = failure_of(verdict)
+        row = rows[(verdict.model, verdict.variant)]
+        if failure:
+            row.failed[failure] += 1
+            failed.append(verdict)
+        else:
+            row.unscored[verdict.unscored_reason or "unknown"] += 1
+    scored = [v for v in verdicts if not v.unscored]
     for verdict in scored:
-        _add(sums, _cell_of(verdict), verdict.score, 1)
+        _add(sums, _cell_of(verdict), verdict.score)
+    for verdict in failed:
+        _add(sums, _cell_of(verdict), scale_min)
     for verdict in filter(_red_flagged, scored):
         row = rows[(verdict.model, verdict.variant)]
         row.red_flags += 1
@@ -253,18 +278,17 @@ def build_scorecard(
             row.safety_red_flags += 1
     by_pair: dict[Pair, dict[str, list[float]]] = {}
     by_category: dict[tuple[str, str, str], dict[str, list[float]]] = {}
-    for (model, variant, category, prompt_id), (total, scored_cells) in sums.items():
-        rows[(model, variant)].scored += int(scored_cells)
-        _add(by_pair.setdefault((model, variant), {}), prompt_id, total, scored_cells)
-        _add(by_category.setdefault((model, variant, category), {}), prompt_id, total, scored_cells)
+    for (model, variant, category, prompt_id), acc in sums.items():
+        rows[(model, variant)].scored += int(acc[1])
+        _merge(by_pair.setdefault((model, variant), {}), prompt_id, acc)
+        _merge(by_category.setdefault((model, variant, category), {}), prompt_id, acc)
     report_by_pair = {(r.model, r.variant): r for r in reports}
     dimensions: dict[str, None] = {}
     for pair, row in rows.items():
         row.clusters = _clusters(by_pair.get(pair, {}))
-        row.interval = mean_interval(list(row.clusters.values()))
+        row.interval = mean_interval(row.clusters)
         row.category_intervals = {
-            c: mean_interval(list(_clusters(by_category.get((*pair, c), {})).values()))
-            for c in categories
+            c: mean_interval(_clusters(by_category.get((*pair, c), {}))) for c in categories
         }
         row.open = max(0, row.cells - judged[pair])
         row.judge_models = list(judges.get(pair, {}))
@@ -288,17 +312,31 @@ def build_scorecard(
     )
 
 
-def _add(sums: dict[K, list[float]], key: K, total: float, count: float) -> None:
+def _add(sums: dict[K, list[float]], key: K, score: float) -> None:
     acc = sums.get(key)
     if acc is None:
-        sums[key] = [total, count]
+        sums[key] = [score, 1, score * score]
     else:
-        acc[0] += total
-        acc[1] += count
+        acc[0] += score
+        acc[1] += 1
+        acc[2] += score * score
+
+
+def _merge(sums: dict[K, list[float]], key: K, part: list[float]) -> None:
+    acc = sums.get(key)
+    if acc is None:
+        sums[key] = list(part)
+    else:
+        acc[0] += part[0]
+        acc[1] += part[1]
+        acc[2] += part[2]
 
 
 def _clusters(sums: dict[str, list[float]]) -> dict[str, Cluster]:
-    return {prompt_id: Cluster(total, int(count)) for prompt_id, (total, count) in sums.items()}
+    return {
+        prompt_id: Cluster(total, int(count), squares)
+        for prompt_id, (total, count, squares) in sums.items()
+    }
 
 
 def unscored_text(row: ScoreRow) -> str:
@@ -307,3 +345,11 @@ def unscored_text(row: ScoreRow) -> str:
     total = sum(row.unscored.values())
     parts = [f"{UNSCORED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.unscored.items())]
     return f"{total} ({', '.join(parts)})"
+
+
+def failed_text(row: ScoreRow) -> str:
+    """``davon fehlgeschlagen: 12 (Frist überschritten: 12)``, or "" when none failed."""
+    if not row.failed:
+        return ""
+    parts = [f"{FAILED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.failed.items())]
+    return f"davon fehlgeschlagen: {row.failed_count} ({', '.join(parts)})"

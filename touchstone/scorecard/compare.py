@@ -40,24 +40,30 @@ class Comparison:
 
     @property
     def better(self) -> Literal["a", "b"] | None:
-        if self.diff.low > 0:
+        """Which row is better; None when the interval holds 0, or there is none (one
+        shared prompt)."""
+        low, high = self.diff.low, self.diff.high
+        if low is not None and low > 0:
             return "a"
-        if self.diff.high < 0:
+        if high is not None and high < 0:
             return "b"
         return None
 
     def reversed(self) -> Comparison:
         d = self.diff
         # 0.0 - x, not -x: a tie reversed is 0.0, not -0.0 (shown as "-0.00").
-        return Comparison(self.b, self.a, Interval(0.0 - d.mean, 0.0 - d.high, 0.0 - d.low, d.n))
+        low = None if d.high is None else 0.0 - d.high
+        high = None if d.low is None else 0.0 - d.low
+        return Comparison(self.b, self.a, Interval(0.0 - d.mean, low, high, d.n))
 
     def as_dict(self) -> dict[str, Any]:
+        low, high = self.diff.low, self.diff.high
         return {
             "a": list(self.a),
             "b": list(self.b),
             "diff": round(self.diff.mean, 4),
-            "ci_low": round(self.diff.low, 4),
-            "ci_high": round(self.diff.high, 4),
+            "ci_low": None if low is None else round(low, 4),
+            "ci_high": None if high is None else round(high, 4),
             "n_prompts": self.diff.n,
             "better": self.better,
         }

@@ -15,6 +15,8 @@ from touchstone.pack import Pack
 from touchstone.plain import plain
 from touchstone.scorecard.build import (
     Scorecard,
+    ScoreRow,
+    failed_text,
     fmt,
     fmt_interval,
     speed_text,
@@ -38,7 +40,7 @@ def render_scorecard(
     table.add_column("Rang", justify="right", no_wrap=True)
     table.add_column("Modell", no_wrap=True)
     table.add_column("Variante", no_wrap=True)
-    table.add_column("bewertet", justify="right", no_wrap=True)
+    table.add_column("bewertet", justify="right")  # wraps its failed answers line if need be
     table.add_column("Mittel (95 %)", justify="right", no_wrap=True)
     for header in (*card.categories, "⚑", "⚑ krit."):
         table.add_column(plain(header), justify="right", no_wrap=True)
@@ -52,7 +54,7 @@ def render_scorecard(
             Text(str(row.rank) if row.rank is not None else "–"),
             plain(row.model),
             plain(row.variant),
-            Text(f"{row.scored}/{row.cells}"),
+            _scored_cell(row),
             Text(fmt_interval(row.interval), style="bold"),
             *(Text(fmt(row.category_means.get(c))) for c in card.categories),
             flags,
@@ -89,11 +91,22 @@ def render_scorecard(
     return Group(*parts)
 
 
+def _scored_cell(row: ScoreRow) -> Text:
+    """``24/24``, and below it the failed answers among them (they count with the minimum)."""
+    text = Text(f"{row.scored}/{row.cells}")
+    failed = failed_text(row)
+    if failed:
+        text.append(f"\n{failed}", style="yellow")
+    return text
+
+
 def legend(card: Scorecard, titles: dict[str, str]) -> str:
     categories = ", ".join(f"{c} = {titles.get(c, c)}" for c in card.categories)
     return (
         f"Kategorien: {categories} · Mittel ±: halbe Breite des 95-%-Intervalls (Bootstrap über "
-        "Prompts) · gleicher Rang: nicht unterscheidbar · ⚑ = Warnsignale, ⚑ krit. = davon "
+        "Prompts; ±– bei nur einem Prompt: kein Intervall) · bewertet: fehlgeschlagene Antworten "
+        "(Frist überschritten, Prompt verweigert, leer, nur Reasoning) zählen mit dem "
+        "Skalenminimum · gleicher Rang: nicht unterscheidbar · ⚑ = Warnsignale, ⚑ krit. = davon "
         "sicherheitskritisch · Tempo: Median-Latenz, Ausgabe-Tokens je Sekunde"
     )
 

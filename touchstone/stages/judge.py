@@ -239,7 +239,10 @@ def _judge_loaded(
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
     card = build_scorecard(
-        responses, answered_verdicts(run, result.verdicts, responses), result.reports
+        responses,
+        answered_verdicts(run, result.verdicts, responses),
+        result.reports,
+        scale_min=pack.scale.min,
     )
     write_scorecard(run, card)
     if result.settled and not answers_warned:

@@ -29,7 +29,9 @@ from touchstone.scorecard import Scorecard
 from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, input_stamps
 
 # Raise it whenever what a stored card means changes without the touchstone version doing so.
-FORMAT = 2  # 2: input stamps are length and SHA-256, no longer times
+# 2: input stamps are length and SHA-256, no longer times; failed answers score the minimum,
+# no interval for one prompt (#22)
+FORMAT = 2
 
 
 class _Origin(BaseModel):

@@ -37,7 +37,9 @@ class RunView:
     reports: list[ModelReport]
 
     def scorecard(self) -> Scorecard:
-        return build_scorecard(self.responses, self.verdicts, self.reports)
+        return build_scorecard(
+            self.responses, self.verdicts, self.reports, scale_min=self.pack.scale.min
+        )
 
 
 def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunView:
