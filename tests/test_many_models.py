@@ -53,11 +53,26 @@ def score(model: int, prompt: int) -> int:
     return (model * 7 + prompt * 3 + model // 50) % 6
 
 
-def write_many(workspace: Path, models: int) -> Path:
-    """``workspace/runs/viele``: ``models`` models x 2 prompts, answered and judged."""
+def pack_of(prompts: int) -> str:
+    """``PACK`` with ``prompts`` prompts (two: ``PACK`` itself), half of them in each category."""
+    if prompts == 2:
+        return PACK
+    head = PACK[: PACK.index("categories:")]
+    lines = ["categories:"]
+    for category, title in (("R", "Rechnen"), ("S", "Schreiben")):
+        lines += [f"  - id: {category}", f"    title: {title}", "    prompts:"]
+        for i in range(1, prompts // 2 + 1):
+            lines.append(
+                f'      - {{id: {category}{i}, text: "Aufgabe {category}{i}", expectations: ["x"]}}'
+            )
+    return head + "\n".join(lines) + "\n"
+
+
+def write_many(workspace: Path, models: int, prompts: int = 2) -> Path:
+    """``workspace/runs/viele``: ``models`` models x ``prompts`` prompts, answered and judged."""
     (workspace / "packs").mkdir(parents=True)
     pack = workspace / "packs" / "zwei.yaml"
-    pack.write_text(PACK, encoding="utf-8")
+    pack.write_text(pack_of(prompts), encoding="utf-8")
     run = workspace / "runs" / "viele"
     run.mkdir(parents=True)
     names = [f"modell-{m:03d}" for m in range(models)]
@@ -74,7 +89,8 @@ def write_many(workspace: Path, models: int) -> Path:
     (run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
     answers, verdicts = [], []
     for m, name in enumerate(names):
-        for p, (category, prompt_id) in enumerate((("R", "R1"), ("S", "S1"))):
+        cells = [(c, f"{c}{i}") for c in ("R", "S") for i in range(1, prompts // 2 + 1)]
+        for p, (category, prompt_id) in enumerate(cells):
             answer = EvalResponse(
                 model=name,
                 variant="none",
@@ -137,12 +153,14 @@ def test_scorecard_json_of_many_rows_keeps_neighbour_and_rank_pairs_and_says_so(
     assert len(stored) <= 2 * len(ranked)
     for above, below in itertools.pairwise(ranked):
         assert (above, below) in stored
-    # Every row's rank is explained by a stored pair with the first row of its rank.
-    first_of_rank: dict[int, tuple[str, str]] = {}
-    for row in data["rows"]:
-        leader = first_of_rank.setdefault(row["rank"], (row["model"], row["variant"]))
-        if leader != (row["model"], row["variant"]):
-            assert (leader, (row["model"], row["variant"])) in stored
+    # Every rank below 1 is explained by a stored pair: a row one rank up that is better.
+    rank = {(r["model"], r["variant"]): r["rank"] for r in data["rows"]}
+    decided = {
+        tuple(c["b"])
+        for c in data["comparisons"]
+        if c["better"] == "a" and rank[tuple(c["a"])] == rank[tuple(c["b"])] - 1
+    }
+    assert {pair for pair in ranked if rank[pair] > 1} <= decided
     assert {"a", "b", "diff", "ci_low", "ci_high", "better"} <= data["comparisons"][0].keys()
 
 
@@ -179,11 +197,12 @@ def test_the_gui_pages_the_comparisons_of_a_chosen_row(gui: TestClient) -> None:
     assert [tuple(c["b"]) for c in first["items"]] == (ranked[:10] + ranked[11:])[:50]
     last = gui.get(url, params={"model": model, "variant": variant, "offset": 390}).json()
     assert [tuple(c["b"]) for c in last["items"]] == ranked[391:]
-    better = gui.get(
-        url, params={"model": model, "variant": variant, "better": "a", "limit": 500}
+    # Two prompts tell few rows apart: most comparisons are undecided.
+    undecided = gui.get(
+        url, params={"model": model, "variant": variant, "better": "none", "limit": 500}
     ).json()
-    assert better["items"] and all(c["better"] == "a" for c in better["items"])
-    assert better["total"] == len(better["items"])
+    assert undecided["items"] and all(c["better"] is None for c in undecided["items"])
+    assert undecided["total"] == len(undecided["items"])
     unknown = gui.get(url, params={"model": "gibt-es-nicht", "variant": "none"})
     assert unknown.status_code == 404 and "gibt-es-nicht" in unknown.json()["detail"]
 
@@ -217,10 +236,10 @@ def scored(models: int, prompts: int) -> tuple[list[EvalResponse], list[Verdict]
 
 def test_ranks_do_not_depend_on_which_pairs_are_stored(monkeypatch: pytest.MonkeyPatch) -> None:
     responses, verdicts = scored(30, 12)
-    full = build_scorecard(responses, verdicts)
+    full = build_scorecard(responses, verdicts, scale_min=0)
     assert full.comparisons_complete and len(full.comparisons) == 30 * 29 // 2
     monkeypatch.setattr(compare, "COMPLETE_UP_TO", 5)
-    partial = build_scorecard(responses, verdicts)
+    partial = build_scorecard(responses, verdicts, scale_min=0)
     assert not partial.comparisons_complete and len(partial.comparisons) < 2 * 30
     assert [(r.pair, r.rank) for r in partial.rows] == [(r.pair, r.rank) for r in full.rows]
     assert len({r.rank for r in full.rows}) > 3  # the data has ranks worth comparing
@@ -254,7 +273,7 @@ def test_the_run_page_of_many_rows_pages_a_chosen_rows_comparisons_in_the_browse
     from .gui_support import LOW_CONTRAST_JS, gui_process
     from .test_gui_e2e import chromium
 
-    write_many(tmp_path, 60)
+    write_many(tmp_path, 60, prompts=12)  # enough prompts to tell rows apart
     problems: list[str] = []
     with gui_process(tmp_path) as base, chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})

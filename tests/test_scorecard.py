@@ -7,6 +7,7 @@ from touchstone.errors import ModelCallError
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
+from touchstone.scorecard.terminal import tie_text
 from touchstone.sim import SimServer
 from touchstone.transport import ChatReply
 
@@ -112,7 +113,7 @@ def test_rows_are_ranked_and_rows_that_cannot_be_told_apart_share_a_rank() -> No
     assert [(r.model, r.rank) for r in card.rows] == [
         ("stark", 1),
         ("auch-stark", 1),
-        ("schwach", 3),
+        ("schwach", 2),
     ]
     better = card.comparison(("stark", "none"), ("schwach", "none"))
     assert better is not None and better.better == "a" and better.diff.low > 0
@@ -120,6 +121,55 @@ def test_rows_are_ranked_and_rows_that_cannot_be_told_apart_share_a_rank() -> No
     assert tie is not None and tie.better is None and tie.diff.low < 0 < tie.diff.high
     lines = render(card)
     assert "4.75 ±" in lines and "Nicht unterscheidbar (95 %): stark · none = auch-stark" in lines
+
+
+def test_no_row_ranks_at_or_above_a_row_significantly_better_than_it() -> None:
+    """ "laut" is noisy: better than nobody, worse than nobody. "mittel" is significantly
+    better than "leise" on every prompt; ranked by the leader of a rank alone, "leise" shared
+    rank 1 with "mittel" and read as "nicht unterscheidbar"."""
+    responses, verdicts = scored_run({"laut": [5, 0] * 6, "mittel": [2] * 12, "leise": [1] * 12})
+    card = build_scorecard(responses, verdicts, scale_min=0)
+    better = card.comparison(("mittel", "none"), ("leise", "none"))
+    assert better is not None and better.better == "a"
+    for noisy in ("mittel", "leise"):
+        tie = card.comparison(("laut", "none"), (noisy, "none"))
+        assert tie is not None and tie.better is None
+    assert [(r.model, r.rank) for r in card.rows] == [("laut", 1), ("mittel", 1), ("leise", 2)]
+    assert "leise" not in tie_text(card)
+
+
+def test_ranks_agree_with_every_comparison() -> None:
+    """Rank = 1 + the longest chain of rows significantly better: on random runs, no row
+    ranks at or above a row better than it, and each rank is earned by such a chain."""
+    rng = random.Random(7)
+    for _ in range(12):
+        quality = {
+            f"m{m}": [max(0, min(5, round(rng.gauss(rng.uniform(1, 4), 1.2)))) for _ in range(8)]
+            for m in range(rng.randint(3, 9))
+        }
+        card = build_scorecard(*scored_run(quality), scale_min=0)
+        rank = {row.pair: row.rank for row in card.rows}
+        better_than: dict[tuple[str, str], list[tuple[str, str]]] = {p: [] for p in rank}
+        for c in card.comparisons:
+            if c.better is not None:
+                winner, loser = (c.a, c.b) if c.better == "a" else (c.b, c.a)
+                assert rank[winner] < rank[loser]  # type: ignore[operator]
+                better_than[loser].append(winner)
+        for pair, winners in better_than.items():
+            assert rank[pair] == 1 + max((rank[w] for w in winners), default=0)  # type: ignore[operator]
+        assert [(r.rank, -(r.mean or 0)) for r in card.rows] == sorted(
+            (r.rank, -(r.mean or 0)) for r in card.rows
+        )
+
+
+def test_rows_that_share_no_prompt_are_not_comparable_and_none_reads_worse() -> None:
+    responses, verdicts = scored_run({"a": [5, 5, 4, 5, 5, 4], "b": [1, 0, 1, 1, 0, 1]})
+    extra, extra_verdicts = scored_run({"c": [2, 1, 2, 2, 1, 2]})
+    for record in (*extra, *extra_verdicts):
+        record.prompt_id = "Q" + record.prompt_id  # prompts nobody else answered
+    card = build_scorecard([*responses, *extra], [*verdicts, *extra_verdicts], scale_min=0)
+    assert card.comparison(("c", "none"), ("a", "none")) is None
+    assert {r.model: r.rank for r in card.rows} == {"a": 1, "c": 1, "b": 2}
 
 
 def render(card) -> str:  # type: ignore[no-untyped-def]

@@ -2,15 +2,16 @@
 
 For two rows, the mean difference over the prompts both scored, with a paired bootstrap 95 %
 interval (``stats.paired_difference``); one row is "better" only when the interval excludes
-0. Rows are ranked by their mean; a row shares the rank of the row above it unless the leader
-of that rank is better than it. So equal ranks mean: not distinguishable from the best row of
-the rank, with this judge, these prompts and these repeats.
+0. A row's rank is 1 + the length of the longest chain of rows significantly better than it
+(DESIGN §16): no row ranks at or above a row better than it, rows that share a rank cannot be
+told apart (or share no prompt), and rows are listed by rank, then mean.
 
-Ranks need one comparison per row (with its rank's leader), not every pair. Every pair is
+Ranks ask "is a better than b" of the pairs that could be (``Comparer.better``, which mostly
+answers from a few draws); the scorecard keeps comparisons apart from that. Every pair is
 r·(r-1)/2 bootstraps: 80,000 at 400 rows, a minute of work and 18 MB of scorecard.json that
 nobody reads whole. So up to ``COMPLETE_UP_TO`` ranked rows the scorecard keeps every pair;
 beyond, it keeps what a reader uses: each row against its neighbours in the ranking, and
-against the leader its rank was decided by. Any other pair is computed when asked for
+against the row its rank was decided by. Any other pair is computed when asked for
 (``Scorecard.comparison``; the GUI pages a row's comparisons).
 """
 
@@ -20,11 +21,15 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from touchstone.stats import Interval, Resampled, resampled_difference
+from touchstone.stats import (
+    Interval,
+    Resampled,
+    paired_mean,
+    resampled_difference,
+    surely_not_better,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from touchstone.scorecard.build import ScoreRow
 
 Pair = tuple[str, str]
@@ -75,6 +80,7 @@ class Comparer:
     def __init__(self, rows: list[ScoreRow]) -> None:
         self._rows = {row.pair: row for row in rows}
         self._resampled: dict[Pair, Resampled] = {}
+        self._better: dict[tuple[Pair, Pair], bool] = {}
 
     def _of(self, pair: Pair) -> Resampled:
         found = self._resampled.get(pair)
@@ -89,6 +95,31 @@ class Comparer:
         diff = resampled_difference(self._of(a), self._of(b))
         return None if diff is None else Comparison(a, b, diff)
 
+    def better(self, a: Pair, b: Pair) -> bool:
+        """Whether ``a`` is significantly better than ``b`` (``self(a, b).better == "a"``),
+        without a full bootstrap where a few draws show it is not."""
+        known = self._better.get((a, b))
+        if known is None:
+            if surely_not_better(self._of(a), self._of(b)):
+                known = False
+            else:
+                found = self(a, b)
+                known = found is not None and found.better == "a"
+            self._better[(a, b)] = known
+        return known
+
+    def could_be_better_than(self, b: Pair) -> list[Pair]:
+        """The rows whose mean over the prompts they share with ``b`` is higher than b's:
+        only such a row can be significantly better (its interval holds that mean)."""
+        mine = self._of(b)
+        out = []
+        for pair in self._rows:
+            if pair != b:
+                mean = paired_mean(self._of(pair), mine)
+                if mean is not None and mean > 0:
+                    out.append(pair)
+        return out
+
 
 def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison], bool]:
     """Rows ranked (best first, unscored rows last and unranked), the comparisons to keep,
@@ -99,22 +130,27 @@ def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison]
     )
     unranked = [r for r in rows if r.interval is None]
     comparer = Comparer(ranked)
+    decided_by = _rank(ranked, comparer)
+    ranked.sort(key=lambda r: (r.rank or 0, -r.interval.mean if r.interval else 0.0))
     kept: dict[tuple[Pair, Pair], Comparison | None] = {}
 
-    def keep(a: ScoreRow, b: ScoreRow) -> Comparison | None:
-        key = (a.pair, b.pair)
-        if key not in kept:
-            kept[key] = comparer(a.pair, b.pair)
-        return kept[key]
+    def keep(a: ScoreRow, b: ScoreRow) -> None:
+        if (a.pair, b.pair) not in kept:
+            kept[(a.pair, b.pair)] = comparer(a.pair, b.pair)
 
     complete = len(ranked) <= COMPLETE_UP_TO
     if complete:
         for i, a in enumerate(ranked):
             for b in ranked[i + 1 :]:
                 keep(a, b)
-    _rank(ranked, keep)
-    for above, below in itertools.pairwise(ranked):
-        keep(above, below)
+    else:
+        for above, below in itertools.pairwise(ranked):
+            keep(above, below)
+        by_pair = {row.pair: row for row in ranked}
+        for row in ranked:
+            winner = decided_by.get(row.pair)
+            if winner is not None:
+                keep(by_pair[winner], row)
     position = {row.pair: index for index, row in enumerate(ranked)}
     stored = sorted(
         (c for c in kept.values() if c is not None),
@@ -123,15 +159,38 @@ def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison]
     return ranked + unranked, stored, complete
 
 
-def _rank(
-    ranked: list[ScoreRow], compare: Callable[[ScoreRow, ScoreRow], Comparison | None]
-) -> None:
-    rank = 0
-    leader: ScoreRow | None = None
-    for position, row in enumerate(ranked):
-        # A new rank where the leader of the current one is better, or cannot be compared.
-        found = None if leader is None else compare(leader, row)
-        if found is None or found.better == "a":
-            rank = position + 1
-            leader = row
-        row.rank = rank
+def _rank(ranked: list[ScoreRow], comparer: Comparer) -> dict[Pair, Pair]:
+    """Set each row's rank: 1 + the length of the longest chain of rows significantly better
+    than it (so no row ranks at or above a row better than it, and rows that share a rank
+    cannot be told apart). Returns, per row below rank 1, the row its rank was decided by.
+
+    ``ranked`` comes sorted by mean. A row can only be better than one whose mean over the
+    prompts both scored is lower; for rows that scored the same prompts alike that is a row
+    further down, so one pass settles every rank, and a second finds nothing to change. Rows
+    that scored other prompts can break that order: passes repeat until no rank changes (at
+    most one per row: a cycle of "better", possible only across different prompts, stops
+    there). Within a pass each row asks the rows that could be better than it, highest rank
+    first, and stops at the first that is: that one ends the longest chain.
+    """
+    rank = {row.pair: 1 for row in ranked}
+    decided_by: dict[Pair, Pair] = {}
+    ahead = {row.pair: comparer.could_be_better_than(row.pair) for row in ranked}
+    for _ in range(len(ranked)):
+        changed = False
+        for row in ranked:
+            new, by = 1, None
+            for other in sorted(ahead[row.pair], key=rank.__getitem__, reverse=True):
+                if comparer.better(other, row.pair):
+                    new, by = rank[other] + 1, other
+                    break
+            if new != rank[row.pair]:
+                rank[row.pair], changed = new, True
+            if by is None:
+                decided_by.pop(row.pair, None)
+            else:
+                decided_by[row.pair] = by
+        if not changed:
+            break
+    for row in ranked:
+        row.rank = rank[row.pair]
+    return decided_by
