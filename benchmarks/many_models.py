@@ -97,8 +97,12 @@ def main() -> None:
         runs.mkdir()
         for models in (200, 400):
             measure(runs, f"zwei-{models}", two, models)
+        # The GUI reads a run's pack only inside its working directory (a shared run dir
+        # must not make it read any file): the pack goes where the runs are.
+        buero = root / "buero.yaml"
+        buero.write_text(BUERO.read_text(encoding="utf-8"), encoding="utf-8")
         for models in (200, 400):
-            measure(runs, f"buero-{models}", BUERO, models)
+            measure(runs, f"buero-{models}", buero, models)
 
 
 if __name__ == "__main__":

@@ -143,7 +143,7 @@ class Scorecard:
     dimensions: list[str]
     judge_models: list[str]
     # The pairs kept (compare.py): every pair of ranked rows when ``comparisons_complete``,
-    # else each row against its neighbours in the ranking and the leader of its rank.
+    # else each row against its neighbours in the ranking and the row its rank was decided by.
     comparisons: list[Comparison] = field(default_factory=list)
     comparisons_complete: bool = True
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
@@ -197,8 +197,8 @@ class Scorecard:
             data["comparisons_note"] = (
                 f"Bei {n} Zeilen mit Rang stehen hier nicht alle {n * (n - 1) // 2} Paare, "
                 "sondern jede Zeile gegen die Zeile direkt unter ihr in der Rangliste und das "
-                "Paar, das ihren Rang entscheidet (mit der ersten Zeile ihres Rangs oder des "
-                "Rangs darüber). Alle Vergleiche einer Zeile zeigt die GUI auf der Seite des "
+                "Paar, das ihren Rang entscheidet (eine signifikant bessere Zeile einen Rang "
+                "darüber). Alle Vergleiche einer Zeile zeigt die GUI auf der Seite des "
                 "Runs (GET /api/runs/<run>/comparisons)."
             )
         data.update(
