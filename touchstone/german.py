@@ -1,0 +1,86 @@
+"""Numbers, intervals, dates and counted words as a German reader expects them (DESIGN §22).
+
+One format for people everywhere (terminal, GUI, report, CSV): decimal comma and thousands
+point ("4,85", "6.224 Tokens", "16.054 Tok/s"), an interval by its bounds ("4,85 [4,70–4,96]")
+unless it is symmetric at the digits shown ("4,85 ±0,12"), local time with its zone, and
+"1 Aufruf" but "2 Aufrufe". JSON, the API and event files stay numeric: this is only for text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+DASH = "–"
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    """``4,85``; thousands with a point (``16.054,5``); ``–`` for no value."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    text = f"{value:,.{digits}f}"
+    # -0,00 reads as a sign where there is none.
+    if text.lstrip("-").strip("0,.") == "":
+        text = text.lstrip("-")
+    return text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+
+
+def signed(value: float | None, digits: int = 2) -> str:
+    """``+0,35`` / ``-0,12`` / ``+0,00``: a difference, always with its sign."""
+    text = number(value, digits)
+    if text == DASH or text.startswith("-"):
+        return text
+    return "+" + text
+
+
+def count(value: int | None) -> str:
+    """``6.224``: a whole number with a thousands point."""
+    if value is None:
+        return DASH
+    return f"{value:,}".replace(",", ".")
+
+
+def counted(value: int, one: str, many: str) -> str:
+    """``1 Aufruf``, ``3 Aufrufe``, ``1.204 Aufrufe``."""
+    return f"{count(value)} {one if value == 1 else many}"
+
+
+def percent(share: float | None, digits: int = 0) -> str:
+    """``48 %`` for 0.48."""
+    if share is None or not math.isfinite(share):
+        return DASH
+    return f"{number(share * 100, digits)} %"
+
+
+def interval(mean: float | None, low: float | None, high: float | None, digits: int = 2) -> str:
+    """The mean with its 95 % interval: ``4,85 [4,70–4,96]``, or ``4,85 ±0,12`` when the
+    bounds are symmetric at the digits shown; ``4,85`` alone without an interval (one prompt:
+    no interval, DESIGN §16) and ``–`` without a mean."""
+    if mean is None:
+        return DASH
+    if low is None or high is None:
+        return number(mean, digits)
+    scale = 10**digits
+    below, above = round((mean - low) * scale), round((high - mean) * scale)
+    if below == above:
+        return f"{number(mean, digits)} ±{number(below / scale, digits)}"
+    return f"{number(mean, digits)} [{number(low, digits)}{DASH}{number(high, digits)}]"
+
+
+def local_time(stamp: str | dt.datetime | None, *, zone: dt.tzinfo | None = None) -> str:
+    """``01.12.2026, 04:31 MEZ``-style local time with its zone (``zone``: for tests; the
+    machine's local zone by default). An unreadable stamp is shown as it came."""
+    if stamp is None or stamp == "":
+        return DASH
+    if isinstance(stamp, str):
+        try:
+            moment = dt.datetime.fromisoformat(stamp)
+        except ValueError:
+            return stamp
+    else:
+        moment = stamp
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    local = moment.astimezone(zone)
+    name = local.tzname() or local.strftime("%z")
+    return f"{local:%d.%m.%Y, %H:%M} {name}"
