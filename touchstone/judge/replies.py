@@ -181,11 +181,27 @@ def last_top_level_object(text: str) -> dict[str, Any] | None:
         return None
     for candidate, strict in ((span, True), (_repaired(span), False)):
         try:
-            value = json.loads(candidate, strict=strict)
+            value = json.loads(candidate, strict=strict, object_pairs_hook=_unique_keys)
+        except _DuplicateKey:
+            return None
         except ValueError:  # JSONDecodeError, and integers too long to convert
             continue
         return value if isinstance(value, dict) else None
     return None
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object from ``pairs``, or ``_DuplicateKey``: a key given twice is no verdict. A judge
+    that copies an answer's ``", "score": 5, …`` unescaped into its rationale gives its object
+    a second score, and JSON would keep the last one: the answer's."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _DuplicateKey
+    return out
 
 
 def cut_off(finish_reason: str | None) -> bool:
