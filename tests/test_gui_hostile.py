@@ -161,3 +161,29 @@ def test_a_pack_inside_the_working_dir_is_found_by_either_path(
     assert client.get("/api/runs/tiny").json()["pack"]["id"] == "tiny"
     point_run_at(workspace, "packs/tiny.yaml", "/nirgends/pack.yaml")
     assert client.get("/api/runs/tiny").json()["pack"]["id"] == "tiny"
+
+
+def test_the_overview_reads_no_file_outside_the_working_dir_that_run_json_names(
+    client: TestClient, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The overview keeps a run's line while the files it was built from keep their content;
+    a run.json naming a file outside (a 256 GB /proc file, someone's model weights) must not
+    make it hash that file on every request."""
+    from touchstone.store import stamps
+
+    outside = tmp_path / "fremd" / "gewichte.bin"
+    outside.parent.mkdir()
+    outside.write_bytes(b"\0" * 1024)
+    point_run_at(workspace, "packs/tiny.yaml", str(outside))
+    read: list[Path] = []
+    stamp = stamps.file_stamp
+
+    def recording(path: Path) -> stamps.Stamp:
+        read.append(Path(path))
+        return stamp(path)
+
+    monkeypatch.setattr(stamps, "file_stamp", recording)
+    for _ in range(2):
+        (summary,) = client.get("/api/runs").json()
+        assert summary.get("error") is None and summary["expected"] == 6
+    assert read and not any(p.resolve().is_relative_to(outside.parent) for p in read)

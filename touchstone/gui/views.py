@@ -174,11 +174,12 @@ class Gui:
         }, self._pack_files(manifest)
 
     def _pack_files(self, manifest: dict[str, Any]) -> tuple[Path, ...]:
-        """Every file ``pack_of_run`` may read for the run of ``manifest``: its paths as
-        they are, and relative ones inside the working dir too."""
+        """Every file ``pack_of_run`` may read for the run of ``manifest``: the paths it
+        names that lie inside the working dir. Only those: the overview stamps them (hashes
+        their content) on every request, and a run.json someone shared may name anything."""
         named = [manifest.get(key) for key in ("pack_path", "pack_abspath")]
-        paths = [Path(name) for name in named if isinstance(name, str) and name]
-        return tuple(dict.fromkeys([*paths, *(self.workdir / p for p in paths)]))
+        inside = (resolve_inside(self.workdir, n) for n in named if isinstance(n, str) and n)
+        return tuple(dict.fromkeys(path for path in inside if path is not None))
 
     def loaded(self, name: str) -> LoadedRun:
         """The run ``name`` from the cache; 404 if unknown, 422 if its files are bad."""
