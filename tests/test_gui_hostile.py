@@ -187,3 +187,18 @@ def test_the_overview_reads_no_file_outside_the_working_dir_that_run_json_names(
         (summary,) = client.get("/api/runs").json()
         assert summary.get("error") is None and summary["expected"] == 6
     assert read and not any(p.resolve().is_relative_to(outside.parent) for p in read)
+
+
+def test_a_jobs_dir_that_links_elsewhere_starts_no_job_and_writes_nothing_there(
+    client: TestClient, workspace: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "anderswo"
+    elsewhere.mkdir()
+    (workspace / "runs" / "tiny" / "jobs").symlink_to(elsewhere, target_is_directory=True)
+    response = client.post(
+        "/api/runs/tiny/judge",
+        json={"config": "judge-gut.yaml"},
+        headers={"Origin": f"http://127.0.0.1:{PORT}"},
+    )
+    assert response.status_code == 422 and "symbolischer Link" in response.json()["detail"]
+    assert list(elsewhere.iterdir()) == []

@@ -180,3 +180,35 @@ def test_report_on_a_run_with_a_fifo_exits_2_naming_it(answered_run: Path) -> No
     assert result.returncode == 2, result.stderr
     assert "keine reguläre Datei" in result.stderr and "Traceback" not in result.stderr
     assert RESPONSES in result.stderr
+
+
+# -- symbolic links: a run dir someone shared may point its files anywhere ----------------------
+
+
+def test_a_dangling_link_as_judgements_is_refused_and_nothing_is_written_through_it(
+    answered_run: Path, tmp_path: Path
+) -> None:
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    victim = tmp_path / "anderswo" / "angelegt.txt"
+    victim.parent.mkdir()
+    (answered_run / JUDGEMENTS).unlink(missing_ok=True)
+    (answered_run / JUDGEMENTS).symlink_to(victim)
+    judge = FakeJudge()
+    config = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "unused")
+    with pytest.raises(InputError, match="symbolischer Link"):
+        execute_judge(answered_run, config=config, backend=judge)
+    assert not victim.exists() and judge.history == []
+
+
+def test_report_on_a_run_whose_answers_link_elsewhere_exits_2_naming_it(
+    answered_run: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "fremd.jsonl"
+    (answered_run / RESPONSES).rename(elsewhere)
+    (answered_run / RESPONSES).symlink_to(elsewhere)
+    result = run_cli("report", str(answered_run), cwd=answered_run.parent)
+    assert result.returncode == 2, result.stderr
+    assert "symbolischer Link" in result.stderr and RESPONSES in result.stderr
+    assert "Traceback" not in result.stderr

@@ -202,6 +202,6 @@ def load_pack(path: str | Path) -> Pack:
 
 def file_sha256(path: str | Path) -> str:
     try:
-        return hashlib.sha256(read_regular(Path(path))).hexdigest()
+        return hashlib.sha256(read_regular(Path(path), follow_links=True)).hexdigest()
     except OSError as exc:
         raise InputError(f"{path} kann nicht gelesen werden: {exc}") from exc

@@ -197,7 +197,7 @@ def read_yaml(path: Path, what: str) -> Any:
                 f"{what} {path} ist {size / 1024 / 1024:.0f} MB groß; mehr als "
                 f"{MAX_BYTES // 1024 // 1024} MB werden nicht gelesen."
             )
-        text = read_regular(path).decode("utf-8")
+        text = read_regular(path, follow_links=True).decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{what} nicht gefunden: {path}") from None
     except IsADirectoryError:

@@ -32,7 +32,7 @@ from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.events import read_events
 from touchstone.gui.job_state import clean_record, final_state, job_progress
-from touchstone.regular import read_regular, read_regular_text
+from touchstone.regular import linked, read_regular, read_regular_text
 from touchstone.store import atomic_write_text
 
 JOBS_DIR = "jobs"
@@ -111,6 +111,9 @@ class JobManager:
         """
         job_id = new_job_id()
         sentinel, events, log = self._files(run_dir, job_id)
+        if sentinel.parent.is_symlink():
+            # A shared run dir's ``jobs`` may point anywhere: job files are written there.
+            raise linked(sentinel.parent)
         # What this start creates, to take back when the process cannot start: a refused
         # start leaves no phantom run behind.
         created = [d for d in (run_dir, sentinel.parent) if not d.exists()]
