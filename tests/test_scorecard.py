@@ -172,6 +172,43 @@ def test_rows_that_share_no_prompt_are_not_comparable_and_none_reads_worse() -> 
     assert {r.model: r.rank for r in card.rows} == {"a": 1, "c": 1, "b": 2}
 
 
+def test_a_cycle_of_better_rows_shares_one_rank() -> None:
+    """Across different prompts "better" can go round: a beats b on the prompts they share,
+    b beats c on theirs, c beats a on theirs. No order agrees with that; the three share a
+    rank instead of climbing to ranks nobody can read."""
+
+    def cells(high: range, low: range) -> dict[str, list[int]]:
+        return {**{f"P{i}": [5, 5, 5] for i in high}, **{f"P{i}": [0, 0, 0] for i in low}}
+
+    quality = {
+        "a": cells(range(0, 5), range(10, 15)),
+        "b": cells(range(5, 10), range(0, 5)),
+        "c": cells(range(10, 15), range(5, 10)),
+    }
+    responses, verdicts = [], []
+    for model, prompts in quality.items():
+        for prompt_id, scores in prompts.items():
+            for repeat, score in enumerate(scores, start=1):
+                responses.append(make_response(prompt_id, model=model, repeat=repeat))
+                verdicts.append(
+                    Verdict(
+                        model=model,
+                        variant="none",
+                        prompt_id=prompt_id,
+                        repeat=repeat,
+                        category="R",
+                        score=score,
+                        red_flag=False,
+                        rationale="",
+                    )
+                )
+    card = build_scorecard(responses, verdicts, scale_min=0)
+    for winner, loser in (("a", "b"), ("b", "c"), ("c", "a")):
+        found = card.comparison((winner, "none"), (loser, "none"))
+        assert found is not None and found.better == "a"
+    assert [r.rank for r in card.rows] == [1, 1, 1]
+
+
 def render(card) -> str:  # type: ignore[no-untyped-def]
     from rich.console import Console
 

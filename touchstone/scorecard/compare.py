@@ -175,7 +175,7 @@ def _rank(ranked: list[ScoreRow], comparer: Comparer) -> dict[Pair, Pair]:
     rank = {row.pair: 1 for row in ranked}
     decided_by: dict[Pair, Pair] = {}
     ahead = {row.pair: comparer.could_be_better_than(row.pair) for row in ranked}
-    for _ in range(len(ranked)):
+    for _ in range(len(ranked) + 1):
         changed = False
         for row in ranked:
             new, by = 1, None
@@ -191,6 +191,85 @@ def _rank(ranked: list[ScoreRow], comparer: Comparer) -> dict[Pair, Pair]:
                 decided_by[row.pair] = by
         if not changed:
             break
+    else:
+        # Still rising after more passes than rows: "better" goes round somewhere.
+        rank, decided_by = _ranks_with_cycles(ranked, comparer, ahead)
     for row in ranked:
         row.rank = rank[row.pair]
     return decided_by
+
+
+def _ranks_with_cycles(
+    ranked: list[ScoreRow], comparer: Comparer, ahead: dict[Pair, list[Pair]]
+) -> tuple[dict[Pair, int], dict[Pair, Pair]]:
+    """Ranks when "better" has a cycle (possible only across different prompts: a beats b,
+    b beats c, c beats a, each on the prompts the two share). No order agrees with a cycle, so
+    its rows share one rank: the rows of each strongly connected part of the "better" graph
+    are one node, ranked as 1 + the longest chain of parts above it."""
+    better = {
+        row.pair: [o for o in ahead[row.pair] if comparer.better(o, row.pair)] for row in ranked
+    }
+    part = _strong_parts([row.pair for row in ranked], better)
+    rank: dict[Pair, int] = {}
+    decided_by: dict[Pair, Pair] = {}
+
+    def rank_of(pair: Pair) -> int:
+        if pair not in rank:
+            above = [o for member in part[1][part[0][pair]] for o in better[member]]
+            outside = [o for o in above if part[0][o] != part[0][pair]]
+            best = max(outside, key=rank_of, default=None)
+            for member in part[1][part[0][pair]]:
+                rank[member] = 1 if best is None else rank_of(best) + 1
+                if best is not None:
+                    decided_by[member] = best
+        return rank[pair]
+
+    for row in ranked:
+        rank_of(row.pair)
+    return rank, decided_by
+
+
+def _strong_parts(
+    nodes: list[Pair], above: dict[Pair, list[Pair]]
+) -> tuple[dict[Pair, int], list[list[Pair]]]:
+    """The strongly connected parts of the graph (Tarjan, iterative): each node's part, and
+    each part's nodes."""
+    index: dict[Pair, int] = {}
+    low: dict[Pair, int] = {}
+    stack: list[Pair] = []
+    on_stack: set[Pair] = set()
+    part_of: dict[Pair, int] = {}
+    parts: list[list[Pair]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(above[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(above[step])))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part_of[member] = len(parts)
+                    members.append(member)
+                    if member == node:
+                        break
+                parts.append(members)
+    return part_of, parts
