@@ -256,10 +256,14 @@ def test_bodies_are_inflated_as_sent_and_an_error_body_bomb_is_capped() -> None:
         _fetch(gzip.compress(text)[:40] + b"kaputt" * 20, "gzip")
     with pytest.raises(BrokenReply):
         _fetch(text, "br")  # not asked for: touchstone accepts gzip and deflate
-    # An error body is read by the SDK itself: the cap holds there too.
+    # A reply body beyond the cap is too large: the model's finding.
     bomb = gzip.compress(b"x" * (64 * 2**20), 1)
     with pytest.raises(ReplyTooLarge):
-        _fetch(bomb, "gzip", status=500)
+        _fetch(bomb, "gzip")
+    # An error body is read by the SDK itself: the cap holds there too, by cutting it. The
+    # status says what went wrong (a 500 is the server's trouble); a bomb in its body must not
+    # make it a reply "too large", which counts against the model.
+    assert _fetch(bomb, "gzip", status=500) == b"x" * 2**20
 
 
 def test_stream_lines_end_at_lf_cr_or_crlf_across_pieces_and_are_capped() -> None:

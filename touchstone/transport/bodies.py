@@ -68,12 +68,22 @@ class CappedBody(httpx2.AsyncByteStream):
     (``None``: no cap on the total)."""
 
     def __init__(
-        self, raw: httpx2.AsyncByteStream, codings: list[str], limit: int | None, cap: int
+        self,
+        raw: httpx2.AsyncByteStream,
+        codings: list[str],
+        limit: int | None,
+        cap: int,
+        *,
+        truncate: bool = False,
     ) -> None:
         self._raw = raw
         self._inflaters = [_Inflater(coding) for coding in reversed(codings)]
         self._limit = limit
         self._cap = cap
+        # An error reply's body is cut at the limit, not refused: the status says what went
+        # wrong (a 500 is the server's trouble), and a bomb in its body must not turn it into
+        # ``too_large``, a finding about the model.
+        self._truncate = truncate
 
     def _decoded(self, data: bytes) -> Iterator[bytes]:
         pieces: Iterator[bytes] = iter((data,))
@@ -87,6 +97,9 @@ class CappedBody(httpx2.AsyncByteStream):
             for piece in self._decoded(data):
                 size += len(piece)
                 if self._limit is not None and size > self._limit:
+                    if self._truncate:
+                        yield piece[: len(piece) - (size - self._limit)]
+                        return
                     raise ReplyTooLarge(self._cap, "Antwort (entpackt)")
                 yield piece
 
@@ -112,7 +125,13 @@ def cap_bodies(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
         content_type = response.headers.get("content-type", "")
         stream = response.is_success and content_type.startswith("text/event-stream")
         assert isinstance(response.stream, httpx2.AsyncByteStream)
-        response.stream = CappedBody(response.stream, codings, None if stream else limit, limit)
+        response.stream = CappedBody(
+            response.stream,
+            codings,
+            None if stream else limit,
+            limit,
+            truncate=response.status_code >= 400,
+        )
         if codings:
             # Inflated here: httpx must not inflate it again, nor trust its length.
             del response.headers["content-encoding"]
