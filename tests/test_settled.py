@@ -6,6 +6,7 @@ import gc
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -295,3 +296,23 @@ def test_a_fifo_in_place_of_a_run_file_is_stamped_without_waiting_for_a_writer(
     reader.join(timeout=2)
     assert stamps, "input_stamps waits on a FIFO"
     assert stamps[0] != settled
+
+
+def test_the_overview_takes_scorecard_json_only_while_the_files_hold_what_it_says(
+    judged_run: Path,
+) -> None:
+    """scorecard.json records the stamps of the files it was built from: a same-size edit the
+    times do not show, or a scorecard.json from elsewhere with a time in the future, is not
+    taken for the run's figures (the run is loaded instead)."""
+    from touchstone.gui.cache import fresh_scorecard
+
+    assert fresh_scorecard(judged_run) is not None
+    _same_size_edit_in_the_same_tick(judged_run)
+    assert fresh_scorecard(judged_run) is None
+    forged = judged_run / "scorecard.json"
+    data = json.loads(forged.read_text(encoding="utf-8"))
+    del data["inputs"]
+    forged.write_text(json.dumps(data), encoding="utf-8")
+    future = time.time_ns() + 10**12
+    os.utime(forged, ns=(future, future))
+    assert fresh_scorecard(judged_run) is None

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import Scorecard
+from touchstone.store.stamps import INPUTS, Stamp
 
 CSV_COLUMNS = (
     "model",
@@ -33,8 +34,33 @@ CSV_COLUMNS = (
 )
 
 
-def scorecard_json(card: Scorecard) -> str:
-    return json.dumps(card.as_dict(), ensure_ascii=False, indent=2) + "\n"
+def scorecard_json(card: Scorecard, inputs: Sequence[Stamp] = ()) -> str:
+    """``scorecard.json``; ``inputs``: the stamps of the run files it was built from
+    (``store.INPUTS``), by which a reader tells whether it still says what they say."""
+    data = card.as_dict()
+    if inputs:
+        data["inputs"] = {
+            name: {"bytes": size, "sha256": digest}
+            for name, (size, digest) in zip(INPUTS, inputs, strict=True)
+        }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def recorded_inputs(data: dict[str, object]) -> tuple[Stamp, ...] | None:
+    """The input stamps a ``scorecard.json`` records (``scorecard_json``), or None."""
+    inputs = data.get("inputs")
+    if not isinstance(inputs, dict):
+        return None
+    stamps = []
+    for name in INPUTS:
+        entry = inputs.get(name)
+        if not isinstance(entry, dict):
+            return None
+        size, digest = entry.get("bytes"), entry.get("sha256")
+        if not isinstance(size, int) or not isinstance(digest, str):
+            return None
+        stamps.append((size, digest))
+    return tuple(stamps)
 
 
 def _csv_text(values: Sequence[object]) -> str:

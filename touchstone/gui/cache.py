@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from touchstone import jsontext
+from touchstone.errors import InputError
+from touchstone.export import recorded_inputs
 from touchstone.regular import read_regular
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
@@ -137,9 +139,11 @@ def fresh_scorecard(path: Path) -> dict[str, Any] | None:
         return None
     try:
         data = jsontext.loads(read_regular(path / SCORECARD_JSON))
-    except (OSError, ValueError):
+    except (OSError, ValueError, InputError):  # a derived file: ignored, the run is loaded
         return None
-    if not isinstance(data, dict):
+    # Times can lie (a same-size edit with the old mtime kept, a file from someone else with
+    # one in the future): only the content of the files it was built from makes it current.
+    if not isinstance(data, dict) or recorded_inputs(data) != input_stamps(path):
         return None
     rows = data.get("rows")
     if not isinstance(rows, list) or not all(_summary_row(row) for row in rows):

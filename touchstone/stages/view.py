@@ -21,6 +21,7 @@ from touchstone.store import (
     VERDICTS_CSV,
     RunDir,
     atomic_write_text,
+    input_stamps,
 )
 from touchstone.store.files import atomic_write
 
@@ -81,7 +82,9 @@ def answered_verdicts(
 
 
 def write_scorecard(run: RunDir, card: Scorecard) -> None:
-    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card))
+    """``scorecard.json``, with the stamps of the files it says what of (the GUI's overview
+    shows it only while they are unchanged: content, not times, decides)."""
+    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, input_stamps(run.path)))
 
 
 def report_html(view: RunView, card: Scorecard) -> str:
