@@ -144,7 +144,7 @@ def check_settings(
             "ursprüngliche Antwortlänge setzt diesen fort)."
         )
     raise RunConflict(
-        f"{head} Mit {extend_how} wird der Run erweitert: run.json übernimmt die neuen "
+        f"{head} Mit {extend_how} wird der Run erweitert: er übernimmt die neuen "
         f"Einstellungen, und die neuen Zellen sind für alle Modelle des Runs offen. {new_how} "
         "beginnt ein neuer Run."
     )
