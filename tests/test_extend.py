@@ -238,6 +238,24 @@ def test_gui_refuses_a_conflicting_run_with_409_and_extends_when_ticked(
     assert resumed.status_code == 202
 
 
+def test_gui_resumes_a_run_with_its_answer_cap(
+    client: TestClient, sim: SimServer, tmp_path: Path
+) -> None:
+    pack = tmp_path / "packs" / "tiny.yaml"
+    out = tmp_path / "runs" / "gedeckelt"
+    asked = {"models": ["sim-gut"], "variants": ["none"], "base_url": sim.base_url}
+    execute_run(pack_path=pack, out=out, max_tokens=64, **asked)
+    body = {"name": "gedeckelt", "pack": "packs/tiny.yaml", **asked}
+    response = client.post("/api/runs", json=body, headers=ORIGIN)
+    assert response.status_code == 202, response.text
+    job = response.json()["job"]
+    state = wait_for(
+        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
+    )
+    assert state["state"] == "done", state
+    assert manifest(out)["max_tokens"] == 64
+
+
 def test_run_form_has_the_extend_checkbox(client: TestClient) -> None:
     page = client.get("/").text
     assert 'name="extend"' in page and "Run erweitern" in page

@@ -83,12 +83,15 @@ class RunRequest(BaseModel):
     extend: bool = False
 
 
-def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> None:
+def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None:
     """409 naming each difference when ``body`` asks an existing run for other settings and
-    does not extend it; the CLI job checks again under the run's lock."""
+    does not extend it; the CLI job checks again under the run's lock. Returns the run's
+    answer cap: the form has no field for it, so the job keeps the run's."""
     run = RunDir(path)
     if not run.file(MANIFEST).is_file():
-        return
+        return None
+    manifest = run.read_manifest()
+    cap = manifest.get("max_tokens")
     asked = AskedRun(
         pack_id=load_pack(pack).id,
         pack_sha256=file_sha256(pack),
@@ -96,12 +99,13 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> None:
         models=list(body.models),
         variants=list(body.variants) or None,
         repeats=body.repeats,
-        max_tokens=None,  # the GUI sets no answer cap
+        max_tokens=cap if isinstance(cap, int) else None,
     )
     try:
-        check_settings(body.name, run.read_manifest(), asked, extend=body.extend, surface="gui")
+        check_settings(body.name, manifest, asked, extend=body.extend, surface="gui")
     except RunConflict as exc:
         raise HTTPException(409, str(exc)) from exc
+    return asked.max_tokens
 
 
 def create_app(
@@ -256,10 +260,12 @@ def create_app(
             raise HTTPException(400, f"Ungültiger Run-Name: {problem}.")
         pack = gui.inside_workdir(body.pack, "Paket")
         path = gui.runs_dir / body.name
-        refuse_silent_change(path, pack, body)
+        cap = refuse_silent_change(path, pack, body)
         args = ["run", "--pack", str(pack), "--out", str(path)]
         if body.extend:
             args.append("--extend")
+        if cap is not None:
+            args += ["--max-tokens", str(cap)]
         extra_env = {}
         if without_credentials(body.base_url) == body.base_url:
             args += ["--base-url", body.base_url]
