@@ -217,13 +217,14 @@ def test_a_job_that_failed_before_run_json_existed_stays_reachable(
 
 
 def test_progress_never_shows_an_impossible_count(client: TestClient, sim: SimServer) -> None:
-    # The run dir "tiny" already holds 6 cells of two other models.
+    # The run dir "tiny" already holds 6 cells of two other models: a third extends it.
     body = {
         "name": "tiny",
         "pack": "packs/tiny.yaml",
         "base_url": sim.base_url,
         "models": ["sim-mittel"],
         "variants": ["none"],
+        "extend": True,
     }
     state = finished(client, client.post("/api/runs", json=body, headers=ORIGIN).json()["job"])
     assert state["state"] == "done"

@@ -433,3 +433,33 @@ def test_a_shared_run_dirs_report_html_cannot_start_a_job_with_the_users_key(
             assert call(base, "/api/runs")[0]["name"] == "tiny"
     finally:
         listener.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_browser_run_form_refuses_other_settings_and_extends_when_ticked(
+    tmp_path: Path, sim: SimServer, width: int
+) -> None:
+    from playwright.sync_api import expect
+
+    workdir = make_workspace(tmp_path, sim)
+    ARTIFACTS.mkdir(exist_ok=True)
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(base)
+        form = page.locator("#run-form")
+        form.locator("[name=name]").fill("tiny")
+        form.locator("[name=base_url]").fill(sim.base_url)
+        form.locator("[name=models]").fill("sim-gut, sim-schwach")
+        form.locator("[name=variants]").fill("none")
+        form.locator("[name=repeats]").fill("2")
+        page.get_by_test_id("start-run").click()
+        box = page.locator("#run-job")
+        expect(box).to_contain_text("Wiederholungen: gespeichert 1, verlangt 2")
+        expect(box).to_contain_text("Run erweitern")
+        page.screenshot(path=str(ARTIFACTS / f"run-form-refused-{width}.png"), full_page=True)
+
+        page.get_by_test_id("extend-run").check()
+        page.get_by_test_id("start-run").click()
+        # Done: the page reloads and the overview expects the second repeat of both models.
+        expect(page.get_by_test_id("runs")).to_contain_text("12 / 12", timeout=20_000)
+        page.screenshot(path=str(ARTIFACTS / f"run-form-extended-{width}.png"), full_page=True)

@@ -431,6 +431,7 @@ def test_run_progress_counts_only_the_selected_cells(
         pack_path=tiny_pack_path,
         models=["sim-gut"],
         variants=["none"],
+        repeats=1,  # of the run's three (no --repeats would mean all three)
         out=out,
         base_url=sim.base_url,
         on_event=lambda k, d: events.append((k, d)),

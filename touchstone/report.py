@@ -166,11 +166,17 @@ def render_report(
             "⚠ Dieser Run wurde von mehreren Judge-Modellen bewertet: "
             + ", ".join(card.judge_models)
         )
-    open_cells = sum(r.open for r in card.rows)
+    unanswered = sum(r.unanswered for r in card.rows)
+    open_cells = sum(r.open for r in card.rows) - unanswered
     if open_cells:
         notices.append(
             f"⚠ {open_cells} Antworten sind noch nicht bewertet; "
             "`touchstone judge` bewertet sie beim nächsten Lauf."
+        )
+    if unanswered:
+        notices.append(
+            f"⚠ {unanswered} Zellen, die der Run plant, haben noch keine Antwort; "
+            "`touchstone run` mit --out auf diesen Run beantwortet sie."
         )
     titles = {c.id: c.title for c in pack.categories}
     dim_titles = {d.id: d.title for d in pack.dimensions}

@@ -14,6 +14,7 @@ from touchstone.cli.ui import (
     ProgressView,
     handled,
     show_judge_outcome,
+    show_open_in_run,
     show_run_outcome,
     show_warnings,
     stdout,
@@ -46,9 +47,21 @@ def run(
     pack: Annotated[Path, typer.Option("--pack", help="Pfad zum Aufgabenpaket (YAML).")],
     model: Annotated[list[str], typer.Option("--model", help="Zu testendes Modell (mehrfach).")],
     variant: Annotated[
-        list[str] | None, typer.Option("--variant", help="System-Prompt-Variante (mehrfach).")
+        list[str] | None,
+        typer.Option(
+            "--variant",
+            help="System-Prompt-Variante (mehrfach; Vorgabe: alle, bei einem bestehenden Run "
+            "dessen).",
+        ),
     ] = None,
-    repeats: Annotated[int, typer.Option("--repeats", help="Wiederholungen je Prompt.")] = 1,
+    repeats: Annotated[
+        int | None,
+        typer.Option(
+            "--repeats",
+            help="Wiederholungen je Prompt (Vorgabe: 1, bei einem bestehenden Run dessen Zahl).",
+            show_default=False,
+        ),
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-kompatibler Endpunkt.")
     ] = None,
@@ -71,6 +84,15 @@ def run(
             help="Obergrenze einer Antwort in MB (entpackt); darüber: Fehler too_large.",
         ),
     ] = DEFAULT_MAX_REPLY_MB,
+    extend: Annotated[
+        bool,
+        typer.Option(
+            "--extend",
+            help="Einen bestehenden Run erweitern (neue Modelle, Varianten, mehr "
+            "Wiederholungen, ein weiterer Endpunkt); ohne diese Option wird ein Run mit "
+            "anderen Einstellungen abgelehnt.",
+        ),
+    ] = False,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     with handled(events) as event_log:
@@ -88,9 +110,13 @@ def run(
                 on_event=fan_out(view, event_log),
                 concurrency=concurrency,
                 max_reply_mb=max_reply_mb,
+                extend=extend,
             )
         show_warnings(outcome.run_dir.warnings)
-        show_run_outcome(outcome)
+        try:
+            show_run_outcome(outcome)
+        finally:  # after the call's own count, before the message of an incomplete run
+            show_open_in_run(outcome)
 
 
 @app.command()

@@ -225,6 +225,23 @@ def show_warnings(warnings: list[str]) -> None:
         stderr.print(plain(f"Warnung: {warning}", style="yellow"))
 
 
+def show_open_in_run(outcome: RunOutcome) -> None:
+    """Cells run.json plans beyond what this call asked for (a subset resumed, a run
+    extended for other models): the call's own "offen" does not count them."""
+    beyond = sum(outcome.open_in_run.values()) - outcome.summary.left
+    if beyond <= 0:
+        return
+    listed = ", ".join(f"{model} {count}" for model, count in outcome.open_in_run.items())
+    stdout.print(
+        plain(
+            f"Im Run noch ohne Antwort (laut run.json): {listed}. `touchstone run` mit "
+            f"--out {outcome.run_dir.path} und diesen Modellen, ohne --variant und --repeats, "
+            "holt sie nach.",
+            style="yellow",
+        )
+    )
+
+
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary

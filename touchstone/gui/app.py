@@ -48,8 +48,10 @@ from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
-from touchstone.pack import id_problem
+from touchstone.pack import file_sha256, id_problem, load_pack
 from touchstone.report import MeansChart, template_environment
+from touchstone.stages.extend import AskedRun, RunConflict, check_settings
+from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import without_credentials
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -77,6 +79,33 @@ class RunRequest(BaseModel):
     models: list[ModelName] = Field(min_length=1, max_length=100)
     variants: list[VariantName] = Field(default_factory=list, max_length=100)
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
+    # "Run erweitern": an existing run of this name may take on more (CLI --extend).
+    extend: bool = False
+
+
+def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None:
+    """409 naming each difference when ``body`` asks an existing run for other settings and
+    does not extend it; the CLI job checks again under the run's lock. Returns the run's
+    answer cap: the form has no field for it, so the job keeps the run's."""
+    run = RunDir(path)
+    if not run.file(MANIFEST).is_file():
+        return None
+    manifest = run.read_manifest()
+    cap = manifest.get("max_tokens")
+    asked = AskedRun(
+        pack_id=load_pack(pack).id,
+        pack_sha256=file_sha256(pack),
+        base_url=without_credentials(body.base_url),
+        models=list(body.models),
+        variants=list(body.variants) or None,
+        repeats=body.repeats,
+        max_tokens=cap if isinstance(cap, int) else None,
+    )
+    try:
+        check_settings(body.name, manifest, asked, extend=body.extend, surface="gui")
+    except RunConflict as exc:
+        raise HTTPException(409, str(exc)) from exc
+    return asked.max_tokens
 
 
 def create_app(
@@ -231,7 +260,12 @@ def create_app(
             raise HTTPException(400, f"Ungültiger Run-Name: {problem}.")
         pack = gui.inside_workdir(body.pack, "Paket")
         path = gui.runs_dir / body.name
+        cap = refuse_silent_change(path, pack, body)
         args = ["run", "--pack", str(pack), "--out", str(path)]
+        if body.extend:
+            args.append("--extend")
+        if cap is not None:
+            args += ["--max-tokens", str(cap)]
         extra_env = {}
         if without_credentials(body.base_url) == body.base_url:
             args += ["--base-url", body.base_url]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, TypeVar, cast
@@ -72,6 +72,8 @@ class ScoreRow:
     # and in the means with the scale's minimum (DESIGN §16).
     failed: Counter[str] = field(default_factory=Counter)
     open: int = 0
+    # Of ``open``: cells run.json plans for the row that have no answer yet.
+    unanswered: int = 0
     dim_scores: dict[str, float] = field(default_factory=dict)
     dim_error: str = ""
     judge_models: list[str] = field(default_factory=list)
@@ -126,6 +128,7 @@ class ScoreRow:
             "unscored": dict(self.unscored),
             "failed": dict(self.failed),
             "open": self.open,
+            "unanswered": self.unanswered,
             "dim_scores": dict(self.dim_scores),
             "dim_error": self.dim_error,
             "judge_models": list(self.judge_models),
@@ -221,9 +224,12 @@ def build_scorecard(
     reports: Iterable[ModelReport] = (),
     *,
     scale_min: int,
+    planned: Mapping[Pair, int] | None = None,
 ) -> Scorecard:
     """The scorecard; a failed answer (``failure_of``) scores ``scale_min``, the pack's
-    scale minimum, in every mean, interval and comparison (DESIGN §16)."""
+    scale minimum, in every mean, interval and comparison (DESIGN §16). ``planned``: the
+    cells run.json plans per row; those without an answer yet are open too (a row with none
+    answered is shown, all open)."""
     # Counted with map/Counter/set in C where it can be: at 100k cells a Python loop per
     # record and per statistic is most of a resume's time.
     responses = list(responses)
@@ -231,7 +237,7 @@ def build_scorecard(
     rows: dict[Pair, ScoreRow] = {}
     for pair, cells in Counter(map(_pair_of, responses)).items():
         rows[pair] = ScoreRow(*pair, cells=cells)
-    for pair in dict.fromkeys(map(_pair_of, verdicts)):
+    for pair in [*dict.fromkeys(map(_pair_of, verdicts)), *(planned or {})]:
         if pair not in rows:
             rows[pair] = ScoreRow(*pair)
     categories = dict.fromkeys(map(_category_of, responses))
@@ -290,7 +296,8 @@ def build_scorecard(
         row.category_intervals = {
             c: mean_interval(_clusters(by_category.get((*pair, c), {}))) for c in categories
         }
-        row.open = max(0, row.cells - judged[pair])
+        row.unanswered = max(0, (planned or {}).get(pair, 0) - row.cells)
+        row.open = row.cells + row.unanswered - judged[pair]
         row.judge_models = list(judges.get(pair, {}))
         row.latency_median_s, row.tokens_per_s = _speed(
             latencies.get(pair, []), token_totals[pair], token_seconds.get(pair, 0.0)

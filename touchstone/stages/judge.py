@@ -28,6 +28,7 @@ from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
@@ -243,6 +244,7 @@ def _judge_loaded(
         answered_verdicts(run, result.verdicts, responses),
         result.reports,
         scale_min=pack.scale.min,
+        planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
     write_scorecard(run, card)
     if result.settled and not answers_warned:

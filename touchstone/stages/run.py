@@ -40,10 +40,11 @@ from touchstone.limits import (
     check_reply_mb,
     check_timeout,
 )
-from touchstone.pack import Pack, Prompt, load_pack
+from touchstone.pack import Pack, Prompt, file_sha256, load_pack
 from touchstone.results import EvalResponse, VerdictKey, cell_key
+from touchstone.stages.extend import AskedRun, check_settings, open_per_model, resumed_plan
 from touchstone.stages.manifest import default_run_name, run_manifest
-from touchstone.store import RunDir
+from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import ChatReply, without_credentials
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
@@ -223,6 +224,9 @@ def _executor(workers: int) -> Iterator[concurrent.futures.ThreadPoolExecutor]:
 class RunOutcome:
     run_dir: RunDir
     summary: RunSummary
+    # Cells run.json plans that still have no answer, by model: this call's left cells and
+    # those of models, variants or repeats it did not ask for (a subset, or an extension).
+    open_in_run: dict[str, int] = field(default_factory=dict)
 
 
 def execute_run(
@@ -231,7 +235,7 @@ def execute_run(
     models: Sequence[str],
     out: str | Path | None = None,
     variants: Sequence[str] = (),
-    repeats: int = 1,
+    repeats: int | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
     call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
@@ -240,14 +244,18 @@ def execute_run(
     on_event: EventSink | None = None,
     concurrency: int = 1,
     max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
+    extend: bool = False,
 ) -> RunOutcome:
     """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands.
 
-    Without ``out`` the run goes to ``runs/<pack>-<timestamp>``.
+    Without ``out`` the run goes to ``runs/<pack>-<timestamp>``. On an existing run,
+    ``variants``/``repeats`` not given mean the run's; settings beyond the run's are refused
+    unless ``extend`` (``stages.extend``).
     """
     if not models:
         raise InputError("Mindestens ein Modell angeben: --model NAME.")
-    check_count("--repeats", repeats, 1, MAX_REPEATS)
+    if repeats is not None:
+        check_count("--repeats", repeats, 1, MAX_REPEATS)
     check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
     check_timeout("--call-timeout-s", call_timeout_s)
     check_reply_mb("--max-reply-mb", max_reply_mb)
@@ -260,7 +268,6 @@ def execute_run(
             f"Unbekannte Variante(n) {', '.join(unknown)} – das Paket {pack_path} kennt: "
             f"{', '.join(pack.variants)}."
         )
-    chosen_variants = list(dict.fromkeys(variants)) or list(pack.variants)
     chosen_models = list(dict.fromkeys(models))
     url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
@@ -269,7 +276,26 @@ def execute_run(
     if run.path.exists() and not run.path.is_dir():
         raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
     with run.locked():
-        # Credentials in the URL are used for the calls, never written down.
+        asked = AskedRun(
+            pack_id=pack.id,
+            pack_sha256=file_sha256(Path(pack_path)),
+            # Credentials in the URL are used for the calls, never written down.
+            base_url=without_credentials(url),
+            models=chosen_models,
+            variants=list(dict.fromkeys(variants)) or None,
+            repeats=repeats,
+            max_tokens=max_tokens,
+        )
+        stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
+        check_settings(run.path, stored, asked, extend=extend, surface="cli")
+        chosen_variants, chosen_repeats = resumed_plan(stored, asked)
+        chosen_variants = chosen_variants or list(pack.variants)
+        gone = [v for v in chosen_variants if v not in pack.variants]
+        if gone:  # only a run from before run.json held the pack's checksum gets here
+            raise InputError(
+                f"{run.file(MANIFEST)} nennt Variante(n) {', '.join(gone)}, die das Paket "
+                f"{pack_path} nicht kennt: geben Sie die Varianten mit --variant an."
+            )
         manifest = run_manifest(
             run,
             pack,
@@ -277,10 +303,11 @@ def execute_run(
             without_credentials(url),
             chosen_models,
             chosen_variants,
-            repeats,
+            chosen_repeats,
         )
         done = set(map(cell_key, run.load_responses()))
         run.path.mkdir(parents=True, exist_ok=True)
+        manifest["max_tokens"] = max_tokens
         run.write_manifest(manifest)
         answer_backend = backend or OpenAIAnswerBackend(
             url,
@@ -289,7 +316,7 @@ def execute_run(
             max_tokens=max_tokens,
             max_reply_mb=max_reply_mb,
         )
-        planned = [c.key for c in plan_cells(pack, chosen_models, chosen_variants, repeats)]
+        planned = [c.key for c in plan_cells(pack, chosen_models, chosen_variants, chosen_repeats)]
         already_done = sum(1 for key in planned if key in done)
         emit(
             on_event,
@@ -312,15 +339,21 @@ def execute_run(
                 outcome=outcome,
             )
 
+        landed: set[VerdictKey] = set()
         with run.response_appender() as appender:
+
+            def keep(resp: EvalResponse) -> None:
+                appender.append(resp.as_dict())
+                landed.add(cell_key(resp))
+
             summary = run_cells(
                 answer_backend,
                 pack,
                 models=chosen_models,
                 variants=chosen_variants,
-                repeats=repeats,
+                repeats=chosen_repeats,
                 done_keys=done,
-                on_response=lambda resp: appender.append(resp.as_dict()),
+                on_response=keep,
                 concurrency=concurrency,
                 on_cell=progress,
             )
@@ -332,4 +365,8 @@ def execute_run(
             left=summary.left,
             failures=dict(summary.failures),
         )
-        return RunOutcome(run, summary)
+        whole = (manifest["models"], manifest["variants"], manifest["repeats"])
+        if whole != (chosen_models, chosen_variants, chosen_repeats):
+            planned = [c.key for c in plan_cells(pack, *whole)]
+        open_in_run = open_per_model(planned, done | landed)
+        return RunOutcome(run, summary, open_in_run)

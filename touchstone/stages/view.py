@@ -12,6 +12,7 @@ from touchstone.pack import Pack
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import (
     JUDGEMENTS,
@@ -39,7 +40,11 @@ class RunView:
 
     def scorecard(self) -> Scorecard:
         return build_scorecard(
-            self.responses, self.verdicts, self.reports, scale_min=self.pack.scale.min
+            self.responses,
+            self.verdicts,
+            self.reports,
+            scale_min=self.pack.scale.min,
+            planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
 
 
