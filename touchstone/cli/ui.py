@@ -43,12 +43,20 @@ class PlainConsole(Console):
 
 
 # In a pipe (GUI jobs, CI logs) rich would assume 80 columns and squeeze the scorecard;
-# soft_wrap keeps each message on one line there.
+# soft_wrap keeps each message on one line there, to be searched. On a terminal rich wraps
+# prose at words (the terminal itself would break it inside a word) and tables fit its width.
 PIPE_WIDTH = 160
-stdout = PlainConsole(soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
-stderr = PlainConsole(
-    stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
-)
+
+
+def console_for(*, terminal: bool, **options: Any) -> PlainConsole:
+    """A console for a terminal (its width, prose wrapped at words) or a pipe (160 columns,
+    each message on one line)."""
+    options.setdefault("width", None if terminal else PIPE_WIDTH)
+    return PlainConsole(soft_wrap=not terminal, **options)
+
+
+stdout = console_for(terminal=sys.stdout.isatty())
+stderr = console_for(terminal=sys.stderr.isatty(), stderr=True)
 
 
 _OS_REASONS = {
