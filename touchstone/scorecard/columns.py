@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
 
 from rich import box
 from rich.cells import cell_len
@@ -91,26 +93,24 @@ def chunks(
     keys: Sequence[Column], moved: Sequence[Column], width: int
 ) -> tuple[list[list[Column]], list[Column]]:
     """Further tables for ``moved`` columns beside the ``keys``, in order, as many to a table
-    as fit; and the columns that fit in none. Keys take at most half the width (longer names
-    wrap there)."""
+    as fit, a group (one ``drop``) together where it fits in one table; and the columns that
+    fit in none. Keys take at most half the width (longer names wrap there)."""
     room = width - min(table_width(keys, True), width // 2)
-    tables: list[list[Column]] = []
-    unfit: list[Column] = []
-    current: list[Column] = []
-    used = 0
-    for column in moved:
-        need = GAP + column.width(True)
-        if need > room:
-            unfit.append(column)
-            continue
-        if used + need > room:
-            tables.append(current)
-            current, used = [], 0
-        current.append(column)
-        used += need
-    if current:
-        tables.append(current)
-    return tables, unfit
+    tables: list[list[Column]] = [[]]
+
+    def need(columns: Sequence[Column]) -> int:
+        return sum(GAP + c.width(True) for c in columns)
+
+    unfit = [c for c in moved if need([c]) > room]
+    for _, group in groupby((c for c in moved if c not in unfit), key=attrgetter("drop")):
+        columns = list(group)
+        if need(tables[-1]) + need(columns) > room and need(columns) <= room:
+            tables.append([])
+        for column in columns:
+            if need(tables[-1]) + need([column]) > room:
+                tables.append([])
+            tables[-1].append(column)
+    return [t for t in tables if t], unfit
 
 
 def folded_widths(columns: Sequence[Column], narrow: bool, width: int) -> list[int]:

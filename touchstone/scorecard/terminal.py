@@ -3,7 +3,8 @@
 Names and titles are data (a shared run dir, its pack): each cell is ``plain`` text. The
 table fits the terminal's width (``columns.FittedTable``, DESIGN §22): rank, model, variant,
 n/N, the mean with its interval, red flags and the failed/unscored counts are never cut; the
-safety-critical flags move last, after speed, categories and open cells.
+safety-critical flags move last, after speed, categories and open cells. Numbers are German
+(``touchstone.german``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from touchstone import german
 from touchstone.german import DASH, count
 from touchstone.pack import Pack
 from touchstone.plain import plain
@@ -22,7 +24,6 @@ from touchstone.scorecard.build import (
     failed_text,
     fmt,
     fmt_interval,
-    speed_text,
     unscored_text,
 )
 from touchstone.scorecard.columns import Column, FittedTable
@@ -79,9 +80,12 @@ def _columns(card: Scorecard) -> list[Column]:
         Column("Modell", [plain(r.model) for r in rows], justify="left", key=True, fold=True),
         Column("Variante", [plain(r.variant) for r in rows], justify="left", key=True, fold=True),
         Column("bewertet", [Text(f"{count(r.scored)}/{count(r.cells)}") for r in rows]),
+        # Left-aligned: the means stand one under another whether the interval shows as
+        # "[4,70–4,96]" or "±0,12".
         Column(
             "Mittel (95 %)",
             [Text(fmt_interval(r.interval), style="bold") for r in rows],
+            justify="left",
             narrow="Mittel\n(95 %)",
         ),
         Column("⚑", [_flag(r.red_flags, "red") for r in rows]),
@@ -105,8 +109,18 @@ def _columns(card: Scorecard) -> list[Column]:
     for category in card.categories:
         means = [Text(fmt(r.category_means.get(category))) for r in rows]
         columns.append(Column(category, means, drop=CATEGORIES))
-    columns.append(Column("Tempo", [Text(speed_text(r)) for r in rows], drop=SPEED))
+    latency = [Text(_seconds(r.latency_median_s)) for r in rows]
+    rate = [Text(german.number(r.tokens_per_s, 0) if r.tokens_per_s else DASH) for r in rows]
+    columns.append(Column("Latenz", latency, drop=SPEED))
+    columns.append(Column("Tok/s", rate, drop=SPEED))
     return columns
+
+
+def _seconds(value: float | None) -> str:
+    """``2,1 s``; below a second two digits (a simulator's ``0,01 s`` is not ``0,0 s``)."""
+    if value is None:
+        return DASH
+    return f"{german.number(value, 1 if value >= 1 else 2)} s"
 
 
 def _count_lines(rows: list[ScoreRow]) -> list[Text]:
@@ -147,7 +161,7 @@ def _dimensions(card: Scorecard, titles: dict[str, str]) -> list[Any]:
                 Column(
                     title,
                     [Text(fmt(r.dim_scores.get(dim))) for r in card.rows],
-                    narrow=_words_in_lines(title),
+                    narrow=_two_lines(title),
                     drop=len(card.dimensions) - index,
                 )
             )
@@ -168,29 +182,31 @@ def _dimensions(card: Scorecard, titles: dict[str, str]) -> list[Any]:
     return parts
 
 
-def _words_in_lines(title: str, width: int = 12) -> str:
-    """``title`` in lines of up to ``width`` characters (or its longest word), at words."""
-    lines: list[str] = []
-    for word in title.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return "\n".join(lines)
+def _two_lines(title: str) -> str:
+    """``title`` in two lines broken at the word that makes the longer line shortest
+    ("Sicherheit und\nDatenschutz"); one word stays one line."""
+    words = title.split()
+    if len(words) < 2:
+        return title
+    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    first, second = min(splits, key=lambda pair: max(map(len, pair)))
+    return f"{first}\n{second}"
 
 
 def legend(card: Scorecard, titles: dict[str, str]) -> str:
+    """What the columns mean, one line each (on a narrow terminal each wraps at words)."""
     categories = ", ".join(f"{c} = {titles.get(c, c)}" for c in card.categories)
-    return (
-        (f"Kategorien: {categories} · " if categories else "")
-        + "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist "
-        "überschritten, Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum · "
-        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere–obere Grenze] (Bootstrap über "
-        "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall) · "
-        "gleicher Rang: nicht unterscheidbar · ⚑ = Warnsignale, ⚑ krit. = davon "
+    lines = [
+        f"Kategorien: {categories}" if categories else "",
+        "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
+        "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
+        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere–obere Grenze], Bootstrap über "
+        "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
+        "Rang: gleicher Rang = nicht unterscheidbar · ⚑ = Warnsignale, ⚑ krit. = davon "
         "sicherheitskritisch · unbewertet: ohne Wertung, zählen nicht im Mittel · offen: noch "
-        "nicht bewertet · Tempo: Median-Latenz, Ausgabe-Tokens je Sekunde"
-    )
+        "nicht bewertet · Latenz: Median · Tok/s: Ausgabe-Tokens je Sekunde",
+    ]
+    return "\n".join(line for line in lines if line)
 
 
 def tie_text(card: Scorecard) -> str:
