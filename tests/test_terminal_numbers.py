@@ -5,18 +5,25 @@ Judge-Bilanz, the agreement of a re-judge and the judge-check's fitness card say
 import io
 import re
 from collections import Counter
+from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from touchstone.cli import ui
+from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.judge.agreement import Agreement
 from touchstone.judge.health import JudgeHealth
 from touchstone.pack import Pack
 from touchstone.scorecard import render_fitness_card
+from touchstone.sim import SimServer
+from touchstone.stages import execute_judge
 
+from .conftest import FakeJudge, timeout_error
 from .test_judge_check import ProbeJudge, buero, check
+from .test_pipeline import run_dir
 
-__all__ = ["buero"]  # the fixture, used by name
+__all__ = ["buero", "run_dir"]  # fixtures, used by name
 
 DECIMAL_POINT = re.compile(r"\b\d+\.\d{1,2}\b")  # "0.85", "15.00"; not "6.224"
 
@@ -67,3 +74,22 @@ def test_the_fitness_card_is_german_and_wraps_at_words_at_80_columns(buero: Pack
     wide = Console(width=200, file=io.StringIO(), record=True)
     wide.print(render_fitness_card(card))
     assert "Grenze 0,25 s" in wide.export_text()
+
+
+def test_the_judge_outcome_counts_in_words(
+    run_dir: Path, sim: SimServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One unreadable reply and one cell left: "1 Antwort des Judges war unlesbar",
+    "1 Zelle blieb", not "1 Antworten"/"1 Zellen"."""
+    outcome = execute_judge(
+        run_dir,
+        config=JudgeConfig(JudgeEndpoint(sim.base_url), "unused"),
+        backend=FakeJudge([timeout_error(), "kein JSON"]),
+    )
+    buffer = io.StringIO()
+    monkeypatch.setattr(ui, "stdout", ui.console_for(terminal=False, file=buffer))
+    ui.show_judge_outcome(outcome)
+    text = buffer.getvalue()
+    assert "1 Antwort des Judges war unlesbar" in text and "1 Zelle blieb" in text, text
+    assert f"{outcome.new_verdicts} neue Bewertungen gespeichert" in text
+    assert "Zeitüberschreitung: 1" in text

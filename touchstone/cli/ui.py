@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from touchstone import german
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog
 from touchstone.plain import clean, plain
@@ -191,18 +192,18 @@ class ProgressView:
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
-    stdout.print(
-        plain(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
-    )
+    new = german.counted(outcome.new_verdicts, "neue Bewertung", "neue Bewertungen")
+    stdout.print(plain(f"{new} gespeichert in {outcome.run_dir.path}."))
     if outcome.stale:
         stdout.print(
-            f"{outcome.stale} Bewertungen veraltet (die Rubrik im Paket hat sich geändert): "
-            "diese Zellen wurden neu bewertet."
+            f"{german.counted(outcome.stale, 'Bewertung', 'Bewertungen')} veraltet (die Rubrik "
+            "im Paket hat sich geändert): diese Zellen wurden neu bewertet."
         )
     if outcome.kept:
+        kept = german.counted(outcome.kept, "bisherige Bewertung", "bisherige Bewertungen")
         stdout.print(
             plain(
-                f"{outcome.kept} bisherige Bewertungen behalten: die neue Bewertung war "
+                f"{kept} behalten: die neue Bewertung war "
                 "fehlgeschlagen oder unlesbar, und eine Bewertung wird nie durch eine "
                 "schlechtere ersetzt.",
                 style="yellow",
@@ -211,16 +212,20 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(plain(outcome.health.summary_de()))
     if outcome.agreement is not None:
         stdout.print(plain(outcome.agreement.summary_de()))
-    if outcome.health.unparseable:
+    unreadable = outcome.health.unparseable
+    if unreadable:
         stdout.print(
-            f"{outcome.health.unparseable} Antworten des Judges waren unlesbar; "
-            "`--rejudge unscored` bewertet diese Zellen erneut."
+            german.counted(unreadable, "Antwort des Judges war", "Antworten des Judges waren")
+            + " unlesbar; `--rejudge unscored` bewertet "
+            + ("diese Zelle" if unreadable == 1 else "diese Zellen")
+            + " erneut."
         )
-    if outcome.cells_left:
+    left = outcome.cells_left
+    if left:
         stdout.print(
             plain(
-                f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
-                f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
+                f"⚠ {german.counted(left, 'Zelle blieb', 'Zellen blieben')} wegen Judge-Fehlern "
+                f"unbewertet ({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",

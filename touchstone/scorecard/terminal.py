@@ -194,17 +194,29 @@ def _two_lines(title: str) -> str:
 
 
 def legend(card: Scorecard, titles: dict[str, str]) -> str:
-    """What the columns mean, one line each (on a narrow terminal each wraps at words)."""
+    """What the columns mean, one line each (on a narrow terminal each wraps at words); a
+    column that is not printed is not explained."""
+    rows = card.rows
     categories = ", ".join(f"{c} = {titles.get(c, c)}" for c in card.categories)
+    marks = [
+        "Rang: gleicher Rang = nicht unterscheidbar",
+        "⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch",
+    ]
+    if any(r.unscored for r in rows):
+        marks.append("unbewertet: ohne Wertung, zählen nicht im Mittel")
+    if any(r.open for r in rows):
+        marks.append("offen: noch nicht bewertet")
+    if any(r.latency_median_s is not None for r in rows):
+        marks.append("Latenz: Median")
+    if any(r.tokens_per_s for r in rows):
+        marks.append("Tok/s: Ausgabe-Tokens je Sekunde")
     lines = [
         f"Kategorien: {categories}" if categories else "",
         "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
         "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
         "Mittel (95 %): Mittelwert und 95-%-Intervall [untere–obere Grenze], Bootstrap über "
         "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
-        "Rang: gleicher Rang = nicht unterscheidbar · ⚑ = Warnsignale, ⚑ krit. = davon "
-        "sicherheitskritisch · unbewertet: ohne Wertung, zählen nicht im Mittel · offen: noch "
-        "nicht bewertet · Latenz: Median · Tok/s: Ausgabe-Tokens je Sekunde",
+        " · ".join(marks),
     ]
     return "\n".join(line for line in lines if line)
 
