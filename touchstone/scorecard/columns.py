@@ -17,12 +17,12 @@ from operator import attrgetter
 
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from touchstone.german import DASH
-from touchstone.plain import plain
+from touchstone.plain import clean, plain
 
 # box.SIMPLE_HEAD without outer edges: a rule under the header and two spaces between columns.
 # Box drawing around every cell costs three columns per column, which 80 columns cannot give.
@@ -40,7 +40,7 @@ class Column:
 
     header: str
     cells: list[Text]
-    justify: str = "right"
+    justify: JustifyMethod = "right"
     drop: int = 0
     narrow: str = ""
     key: bool = False
@@ -53,7 +53,7 @@ class Column:
     def width(self, narrow: bool) -> int:
         """The width the column needs to show every line whole."""
         if narrow not in self.widths:
-            lines = [*self.head(narrow).split("\n")]
+            lines = clean(self.head(narrow)).split("\n")  # as ``plain`` will show it
             for cell in self.cells:
                 lines += cell.plain.split("\n")
             self.widths[narrow] = max(map(cell_len, lines), default=0)
@@ -141,7 +141,7 @@ def make_table(title: str, columns: Sequence[Column], *, narrow: bool, width: in
     for column, size in zip(columns, folded_widths(columns, narrow, width), strict=True):
         table.add_column(
             plain(column.head(narrow)),
-            justify=column.justify,  # type: ignore[arg-type]
+            justify=column.justify,
             no_wrap=size >= column.width(narrow),
             overflow="fold",
             width=size,
