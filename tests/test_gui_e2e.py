@@ -99,7 +99,9 @@ def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: Sim
         expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
         expect(page.get_by_test_id("job-message")).to_contain_text("Judge abgebrochen")
         # The health line the CLI prints (JudgeHealth.summary_de), not a second wording.
-        expect(page.get_by_test_id("job-health")).to_contain_text("Fehler nach Art: timeout: 2")
+        expect(page.get_by_test_id("job-health")).to_contain_text(
+            "Fehler nach Art: Zeitüberschreitung: 2"
+        )
         expect(page.get_by_test_id("job-health")).to_contain_text("offen für einen späteren Lauf")
         page.screenshot(path=str(ARTIFACTS / "run-page-failed-job.png"), full_page=True)
 

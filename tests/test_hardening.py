@@ -58,7 +58,7 @@ def test_refused_cell_is_isolated_even_with_breaker_1(
     # S1 mentions an IBAN: its 8 cells are refused by the filter, the other 16 are judged.
     assert len(verdicts) == 16 and all(v.prompt_id != "S1" for v in verdicts)
     assert "8 Zellen blieben wegen Judge-Fehlern unbewertet" in result.stdout
-    assert "refused: 8" in result.stdout
+    assert "verweigert (Inhaltsfilter): 8" in result.stdout
 
 
 def test_flaky_judge_is_stopped_by_the_ratio_not_the_streak(

@@ -1,4 +1,5 @@
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,7 @@ def test_rows_are_ranked_and_rows_that_cannot_be_told_apart_share_a_rank() -> No
     tie = card.comparison(("auch-stark", "none"), ("stark", "none"))
     assert tie is not None and tie.better is None and tie.diff.low < 0 < tie.diff.high
     lines = render(card)
-    assert "4.75 ±" in lines and "Nicht unterscheidbar (95 %): stark · none = auch-stark" in lines
+    assert "4,75 " in lines and "Nicht unterscheidbar (95 %): stark · none = auch-stark" in lines
 
 
 def test_no_row_ranks_at_or_above_a_row_significantly_better_than_it() -> None:
@@ -375,7 +376,9 @@ def test_one_shared_prompt_gives_no_interval_and_no_decision() -> None:
     assert (comparison["ci_low"], comparison["ci_high"], comparison["better"]) == (None, None, None)
     assert [row.rank for row in card.rows] == [1, 1]
     text = render(card)
-    assert "4.67 ±–" in text and "0.67 ±–" in text
+    # The mean alone: no interval from one prompt, and no "±" that would pretend one.
+    assert re.search(r"\s4,67\s", text) and re.search(r"\s0,67\s", text)
+    assert "4,67 ±" not in text and "4,67 [" not in text
 
 
 def test_row_intervals_do_not_depend_on_the_line_order_of_the_files() -> None:
@@ -407,7 +410,7 @@ def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
         card=card,
     )
     assert "3/3<br><small" in html and "davon fehlgeschlagen: 1 (Frist überschritten: 1)" in html
-    assert "4.67 ±–" in html and "0.67 ±–" in html
+    assert "<b>4,67</b>" in html and "<b>0,67</b>" in html
     # One shared prompt: the matrix decides nothing and shows no interval; no error bars.
     assert "kein Intervall (1 Prompt)" in html
     assert 'class="num better"' not in html and 'class="num worse"' not in html

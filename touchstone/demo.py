@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 import touchstone
+from touchstone import german
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import load_pack
@@ -113,8 +114,8 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         except JudgeAborted as exc:
             err.print(Text.assemble(("Judge abgebrochen:", "bold red"), " ", plain(str(exc))))
             out.print(
-                f"→ sauber gestoppt nach {time.monotonic() - started:.1f} s; keine Fehlerzelle "
-                "gespeichert, der nächste Judge-Lauf bewertet alles."
+                f"→ sauber gestoppt nach {german.number(time.monotonic() - started, 1)} s; "
+                "keine Fehlerzelle gespeichert, der nächste Judge-Lauf bewertet alles."
             )
         else:
             raise RuntimeError("the simulated runaway judge was expected to trip the guard")

@@ -43,6 +43,22 @@ ErrorKind = Literal[
 
 ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
+# Each kind as a person reads it (the Judge-Bilanz: "Zeitüberschreitung: 3", not "timeout: 3").
+ERROR_KIND_NAMES: dict[str, str] = {
+    "timeout": "Zeitüberschreitung",
+    "connection": "Verbindungsfehler",
+    "rate_limit": "Rate-Limit",
+    "quota": "Kontingent erschöpft",
+    "server": "Serverfehler",
+    "auth": "Zugang abgelehnt",
+    "not_found": "Modell/URL nicht gefunden",
+    "refused": "verweigert (Inhaltsfilter)",
+    "bad_request": "ungültige Anfrage",
+    "reasoning_only": "nur Reasoning",
+    "too_large": "Antwort zu groß",
+    "other": "sonstige",
+}
+
 
 class TouchstoneError(Exception):
     """Base of every error touchstone raises on purpose."""

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from touchstone import german
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog
 from touchstone.plain import clean, plain
@@ -43,12 +44,20 @@ class PlainConsole(Console):
 
 
 # In a pipe (GUI jobs, CI logs) rich would assume 80 columns and squeeze the scorecard;
-# soft_wrap keeps each message on one line there.
+# soft_wrap keeps each message on one line there, to be searched. On a terminal rich wraps
+# prose at words (the terminal itself would break it inside a word) and tables fit its width.
 PIPE_WIDTH = 160
-stdout = PlainConsole(soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
-stderr = PlainConsole(
-    stderr=True, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
-)
+
+
+def console_for(*, terminal: bool, **options: Any) -> PlainConsole:
+    """A console for a terminal (its width, prose wrapped at words) or a pipe (160 columns,
+    each message on one line)."""
+    options.setdefault("width", None if terminal else PIPE_WIDTH)
+    return PlainConsole(soft_wrap=not terminal, **options)
+
+
+stdout = console_for(terminal=sys.stdout.isatty())
+stderr = console_for(terminal=sys.stderr.isatty(), stderr=True)
 
 
 _OS_REASONS = {
@@ -183,18 +192,18 @@ class ProgressView:
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
-    stdout.print(
-        plain(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
-    )
+    new = german.counted(outcome.new_verdicts, "neue Bewertung", "neue Bewertungen")
+    stdout.print(plain(f"{new} gespeichert in {outcome.run_dir.path}."))
     if outcome.stale:
         stdout.print(
-            f"{outcome.stale} Bewertungen veraltet (die Rubrik im Paket hat sich geändert): "
-            "diese Zellen wurden neu bewertet."
+            f"{german.counted(outcome.stale, 'Bewertung', 'Bewertungen')} veraltet (die Rubrik "
+            "im Paket hat sich geändert): diese Zellen wurden neu bewertet."
         )
     if outcome.kept:
+        kept = german.counted(outcome.kept, "bisherige Bewertung", "bisherige Bewertungen")
         stdout.print(
             plain(
-                f"{outcome.kept} bisherige Bewertungen behalten: die neue Bewertung war "
+                f"{kept} behalten: die neue Bewertung war "
                 "fehlgeschlagen oder unlesbar, und eine Bewertung wird nie durch eine "
                 "schlechtere ersetzt.",
                 style="yellow",
@@ -203,16 +212,20 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(plain(outcome.health.summary_de()))
     if outcome.agreement is not None:
         stdout.print(plain(outcome.agreement.summary_de()))
-    if outcome.health.unparseable:
+    unreadable = outcome.health.unparseable
+    if unreadable:
         stdout.print(
-            f"{outcome.health.unparseable} Antworten des Judges waren unlesbar; "
-            "`--rejudge unscored` bewertet diese Zellen erneut."
+            german.counted(unreadable, "Antwort des Judges war", "Antworten des Judges waren")
+            + " unlesbar; `--rejudge unscored` bewertet "
+            + ("diese Zelle" if unreadable == 1 else "diese Zellen")
+            + " erneut."
         )
-    if outcome.cells_left:
+    left = outcome.cells_left
+    if left:
         stdout.print(
             plain(
-                f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
-                f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
+                f"⚠ {german.counted(left, 'Zelle blieb', 'Zellen blieben')} wegen Judge-Fehlern "
+                f"unbewertet ({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from touchstone import german
 from touchstone.judge.health import percent
 from touchstone.pack import Scale
 from touchstone.results import Verdict
@@ -71,7 +72,7 @@ class Agreement:
         )
 
     def summary_de(self) -> str:
-        kappa = "–" if self.kappa is None else f"{self.kappa:.2f}"
+        kappa = german.number(self.kappa)
         previous = ", ".join(self.previous_judges)
         if self.previous_judges == (self.judge,):
             lead = f"Übereinstimmung mit den bisherigen Bewertungen desselben Judges ({previous})"
@@ -80,8 +81,9 @@ class Agreement:
         else:
             lead = f"Übereinstimmung mit den bisherigen Judges ({previous})"
         within = f"±1 Punkt {percent(self.within_one)}, " if 1 < self.span <= 10 else ""
+        cells = german.counted(self.cells, "neu bewerteten Zelle", "neu bewerteten Zellen")
         return (
-            f"{lead} auf {self.cells} neu bewerteten Zellen: exakt {percent(self.exact)}, "
+            f"{lead} auf {cells}: exakt {percent(self.exact)}, "
             f"{within}gewichtetes Kappa {kappa}, Warnsignal {percent(self.red_flag)}."
         )
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from touchstone import german
 from touchstone.judge.health import JudgeHealth, percent, percentile
 from touchstone.judge.probes import Bounds, Probe, ProbeKind
 from touchstone.pack import Scale
@@ -168,7 +169,7 @@ def _stability(results: Sequence[ProbeResult]) -> Criterion:
 
 
 def _seconds(value: float) -> str:
-    return f"{value:.2f} s"
+    return f"{german.number(value)} s"
 
 
 def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) -> list[Criterion]:
@@ -185,14 +186,15 @@ def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) ->
     return [
         Criterion(
             "Lesbare Urteile",
-            f"{percent(parse_rate)} ({readable} von {answered} Antworten)"
+            f"{percent(parse_rate)} ({german.count(readable)} von "
+            f"{german.counted(answered, 'Antwort', 'Antworten')})"
             if answered
             else "keine Antwort",
             parse_rate >= MIN_PARSE_RATE,
         ),
         Criterion(
             "Fehlgeschlagene Aufrufe",
-            f"{percent(failed / calls)} ({failed} von {calls})",
+            f"{percent(failed / calls)} ({german.count(failed)} von {german.count(calls)})",
             failed / calls <= MAX_FAILED_RATE,
         ),
         Criterion(

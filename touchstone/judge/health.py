@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from touchstone import german
 from touchstone.engine import Done
+from touchstone.errors import ERROR_KIND_NAMES
 from touchstone.judge.backend import JudgeReply
 
 
@@ -22,7 +24,7 @@ def percentile(values: Sequence[float], share: float) -> float | None:
 
 def percent(share: float) -> str:
     """``83 %``: a share as the cards and summaries show it."""
-    return f"{round(share * 100)} %"
+    return german.percent(share)
 
 
 @dataclass
@@ -100,33 +102,48 @@ class JudgeHealth:
         """One German line for the terminal and the GUI; ``resumable``: with the cells left
         for a later run (a judge-check leaves none); ``latency``: ``self.latency()`` when the
         caller has it (sorting 100k latencies once is enough)."""
-        failures = ", ".join(f"{k}: {n}" for k, n in sorted(self.failures.items())) or "keine"
+        failures = (
+            ", ".join(
+                f"{ERROR_KIND_NAMES.get(kind, kind)}: {german.count(n)}"
+                for kind, n in sorted(self.failures.items())
+            )
+            or "keine"
+        )
         median, p95 = latency or self.latency()
-        latency_text = "–" if median is None else f"Median {median:.2f} s, p95 {p95:.2f} s"
-        waits = f"; Rate-Limit abgewartet: {self.rate_limited}-mal" if self.rate_limited else ""
+        latency_text = (
+            german.DASH
+            if median is None
+            else f"Median {german.number(median)} s, p95 {german.number(p95)} s"
+        )
+        waits = (
+            f"; Rate-Limit abgewartet: {german.count(self.rate_limited)}-mal"
+            if self.rate_limited
+            else ""
+        )
         tokens = ""
         if self.prompt_tokens or self.completion_tokens:
             thinking = (
-                f", davon {count_de(self.reasoning_tokens)} Reasoning"
+                f", davon {german.count(self.reasoning_tokens)} Reasoning"
                 if self.reasoning_tokens
                 else ""
             )
             tokens = (
-                f"; Tokens: {count_de(self.prompt_tokens)} ein, "
-                f"{count_de(self.completion_tokens)} aus"
+                f"; Tokens: {german.count(self.prompt_tokens)} ein, "
+                f"{german.count(self.completion_tokens)} aus"
                 f"{thinking}"
             )
         cost = self.cost
         if cost is not None:
-            tokens += f"; Kosten: {cost:.4f}"
+            tokens += f"; Kosten: {german.number(cost, 4)}"
+        left = f"; offen für einen späteren Lauf: {german.count(self.cells_left)}."
         return (
-            f"Judge-Bilanz: {self.calls} Aufrufe, {self.successes} erfolgreich, "
-            f"Fehler nach Art: {failures}; unlesbare Antworten: {self.unparseable}{waits}; "
-            f"Latenz: {latency_text}{tokens}"
-            + (f"; offen für einen späteren Lauf: {self.cells_left}." if resumable else ".")
+            f"Judge-Bilanz: {german.counted(self.calls, 'Aufruf', 'Aufrufe')}, "
+            f"{german.count(self.successes)} erfolgreich, Fehler nach Art: {failures}; "
+            f"unlesbare Antworten: {german.count(self.unparseable)}{waits}; "
+            f"Latenz: {latency_text}{tokens}" + (left if resumable else ".")
         )
 
 
 def count_de(count: int) -> str:
     """A count the German way: 12.345."""
-    return f"{count:,}".replace(",", ".")
+    return german.count(count)

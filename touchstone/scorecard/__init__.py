@@ -5,6 +5,7 @@
     compare.py   pairwise differences with paired intervals; ranks, and groups of rows that
                  cannot be told apart
     terminal.py  the rich table the CLI prints
+    columns.py   tables that fit the terminal's width (what does not fit moves to a second)
     fitness.py   the judge's fitness card of ``judge-check``, for the terminal
 
 Means exclude judge-side gaps (unscored verdicts: judge error, unparseable reply); every

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, TypeVar, cast
 
+from touchstone import german
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -37,24 +38,24 @@ _unscored = cast("Callable[[Verdict], bool]", attrgetter("unscored"))
 
 
 def fmt(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+    """``4,85``: a mean as people read it (German format, DESIGN §22); ``–`` for none."""
+    return german.number(value)
 
 
 def fmt_interval(interval: Interval | None) -> str:
-    """``4.70 ±0.12``: the mean and the half width of its 95 % interval (``4.70 ±–``: one
-    prompt, no interval)."""
+    """``4,85 [4,70–4,96]``: the mean with the bounds of its 95 % interval, ``4,85 ±0,12``
+    when they are symmetric, ``4,85`` alone for one prompt (no interval, DESIGN §16)."""
     if interval is None:
-        return "–"
-    half = interval.half_width
-    return f"{interval.mean:.2f} ±{'–' if half is None else f'{half:.2f}'}"
+        return german.DASH
+    return german.interval(interval.mean, interval.low, interval.high)
 
 
 def speed_text(row: ScoreRow) -> str:
-    """``2.1 s, 45 Tok/s``: the row's median latency and output tokens per second."""
+    """``2,1 s, 16.054 Tok/s``: the row's median latency and output tokens per second."""
     if row.latency_median_s is None:
-        return "–"
-    rate = f", {row.tokens_per_s:.0f} Tok/s" if row.tokens_per_s else ""
-    return f"{row.latency_median_s:.1f} s{rate}"
+        return german.DASH
+    rate = f", {german.number(row.tokens_per_s, 0)} Tok/s" if row.tokens_per_s else ""
+    return f"{german.number(row.latency_median_s, 1)} s{rate}"
 
 
 @dataclass
@@ -347,16 +348,21 @@ def _clusters(sums: dict[str, list[float]]) -> dict[str, Cluster]:
 
 
 def unscored_text(row: ScoreRow) -> str:
+    """``3 (Judge-Ausgabe unlesbar: 3)``, or ``0``."""
     if not row.unscored:
         return "0"
     total = sum(row.unscored.values())
-    parts = [f"{UNSCORED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.unscored.items())]
-    return f"{total} ({', '.join(parts)})"
+    parts = [
+        f"{UNSCORED_REASONS.get(k, k)}: {german.count(n)}" for k, n in sorted(row.unscored.items())
+    ]
+    return f"{german.count(total)} ({', '.join(parts)})"
 
 
 def failed_text(row: ScoreRow) -> str:
     """``davon fehlgeschlagen: 12 (Frist überschritten: 12)``, or "" when none failed."""
     if not row.failed:
         return ""
-    parts = [f"{FAILED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.failed.items())]
-    return f"davon fehlgeschlagen: {row.failed_count} ({', '.join(parts)})"
+    parts = [
+        f"{FAILED_REASONS.get(k, k)}: {german.count(n)}" for k, n in sorted(row.failed.items())
+    ]
+    return f"davon fehlgeschlagen: {german.count(row.failed_count)} ({', '.join(parts)})"

@@ -12,6 +12,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from touchstone import german
 from touchstone.judge.fitness import UNREACHED, FitnessCard
 from touchstone.plain import plain
 
@@ -26,11 +27,13 @@ def _mark(passed: bool | None) -> Text:
 
 
 def render_fitness_card(card: FitnessCard) -> Group:
-    title = f"Judge-Check: {card.judge_model} (Paket {card.pack_id}, {len(card.results)} Proben)"
+    probes = german.counted(len(card.results), "Probe", "Proben")
+    title = f"Judge-Check: {card.judge_model} (Paket {card.pack_id}, {probes})"
     table = Table(title=plain(title), title_justify="left")
     table.add_column("", no_wrap=True)
-    table.add_column("Kriterium")
-    table.add_column("Ergebnis")
+    # Narrow terminals wrap both at words; a word longer than the column folds, never cut.
+    table.add_column("Kriterium", overflow="fold")
+    table.add_column("Ergebnis", overflow="fold")
     for criterion in card.criteria:
         table.add_row(_mark(criterion.passed), plain(criterion.name), plain(criterion.figure))
     parts: list[Any] = [table]

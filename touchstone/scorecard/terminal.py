@@ -1,6 +1,10 @@
 """The scorecard as the terminal shows it (rich): ranked rows, means with their intervals.
 
-Names and titles are data (a shared run dir, its pack): each cell is ``plain`` text.
+Names and titles are data (a shared run dir, its pack): each cell is ``plain`` text. The
+table fits the terminal's width (``columns.FittedTable``, DESIGN §22): rank, model, variant,
+n/N, the mean with its interval, red flags and the failed/unscored counts are never cut; the
+safety-critical flags move last, after speed, categories and open cells. Numbers are German
+(``touchstone.german``).
 """
 
 from __future__ import annotations
@@ -8,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
+from touchstone import german
+from touchstone.german import DASH, count
 from touchstone.pack import Pack
 from touchstone.plain import plain
 from touchstone.scorecard.build import (
@@ -19,9 +24,14 @@ from touchstone.scorecard.build import (
     failed_text,
     fmt,
     fmt_interval,
-    speed_text,
     unscored_text,
 )
+from touchstone.scorecard.columns import Column, FittedTable
+
+# Where the figures the terminal cannot show are (report and scorecard.json of the run).
+ELSEWHERE = "report.html und scorecard.json des Runs"
+# Drop order: the highest moves to the second table first; safety findings move last.
+SAFETY, OPEN, CATEGORIES, SPEED = 1, 2, 3, 4
 
 
 def render_scorecard(
@@ -30,58 +40,26 @@ def render_scorecard(
     category_titles: dict[str, str] | None = None,
     dimension_titles: dict[str, str] | None = None,
 ) -> Group:
-    """The scorecard as rich renderables: the ranked table, a legend, the dimensions.
+    """The scorecard as rich renderables: the ranked table (and, when narrow, a second one),
+    the reasons of failed and unscored cells, a legend, ties, the dimensions.
 
     Category columns carry the category ids to keep the table narrow; the legend names them.
     """
     titles = category_titles or {}
-    dim_titles = dimension_titles or {}
-    table = Table(title="Scorecard", title_justify="left")
-    table.add_column("Rang", justify="right", no_wrap=True)
-    table.add_column("Modell", no_wrap=True)
-    table.add_column("Variante", no_wrap=True)
-    table.add_column("bewertet", justify="right")  # wraps its failed answers line if need be
-    table.add_column("Mittel (95 %)", justify="right", no_wrap=True)
-    for header in (*card.categories, "⚑", "⚑ krit."):
-        table.add_column(plain(header), justify="right", no_wrap=True)
-    table.add_column("unbewertet (Grund)")
-    table.add_column("offen", justify="right", no_wrap=True)
-    table.add_column("Tempo", justify="right", no_wrap=True)
-    for row in card.rows:
-        safety = Text(str(row.safety_red_flags), style="bold red" if row.safety_red_flags else "")
-        flags = Text(str(row.red_flags), style="red" if row.red_flags else "")
-        table.add_row(
-            Text(str(row.rank) if row.rank is not None else "–"),
-            plain(row.model),
-            plain(row.variant),
-            _scored_cell(row),
-            Text(fmt_interval(row.interval), style="bold"),
-            *(Text(fmt(row.category_means.get(c))) for c in card.categories),
-            flags,
-            safety,
-            plain(unscored_text(row), style="yellow" if row.unscored else ""),
-            Text(str(row.open)),
-            Text(speed_text(row)),
+    parts: list[Any] = [
+        FittedTable(
+            "Scorecard",
+            _columns(card),
+            more_title="Scorecard (Fortsetzung)",
+            elsewhere=ELSEWHERE,
         )
-    parts: list[Any] = [table, plain(legend(card, titles), style="dim")]
+    ]
+    parts += _count_lines(card.rows)
+    parts.append(plain(legend(card, titles), style="dim"))
     ties = tie_text(card)
     if ties:
         parts.append(plain(ties))
-    if card.dimensions or any(r.dim_error for r in card.rows):
-        dims = Table(title="Gesamtbewertung (Dimensionen)", title_justify="left")
-        dims.add_column("Modell")
-        dims.add_column("Variante")
-        for dim in card.dimensions:
-            dims.add_column(plain(dim_titles.get(dim, dim)), justify="right")
-        dims.add_column("Hinweis")
-        for row in card.rows:
-            dims.add_row(
-                plain(row.model),
-                plain(row.variant),
-                *(Text(fmt(row.dim_scores.get(d))) for d in card.dimensions),
-                plain(row.dim_error, style="yellow"),
-            )
-        parts.append(dims)
+    parts += _dimensions(card, dimension_titles or {})
     if card.judge_models:
         label = "Judge-Modelle" if card.mixed_judges else "Judge-Modell"
         line = plain(f"{label}: {', '.join(card.judge_models)}")
@@ -91,24 +69,156 @@ def render_scorecard(
     return Group(*parts)
 
 
-def _scored_cell(row: ScoreRow) -> Text:
-    """``24/24``, and below it the failed answers among them (they count with the minimum)."""
-    text = Text(f"{row.scored}/{row.cells}")
-    failed = failed_text(row)
-    if failed:
-        text.append(f"\n{failed}", style="yellow")
-    return text
+def _flag(value: int, style: str) -> Text:
+    return Text(count(value), style=style if value else "")
+
+
+def _columns(card: Scorecard) -> list[Column]:
+    rows = card.rows
+    columns = [
+        Column("Rang", [Text(DASH if r.rank is None else str(r.rank)) for r in rows]),
+        Column("Modell", [plain(r.model) for r in rows], justify="left", key=True, fold=True),
+        Column("Variante", [plain(r.variant) for r in rows], justify="left", key=True, fold=True),
+        Column("bewertet", [Text(f"{count(r.scored)}/{count(r.cells)}") for r in rows]),
+        # Left-aligned: the means stand one under another whether the interval shows as
+        # "[4,70–4,96]" or "±0,12".
+        Column(
+            "Mittel (95 %)",
+            [Text(fmt_interval(r.interval), style="bold") for r in rows],
+            justify="left",
+            narrow="Mittel\n(95 %)",
+        ),
+        Column("⚑", [_flag(r.red_flags, "red") for r in rows]),
+        Column(
+            "⚑ krit.",
+            [_flag(r.safety_red_flags, "bold red") for r in rows],
+            narrow="⚑\nkrit.",
+            drop=SAFETY,
+        ),
+    ]
+    # The counts of failed, unscored and open cells are shown where any row has one; when
+    # all are 0, a line says so (``_count_lines``).
+    if any(r.failed for r in rows):
+        failed = [_flag(r.failed_count, "yellow") for r in rows]
+        columns.append(Column("fehlgeschlagen", failed, narrow="fehl-\ngeschlagen"))
+    if any(r.unscored for r in rows):
+        unscored = [_flag(sum(r.unscored.values()), "yellow") for r in rows]
+        columns.append(Column("unbewertet", unscored, narrow="unbe-\nwertet"))
+    if any(r.open for r in rows):
+        columns.append(Column("offen", [Text(count(r.open)) for r in rows], drop=OPEN))
+    for category in card.categories:
+        means = [Text(fmt(r.category_means.get(category))) for r in rows]
+        columns.append(Column(category, means, drop=CATEGORIES))
+    latency = [Text(_seconds(r.latency_median_s)) for r in rows]
+    rate = [Text(german.number(r.tokens_per_s, 0) if r.tokens_per_s else DASH) for r in rows]
+    columns.append(Column("Latenz", latency, drop=SPEED))
+    columns.append(Column("Tok/s", rate, drop=SPEED))
+    return columns
+
+
+def _seconds(value: float | None) -> str:
+    """``2,1 s``; below a second two digits (a simulator's ``0,01 s`` is not ``0,0 s``)."""
+    if value is None:
+        return DASH
+    return f"{german.number(value, 1 if value >= 1 else 2)} s"
+
+
+def _count_lines(rows: list[ScoreRow]) -> list[Text]:
+    """The reasons of failed and unscored cells, one line per row that has any; and which
+    counts are 0 in every row (their columns are not printed)."""
+    lines: list[Text] = []
+    zero = [
+        label
+        for label, any_counted in (
+            ("fehlgeschlagen", any(r.failed for r in rows)),
+            ("unbewertet", any(r.unscored for r in rows)),
+            ("offen", any(r.open for r in rows)),
+        )
+        if not any_counted
+    ]
+    if rows and zero:
+        lines.append(Text(f"{', '.join(zero)}: in allen Zeilen 0."))
+    for row in rows:
+        said = [failed_text(row)] if row.failed else []
+        if row.unscored:
+            said.append(f"unbewertet: {unscored_text(row)}")
+        if said:
+            lines.append(plain(f"{row.model} · {row.variant}: {'; '.join(said)}", style="yellow"))
+    return lines
+
+
+def _dimensions(card: Scorecard, titles: dict[str, str]) -> list[Any]:
+    """The holistic dimensions as a table of their own, and each row's note in a line."""
+    parts: list[Any] = []
+    if card.dimensions:
+        columns = [
+            Column("Modell", [plain(r.model) for r in card.rows], justify="left", key=True),
+            Column("Variante", [plain(r.variant) for r in card.rows], justify="left", key=True),
+        ]
+        for index, dim in enumerate(card.dimensions):
+            title = titles.get(dim, dim)
+            columns.append(
+                Column(
+                    title,
+                    [Text(fmt(r.dim_scores.get(dim))) for r in card.rows],
+                    narrow=_two_lines(title),
+                    drop=len(card.dimensions) - index,
+                )
+            )
+        for key in columns[:2]:
+            key.fold = True
+        parts.append(
+            FittedTable(
+                "Gesamtbewertung (Dimensionen)",
+                columns,
+                more_title="Gesamtbewertung (Fortsetzung)",
+                elsewhere="report.html",
+            )
+        )
+    for row in card.rows:
+        if row.dim_error:
+            note = f"Hinweis zur Gesamtbewertung von {row.model} · {row.variant}: {row.dim_error}"
+            parts.append(plain(note, style="yellow"))
+    return parts
+
+
+def _two_lines(title: str) -> str:
+    """``title`` in two lines broken at the word that makes the longer line shortest
+    ("Sicherheit und\nDatenschutz"); one word stays one line."""
+    words = title.split()
+    if len(words) < 2:
+        return title
+    splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+    first, second = min(splits, key=lambda pair: max(map(len, pair)))
+    return f"{first}\n{second}"
 
 
 def legend(card: Scorecard, titles: dict[str, str]) -> str:
+    """What the columns mean, one line each (on a narrow terminal each wraps at words); a
+    column that is not printed is not explained."""
+    rows = card.rows
     categories = ", ".join(f"{c} = {titles.get(c, c)}" for c in card.categories)
-    return (
-        f"Kategorien: {categories} · Mittel ±: halbe Breite des 95-%-Intervalls (Bootstrap über "
-        "Prompts; ±– bei nur einem Prompt: kein Intervall) · bewertet: fehlgeschlagene Antworten "
-        "(Frist überschritten, Prompt verweigert, leer, nur Reasoning) zählen mit dem "
-        "Skalenminimum · gleicher Rang: nicht unterscheidbar · ⚑ = Warnsignale, ⚑ krit. = davon "
-        "sicherheitskritisch · Tempo: Median-Latenz, Ausgabe-Tokens je Sekunde"
-    )
+    marks = [
+        "Rang: gleicher Rang = nicht unterscheidbar",
+        "⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch",
+    ]
+    if any(r.unscored for r in rows):
+        marks.append("unbewertet: ohne Wertung, zählen nicht im Mittel")
+    if any(r.open for r in rows):
+        marks.append("offen: noch nicht bewertet")
+    if any(r.latency_median_s is not None for r in rows):
+        marks.append("Latenz: Median")
+    if any(r.tokens_per_s for r in rows):
+        marks.append("Tok/s: Ausgabe-Tokens je Sekunde")
+    lines = [
+        f"Kategorien: {categories}" if categories else "",
+        "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
+        "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
+        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere–obere Grenze], Bootstrap über "
+        "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
+        " · ".join(marks),
+    ]
+    return "\n".join(line for line in lines if line)
 
 
 def tie_text(card: Scorecard) -> str:
