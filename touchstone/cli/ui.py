@@ -187,7 +187,7 @@ class ProgressView:
     def _open_note(self) -> str:
         left, skipped = sum(self.open.values()), self.open["skipped"]
         note = f"[yellow]⚠ {left} offen"
-        return note + (f" (davon {skipped} übersprungen: Modell gestoppt)" if skipped else "")
+        return note + (f" ({skipped} übersprungen)" if skipped else "")
 
     def __enter__(self) -> ProgressView:
         self.progress.start()
