@@ -259,3 +259,50 @@ def test_gui_resumes_a_run_with_its_answer_cap(
 def test_run_form_has_the_extend_checkbox(client: TestClient) -> None:
     page = client.get("/").text
     assert 'name="extend"' in page and "Run erweitern" in page
+
+
+def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    """run.json records a model once it answered: a misspelt one is not part of the run, so
+    the right name is a new model (--extend, as the advice says); a run nobody answered yet
+    has no endpoint to differ from."""
+    out = tmp_path / "run"
+    typo = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-gutt"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    assert manifest(out)["models"] == ["sim-gut"]
+    assert "--model und --extend setzt" in typo.unfinished()
+    with pytest.raises(InputError, match="Modelle: neu sim-mittel"):
+        execute_run(pack_path=tiny_pack_path, models=["sim-mittel"], out=out, base_url=sim.base_url)
+    fixed = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-mittel"],
+        out=out,
+        base_url=sim.base_url,
+        extend=True,
+    )
+    assert fixed.summary.recorded == 3 and manifest(out)["models"] == ["sim-gut", "sim-mittel"]
+
+    dead = tmp_path / "tot"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        out=dead,
+        base_url="http://127.0.0.1:9/v1",
+        call_timeout_s=1,
+    )
+    assert manifest(dead)["models"] == []
+    right = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        out=dead,
+        base_url=sim.base_url,
+    )
+    assert right.summary.recorded == 3

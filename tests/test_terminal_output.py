@@ -199,8 +199,11 @@ def test_judge_check_shows_a_hostile_endpoints_texts_plainly(
 ) -> None:
     unknown = _check(hostile_judge, "judge", tiny_pack_path, tmp_path)
     assert "does not exist [/]" in unknown and SHOWN_ATTACK in unknown
-    assert "„judge\\x1b[2J“" in unknown and "„judge[/]x“" in unknown
-    assert "\u202e" not in unknown and "\\u202ejudge" in unknown
+    # "Meinten Sie …?" names the closest; a name like none lists what the endpoint offers.
+    assert "\u202e" not in unknown and "„\\u202ejudge“?" in unknown
+    listed = _check(hostile_judge, "kein-modell", tiny_pack_path, tmp_path)
+    assert "judge\\x1b[2J" in listed and "judge[/]x" in listed
+    assert "\u202e" not in listed and "\\u202ejudge" in listed
 
     gullible = _check(hostile_judge, "gullible", tiny_pack_path, tmp_path)
     assert "Verfehlte Proben" in gullible

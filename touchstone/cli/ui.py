@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,6 +60,10 @@ def console_for(*, terminal: bool, **options: Any) -> PlainConsole:
 stdout = console_for(terminal=sys.stdout.isatty())
 stderr = console_for(terminal=sys.stderr.isatty(), stderr=True)
 
+
+# Run cells that end without a saved answer: a call failed for a later run (``left``), or
+# its model had stopped (``skipped``).
+OPEN_OUTCOMES = ("left", "skipped")
 
 _OS_REASONS = {
     errno.EACCES: "keine Schreib- oder Leseberechtigung",
@@ -156,6 +161,7 @@ class ProgressView:
     def __init__(self, label: str) -> None:
         self.label = label
         self.errors = 0
+        self.open: Counter[str] = Counter()
         self.progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -175,12 +181,22 @@ class ProgressView:
                 done = int(data["total"]) - int(data["todo"])
             self.progress.update(self.task, completed=done or 0)
         elif kind == "progress":
-            if data.get("outcome") != "done":
+            outcome = data.get("outcome")
+            if outcome in OPEN_OUTCOMES:
+                # Not saved: the bar must not look finished when nothing landed.
+                self.open[outcome] += 1
+                self.progress.update(self.task, note=self._open_note())
+            elif outcome != "done":
                 self.progress.advance(self.task)
         elif kind == "judge_error":
             self.errors += 1
             self.progress.advance(self.task)
             self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
+
+    def _open_note(self) -> str:
+        left, skipped = sum(self.open.values()), self.open["skipped"]
+        note = f"[yellow]⚠ {left} offen"
+        return note + (f" ({skipped} übersprungen)" if skipped else "")
 
     def __enter__(self) -> ProgressView:
         self.progress.start()
@@ -265,13 +281,5 @@ def show_run_outcome(outcome: RunOutcome) -> None:
             f"erfasst, {summary.left} offen)."
         )
     )
-    if summary.complete:
-        return
-    stopped = [
-        f"Modell {model} gestoppt: {error}" for model, error in summary.stopped_models.items()
-    ]
-    reason = "; ".join(stopped) or f"letzter Fehler: {summary.last_error}"
-    raise RunIncomplete(
-        f"{summary.left} Zellen offen ({reason}). Derselbe Befehl mit --out "
-        f"{outcome.run_dir.path} holt sie nach."
-    )
+    if not summary.complete:
+        raise RunIncomplete(outcome.unfinished())

@@ -54,8 +54,8 @@ def clean_record(raw: object, job_id: str, run: str) -> dict[str, Any]:
 def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
     """Progress of a job from its events: counts, error streak, end state and health.
 
-    ``done`` counts the cells this job settled (never the ones that were there before), and
-    never exceeds ``total``.
+    ``done`` counts the cells this job settled (never the ones that were there before; of a
+    run, only answers it saved), and never exceeds ``total``.
     """
     progress: dict[str, Any] = {
         "stage": "",
@@ -83,7 +83,11 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             outcome = event.get("outcome")
             if outcome == "done":
                 continue
-            progress["done"] += 1
+            # Only a saved answer is progress: a failed call left for a later run, or a cell
+            # skipped because its model stopped, is counted apart (a full bar over nothing
+            # saved would read as finished).
+            if outcome not in ("left", "skipped"):
+                progress["done"] += 1
             if outcome in ("failed", "left"):
                 progress["errors"] += 1
                 progress["streak"] += 1

@@ -7,13 +7,14 @@ the verdicts so far are kept (rewritten clean) and the error re-raised for the C
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from touchstone.engine import run_blocking
-from touchstone.errors import JudgeAborted
+from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.advice import after_stop
@@ -32,7 +33,7 @@ from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
-from touchstone.store import RunDir
+from touchstone.store import RESPONSES, RunDir
 from touchstone.store.jsonl import kept_out_of_gc
 
 
@@ -75,6 +76,9 @@ def execute_judge(
     run = RunDir.existing(run_path)
     with run.locked():
         pack = pack_of_run(run)
+        if not _may_hold_answers(run):
+            # Before the judge config: without answers there is nothing to judge it by.
+            raise no_answers(run)
         judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
         if backend is None:
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
@@ -88,6 +92,8 @@ def execute_judge(
         with kept_out_of_gc() as loaded:
             warnings_before = len(run.warnings)
             responses = run.load_responses()
+            if not responses:  # only lines that did not parse
+                raise no_answers(run)
             answers_warned = len(run.warnings) > warnings_before
             prior = run.load_verdicts()
             loaded()
@@ -105,6 +111,24 @@ def execute_judge(
                 use_cache=use_cache,
                 answers_warned=answers_warned,
             )
+
+
+def _may_hold_answers(run: RunDir) -> bool:
+    """Whether the answers file is there and not empty (what else it is, its reader says),
+    without reading a big run's answers before the settled state may spare that."""
+    try:
+        info = run.file(RESPONSES).stat()
+    except FileNotFoundError:
+        return False
+    return not (stat.S_ISREG(info.st_mode) and info.st_size == 0)
+
+
+def no_answers(run: RunDir) -> InputError:
+    """A judge run on a run dir without answers: bad input, nothing written (DESIGN §22)."""
+    return InputError(
+        f"Keine Antworten – zuerst `touchstone run`: {run.path} enthält noch keine Antworten "
+        f"({RESPONSES}). `touchstone run --pack … --model … --out {run.path}` holt sie ein."
+    )
 
 
 def _nothing_to_do(

@@ -29,7 +29,12 @@ def run_manifest(
     variants: list[str],
     repeats: int,
 ) -> dict[str, Any]:
-    """The manifest after this run: what the directory had, united with what is asked now."""
+    """The manifest after this run: what the directory had, united with what is asked now.
+
+    ``models``: the models to record now, those with an answer in the run; a model asked for
+    is added once its first answer lands (``execute_run``), so that one the endpoint never
+    answered (a misspelt name) is no part of the run.
+    """
     manifest = run.read_manifest() if run.file(MANIFEST).exists() else {}
     if manifest and manifest.get("pack_id") not in (None, pack.id):
         raise InputError(

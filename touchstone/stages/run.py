@@ -5,10 +5,13 @@ Failure policy (by error kind, DESIGN §8):
   overran its deadline, a filter refused the prompt, the request cannot work, its answer
   outgrew the cap): persisted as a failed answer that the judge marks unscored.
 - ``auth``, ``not_found``, ``quota``: the model can never answer: its remaining cells are
-  skipped and the run says why (``RunSummary.stopped_models``).
+  skipped and the run says why and what to do (``RunSummary.stopped_models``, ``unfinished``).
 - everything else (``connection``, ``server``, ``rate_limit``, ``other``): transient, not
   persisted, so the next ``touchstone run`` on the same directory retries the cell. (A rate
   limit is first waited out by the engine, within the call deadline.)
+
+run.json records a model once its first answer (or failed answer) lands: a misspelt name, or
+a model the endpoint refuses, leaves no trace in the run that would count as cells it lacks.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from touchstone.answers import (
     failure_fields,
 )
 from touchstone.engine import completed, run_blocking
-from touchstone.errors import ErrorKind, InputError
+from touchstone.errors import CallError, ErrorKind, InputError
 from touchstone.events import EventSink, emit
 from touchstone.limits import (
     MAX_CONCURRENCY,
@@ -44,6 +47,7 @@ from touchstone.pack import Pack, Prompt, file_sha256, load_pack
 from touchstone.results import EvalResponse, VerdictKey, cell_key
 from touchstone.stages.extend import AskedRun, check_settings, open_per_model, resumed_plan
 from touchstone.stages.manifest import default_run_name, run_manifest
+from touchstone.stages.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import ChatReply, without_credentials
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
@@ -62,9 +66,17 @@ class RunSummary:
     recorded: int = 0
     failed_recorded: int = 0
     left: int = 0
+    # Of ``left``: cells never asked because their model had stopped.
+    skipped: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     stopped_models: dict[str, str] = field(default_factory=dict)
     last_error: str = ""
+    # What stopped each model, and the last failure of each kind that left a cell open.
+    stop_causes: dict[str, CallError] = field(default_factory=dict)
+    left_causes: dict[ErrorKind, CallError] = field(default_factory=dict)
+    left_by_kind: Counter[ErrorKind] = field(default_factory=Counter)
+    # The model names the endpoint lists, asked when a model was not found.
+    available: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -140,6 +152,7 @@ async def answer_cells(
         for cell in todo:
             if cell.model in summary.stopped_models:
                 summary.left += 1
+                summary.skipped += 1
                 report(cell, "skipped")
                 continue
             yield cell
@@ -169,6 +182,10 @@ async def answer_cells(
             summary.left += 1
             if error.kind in STOPPING_FAILURES:
                 summary.stopped_models.setdefault(cell.model, str(error))
+                summary.stop_causes.setdefault(cell.model, error)
+            else:
+                summary.left_by_kind[error.kind] += 1
+                summary.left_causes[error.kind] = error
             report(cell, "left")
     return summary
 
@@ -190,7 +207,7 @@ def run_cells(
     async def run() -> RunSummary:
         with _executor(concurrency) as executor:
             try:
-                return await answer_cells(
+                summary = await answer_cells(
                     answer_caller(backend, executor),
                     pack,
                     models=models,
@@ -202,6 +219,11 @@ def run_cells(
                     concurrency=concurrency,
                     budget_s=getattr(backend, "timeout", None),
                 )
+                list_models = getattr(backend, "model_ids", None)
+                not_found = any(e.kind == "not_found" for e in summary.stop_causes.values())
+                if not_found and list_models is not None:
+                    summary.available = await list_models()
+                return summary
             finally:
                 aclose = getattr(backend, "aclose", None)
                 if aclose is not None:
@@ -227,6 +249,17 @@ class RunOutcome:
     # Cells run.json plans that still have no answer, by model: this call's left cells and
     # those of models, variants or repeats it did not ask for (a subset, or an extension).
     open_in_run: dict[str, int] = field(default_factory=dict)
+    # The endpoint (without credentials) and the models run.json records.
+    base_url: str = ""
+    models: list[str] = field(default_factory=list)
+
+    def unfinished(self) -> str:
+        """Why cells are left and what to do, in German; "" when the run is complete."""
+        if self.summary.complete:
+            return ""
+        return unfinished(
+            self.summary, run_path=self.run_dir.path, base_url=self.base_url, recorded=self.models
+        )
 
 
 def execute_run(
@@ -296,16 +329,19 @@ def execute_run(
                 f"{run.file(MANIFEST)} nennt Variante(n) {', '.join(gone)}, die das Paket "
                 f"{pack_path} nicht kennt: geben Sie die Varianten mit --variant an."
             )
+        responses = run.load_responses()
+        done = set(map(cell_key, responses))
+        answered = {resp.model for resp in responses}
+        del responses  # a big run's answers are not held through the calls
         manifest = run_manifest(
             run,
             pack,
             Path(pack_path),
             without_credentials(url),
-            chosen_models,
+            [model for model in chosen_models if model in answered],
             chosen_variants,
             chosen_repeats,
         )
-        done = set(map(cell_key, run.load_responses()))
         run.path.mkdir(parents=True, exist_ok=True)
         manifest["max_tokens"] = max_tokens
         run.write_manifest(manifest)
@@ -345,6 +381,10 @@ def execute_run(
             def keep(resp: EvalResponse) -> None:
                 appender.append(resp.as_dict())
                 landed.add(cell_key(resp))
+                if resp.model not in manifest["models"]:
+                    # After the answer: a run.json never names a model without one.
+                    manifest["models"].append(resp.model)
+                    run.write_manifest(manifest)
 
             summary = run_cells(
                 answer_backend,
@@ -363,10 +403,14 @@ def execute_run(
             stage="run",
             recorded=summary.recorded,
             left=summary.left,
+            skipped=summary.skipped,
             failures=dict(summary.failures),
+            stopped_models={m: e.kind for m, e in summary.stop_causes.items()},
         )
         whole = (manifest["models"], manifest["variants"], manifest["repeats"])
         if whole != (chosen_models, chosen_variants, chosen_repeats):
             planned = [c.key for c in plan_cells(pack, *whole)]
         open_in_run = open_per_model(planned, done | landed)
-        return RunOutcome(run, summary, open_in_run)
+        return RunOutcome(
+            run, summary, open_in_run, without_credentials(url), list(manifest["models"])
+        )

@@ -1,0 +1,137 @@
+"""What to do about a failed call: advice that fits the cause (DESIGN §12, §22).
+
+One text per error kind, for the judge (``judge``, ``judge-check``) and for the evaluated
+models (``run``) alike; they differ only in where the user changes a thing: the judge
+configuration's keys, or the options of ``touchstone run`` (``Settings``). A wrong key needs
+another key, not another model; a misspelt model a name the endpoint knows (asked with
+``GET /models``: "Meinten Sie …?"); a dead endpoint a running server at the named base URL,
+but a server that refuses connections while it answers others fewer calls at once.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from touchstone.errors import ErrorKind
+
+# A name this much less alike than the closest one is no longer what the user meant:
+# "sim-gutt" is "sim-gut" (0.93), not also "sim-quota" (0.71).
+_CLOSENESS_MARGIN = 0.1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the user changes what an advice speaks of (German, ready to be quoted)."""
+
+    model: str  # the model's name
+    base_url: str  # the endpoint
+    key: str  # the API key
+    concurrency: str  # parallel calls
+    timeout: str  # the deadline of one call
+    request: str  # what the request asks for (max_tokens and the like)
+    reply_cap: str  # the cap on one reply
+    # The advice for a call that overran its deadline or thought without answering
+    # (``timeout``, ``reasoning_only``, ``other``); "" for none.
+    slow: str
+
+
+JUDGE_SETTINGS = Settings(
+    model="`model` in der Judge-Konfiguration oder --model",
+    base_url="`endpoint.base_url` in der Judge-Konfiguration",
+    key=(
+        "`endpoint.api_key` oder besser `endpoint.api_key_env` (der Name einer "
+        "Umgebungsvariablen) in der Judge-Konfiguration"
+    ),
+    concurrency="`concurrency` (oder --concurrency)",
+    timeout="`call_timeout_s`",
+    request="`max_tokens`, `temperature` und `extra_body` in der Judge-Konfiguration",
+    reply_cap="`max_reply_mb` in der Judge-Konfiguration, Standard 4 MB",
+    slow=(
+        "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning (oder schalten Sie das Denken per "
+        "extra_body ab, README: „When a judge model runs away“)."
+    ),
+)
+
+RUN_SETTINGS = Settings(
+    model="--model",
+    base_url="--base-url (oder die Umgebungsvariable OPENAI_BASE_URL)",
+    key="--api-key oder die Umgebungsvariable OPENAI_API_KEY",
+    concurrency="--concurrency",
+    timeout="--call-timeout-s",
+    request="--max-tokens",
+    reply_cap="--max-reply-mb, Standard 4 MB",
+    slow="",
+)
+
+
+def suggestions(model: str, available: Sequence[str]) -> str:
+    """ "Meinten Sie …?" from the names an endpoint lists, or what it offers at all."""
+    if not available:
+        return ""
+    close = difflib.get_close_matches(model, available, n=3, cutoff=0.5)
+    if close:
+        best = difflib.SequenceMatcher(None, model, close[0]).ratio()
+        close = [
+            name
+            for name in close
+            if difflib.SequenceMatcher(None, model, name).ratio() >= best - _CLOSENESS_MARGIN
+        ]
+        return "Meinten Sie " + " oder ".join(f"„{name}“" for name in close) + "?"
+    shown = ", ".join(sorted(available)[:12])
+    more = f" (und {len(available) - 12} weitere)" if len(available) > 12 else ""
+    return f"Der Endpunkt bietet: {shown}{more}."
+
+
+def cause_advice(
+    kind: ErrorKind | str,
+    settings: Settings,
+    *,
+    model: str,
+    base_url: str,
+    available: Sequence[str] = (),
+    server_busy: bool = False,
+) -> str:
+    """The German advice for calls that failed by ``kind``; ``available``: the model names
+    the endpoint lists (for ``not_found``); ``server_busy``: the server refused connections
+    while other calls to it succeeded (``CallError.server_busy``)."""
+    endpoint = base_url or "(ohne base_url)"
+    if kind == "connection" and server_busy:
+        return (
+            f"Der Server unter {endpoint} läuft, lehnt aber Verbindungen ab, während andere "
+            "Aufrufe gelingen: er nimmt nicht so viele Verbindungen auf einmal an. touchstone "
+            f"hat die parallelen Aufrufe schon gesenkt; senken Sie {settings.concurrency} oder "
+            f"erhöhen Sie {settings.timeout}."
+        )
+    if kind == "auth":
+        return (
+            f"Prüfen Sie den API-Schlüssel: {settings.key}. (Ein LiteLLM-Proxy ohne Datenbank "
+            "meldet einen falschen Schlüssel als 400 „No connected db.“.)"
+        )
+    if kind == "not_found":
+        hint = suggestions(model, available)
+        return f"Prüfen Sie den Modellnamen ({settings.model}){': ' + hint if hint else '.'}"
+    if kind == "quota":
+        return "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent."
+    if kind == "connection":
+        return (
+            f"Läuft der Server unter {endpoint}? Prüfen Sie {settings.base_url} und ob er "
+            "erreichbar ist."
+        )
+    if kind == "rate_limit":
+        return (
+            f"Der Server drosselt (429) länger, als die Frist erlaubt: senken Sie "
+            f"{settings.concurrency} oder erhöhen Sie {settings.timeout}."
+        )
+    if kind == "server":
+        return "Der Server meldet Fehler (5xx); sein Log sagt, warum."
+    if kind == "bad_request":
+        return f"Der Server lehnt die Anfrage ab (400/422): prüfen Sie {settings.request}."
+    if kind == "too_large":
+        return (
+            f"Die Antworten überschreiten die Obergrenze ({settings.reply_cap}): prüfen Sie "
+            f"{settings.request} und ob der Server gewöhnliche Chat-Completions schickt; "
+            "erhöhen Sie die Obergrenze nur, wenn so lange Antworten gewollt sind."
+        )
+    return settings.slow  # timeout, reasoning_only, other
