@@ -23,6 +23,7 @@ from rich.text import Text
 
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog
+from touchstone.german import counted
 from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
@@ -214,6 +215,16 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
                 f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
                 f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
+                "(z. B. mit --model für ein anderes Judge-Modell).",
+                style="yellow",
+            )
+        )
+    if outcome.refused:
+        stdout.print(
+            plain(
+                f"⚠ {counted(outcome.refused, 'Zelle', 'Zellen')} lehnte der Inhaltsfilter des "
+                f"Judges ab: gespeichert als unbewertet ({UNSCORED_REASONS['judge_refused']}). "
+                f"`touchstone judge {outcome.run_dir.path}` fragt sie beim nächsten Lauf erneut "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from touchstone.german import counted
+
 JOB_STATES = {
     "running": "läuft",
     "done": "fertig",
@@ -138,7 +140,14 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
     if last.get("event") == "done":
         health = last.get("health") if isinstance(last.get("health"), dict) else {}
         left = _int_or_none(health.get("cells_left")) or 0
-        message = f"{left} Zellen offen für einen späteren Lauf" if left else ""
+        refused = _int_or_none(last.get("refused")) or 0
+        parts = [f"{left} Zellen offen für einen späteren Lauf"] if left else []
+        if refused:
+            parts.append(
+                f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "
+                "(der nächste Judge-Lauf fragt erneut)"
+            )
+        message = "; ".join(parts)
         return {"state": "done", "exit_code": 0, "message": message}
     code = _int_or_none(last.get("exit_code"))
     cancelled = code in CANCEL_CODES or record.get("cancel_requested")

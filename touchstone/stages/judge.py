@@ -51,6 +51,8 @@ class JudgeOutcome:
     stale: int = 0
     # How re-judged cells' new verdicts agree with the ones they replaced.
     agreement: Agreement | None = None
+    # Cells a content filter of the judge refused: saved unscored, asked again next run.
+    refused: int = 0
 
     @property
     def cells_left(self) -> int:
@@ -163,7 +165,9 @@ def _judge_loaded(
             def persist(verdict: Verdict) -> None:
                 appender.append(verdict.as_dict())
                 landed[cell_key(verdict)] = verdict
-                emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
+                # A refusal is saved, but for whoever watches it is a failed judge call.
+                kind = "judge_error" if verdict.unscored_reason == "judge_refused" else "progress"
+                emit(on_event, kind, stage="judge", **_verdict_event(verdict))
 
             def record_error(verdict: Verdict) -> None:
                 errors.append(verdict)
@@ -258,6 +262,7 @@ def _judge_loaded(
         stale=result.stale,
         card=card,
         agreement=result.agreement,
+        refused=result.refused,
     )
     _emit_done(on_event, outcome)
     return outcome
@@ -272,6 +277,7 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         new_verdicts=outcome.new_verdicts,
         judge_errors=len(outcome.judge_errors),
         cells_left=outcome.cells_left,
+        refused=outcome.refused,
         kept=outcome.kept,
         stale=outcome.stale,
         health=outcome.health.as_dict(),
@@ -306,5 +312,7 @@ def _verdict_event(verdict: Verdict) -> dict[str, Any]:
         "repeat": verdict.repeat,
         "unscored": verdict.unscored,
         "error_kind": verdict.error_kind,
-        "rationale": verdict.rationale if verdict.judge_error else "",
+        "rationale": verdict.rationale
+        if verdict.judge_error or verdict.unscored_reason == "judge_refused"
+        else "",
     }

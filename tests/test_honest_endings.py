@@ -1,0 +1,73 @@
+"""Honest endings (DESIGN §22): refused cells are findable, calls in flight show life."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from touchstone.export import verdict_csv_lines
+from touchstone.gui.cache import LoadedRun
+from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
+from touchstone.sim import SimServer
+from touchstone.stages import execute_judge, load_run
+from touchstone.store import RunDir
+
+from .test_cli import judge_config
+
+
+def loaded(run: Path) -> LoadedRun:
+    view = load_run(run)
+    return LoadedRun(view, view.scorecard())
+
+
+# -- a content filter's refusal is data about the cell, findable everywhere ------------------
+
+
+def test_refused_cells_are_unscored_with_their_reason_everywhere(
+    sim: SimServer, four_model_run: Path, tmp_path: Path
+) -> None:
+    # sim-picky's filter refuses every prompt that mentions an IBAN: S1, 8 cells of 24.
+    picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
+    outcome = execute_judge(four_model_run, config=picky)
+    assert outcome.refused == 8
+    # Scorecard: not "offen", but unscored with the reason, in each (model, variant) row.
+    assert len(outcome.card.rows) == 8
+    assert all(row.open == 0 for row in outcome.card.rows)
+    assert all(row.unscored == {"judge_refused": 1} for row in outcome.card.rows)
+
+    # Persisted with the reason, so the report, the GUI and the CSV find them.
+    saved = [v for v in RunDir(four_model_run).load_verdicts() if v.prompt_id == "S1"]
+    assert len(saved) == 8
+    assert {v.unscored_reason for v in saved} == {"judge_refused"}
+    assert all(v.unscored and not v.judge_error and v.error_kind == "refused" for v in saved)
+
+    run = loaded(four_model_run)
+    page = verdict_page(run, VerdictQuery(unscored=True))
+    assert page["total"] == 8
+    assert {item["unscored_label"] for item in page["items"]} == {"vom Judge-Filter abgelehnt"}
+    detail = prompt_detail(run, "S1")
+    assert detail is not None
+    assert all(a["verdict"]["unscored_reason"] == "judge_refused" for a in detail["answers"])
+    csv = "".join(verdict_csv_lines(run.view.verdicts, run.view.responses))
+    assert csv.count("judge_refused") == 8 and "Inhaltsfilter" in csv
+
+    # A later run judges them again: here a judge without that filter scores them.
+    good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
+    again = execute_judge(four_model_run, config=good)
+    assert again.new_verdicts == 8 and again.refused == 0
+    after = RunDir(four_model_run).load_verdicts()
+    assert len(after) == 24 and not any(v.unscored for v in after)
+
+
+def test_a_refused_cell_is_asked_again_by_default_and_stays_findable(
+    sim: SimServer, four_model_run: Path, tmp_path: Path
+) -> None:
+    picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
+    execute_judge(four_model_run, config=picky)
+    before = sim.calls.get("sim-picky", 0)
+    again = execute_judge(four_model_run, config=picky)
+    # Only the 8 refused cells are asked again, and they stay refused, not open.
+    assert sim.calls.get("sim-picky", 0) - before == 8
+    assert again.refused == 8 and again.cells_left == 0
+    saved = RunDir(four_model_run).load_verdicts()
+    assert len(saved) == 24
+    assert sum(v.unscored_reason == "judge_refused" for v in saved) == 8
