@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from touchstone.cli import ui
+from touchstone.errors import JudgeAborted
+from touchstone.events import EventLog, fan_out, read_events
 from touchstone.export import verdict_csv_lines
 from touchstone.gui.cache import LoadedRun
+from touchstone.gui.job_state import job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run
@@ -71,3 +77,44 @@ def test_a_refused_cell_is_asked_again_by_default_and_stays_findable(
     saved = RunDir(four_model_run).load_verdicts()
     assert len(saved) == 24
     assert sum(v.unscored_reason == "judge_refused" for v in saved) == 8
+
+
+# -- a runaway judge shows life while its calls are in flight --------------------------------
+
+
+def test_calls_in_flight_show_in_events_terminal_and_gui(
+    sim: SimServer, answered_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A judge that never answers, a deadline of 2 s: before the guard stops it, the user sees
+    # that calls are running and for how long, not a bar frozen at 0.
+    hang = judge_config(
+        tmp_path / "hang.yaml",
+        sim,
+        "sim-hang",
+        call_timeout_s=2,
+        concurrency=2,
+        max_consecutive_failures=1,
+    )
+    terminal = ui.PlainConsole(record=True, force_terminal=True, width=200, stderr=True)
+    monkeypatch.setattr(ui, "stderr", terminal)
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+    with pytest.raises(JudgeAborted), ui.ProgressView("Bewertungen") as view:
+        execute_judge(answered_run, config=hang, on_event=fan_out(view, log))
+    log.close()
+
+    events = read_events(path)
+    kinds = [e["event"] for e in events]
+    assert "in_flight" in kinds and kinds.index("in_flight") < kinds.index("aborted")
+    beat = events[kinds.index("in_flight")]
+    assert beat["stage"] == "judge" and beat["calls"] == 2 and beat["deadline_s"] == 2
+    assert 0 < beat["oldest_s"] < 2
+
+    shown = terminal.export_text()
+    assert "Bewertungen – 2 Aufrufe laufen, ältester seit" in shown and "(Frist 2 s)" in shown
+
+    running = job_progress(events[: kinds.index("aborted")])
+    assert running["in_flight"].startswith("2 Aufrufe laufen, ältester seit ")
+    assert running["in_flight"].endswith(" s (Frist 2 s)")
+    # Once the job ended, no call is running any more.
+    assert job_progress(events)["in_flight"] == ""

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
-from touchstone.events import EventLog
+from touchstone.events import EventLog, in_flight_text
 from touchstone.german import counted
 from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
@@ -173,6 +173,12 @@ class ProgressView:
             self.errors += 1
             self.progress.advance(self.task)
             self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
+        elif kind == "in_flight":
+            # Life while nothing completes: "Bewertungen – 2 Aufrufe laufen, ältester seit …"
+            text = in_flight_text(data["calls"], data["oldest_s"], data["deadline_s"])
+            self.progress.update(self.task, description=f"{self.label} – {text}")
+        elif kind in ("done", "aborted"):
+            self.progress.update(self.task, description=self.label)
 
     def __enter__(self) -> ProgressView:
         self.progress.start()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from touchstone.events import in_flight_text
 from touchstone.german import counted
 
 JOB_STATES = {
@@ -70,6 +71,7 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "message": "",
         "card": None,
         "agreement": "",
+        "in_flight": "",
     }
     for event in events:
         kind = event.get("event")
@@ -97,7 +99,10 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             progress["done"] += 1
             progress["errors"] += 1
             progress["streak"] += 1
+        elif kind == "in_flight":
+            progress["in_flight"] = _in_flight(event)
         elif kind in ("done", "aborted"):
+            progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):
                 progress["health"] = event["health"]
             progress["message"] = _text(event.get("message"))
@@ -109,6 +114,21 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
     if progress["total"] is not None:
         progress["done"] = min(progress["done"], progress["total"])
     return progress
+
+
+def _in_flight(event: dict[str, Any]) -> str:
+    """The line of an ``in_flight`` event (its numbers checked), as the terminal shows it."""
+    calls = _int_or_none(event.get("calls"))
+    oldest, deadline = _seconds_or_none(event.get("oldest_s")), event.get("deadline_s")
+    if calls is None or calls < 1 or oldest is None:
+        return ""
+    return in_flight_text(calls, oldest, _seconds_or_none(deadline))
+
+
+def _seconds_or_none(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value < 1e7 else None
 
 
 def clean_card(raw: object) -> dict[str, Any] | None:

@@ -94,7 +94,11 @@ async def judge_cells(
     )
     health = session.health
     results = completed(
-        list(calls.values()), ask, concurrency=session.concurrency, budget_s=session.budget_s
+        list(calls.values()),
+        ask,
+        concurrency=session.concurrency,
+        budget_s=session.budget_s,
+        on_waiting=session.on_in_flight,
     )
     # Results arrive in completion order: that is the order the breaker counts in.
     async with contextlib.aclosing(results):

@@ -14,7 +14,7 @@ from typing import Any
 
 from touchstone.engine import run_blocking
 from touchstone.errors import JudgeAborted
-from touchstone.events import EventSink, emit
+from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.advice import after_stop
 from touchstone.judge.agreement import Agreement
@@ -181,6 +181,7 @@ def _judge_loaded(
                     max_failure_ratio=config.max_failure_ratio,
                     cache=cache,
                     health=health,
+                    on_in_flight=in_flight_events(on_event, "judge"),
                 ) as session:
                     emit(
                         on_event,
