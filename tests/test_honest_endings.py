@@ -14,7 +14,7 @@ from touchstone.gui.cache import LoadedRun
 from touchstone.gui.job_state import job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, load_run
+from touchstone.stages import execute_judge, execute_run, load_run
 from touchstone.store import RunDir
 
 from .test_cli import judge_config
@@ -118,3 +118,28 @@ def test_calls_in_flight_show_in_events_terminal_and_gui(
     assert running["in_flight"].endswith(" s (Frist 2 s)")
     # Once the job ended, no call is running any more.
     assert job_progress(events)["in_flight"] == ""
+
+
+def test_answer_calls_in_flight_show_in_the_events(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    # The run stage too: a model that never answers is seen running toward its deadline.
+    path = tmp_path / "events.jsonl"
+    log = EventLog(path)
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-hang"],
+        variants=["none"],
+        out=tmp_path / "run",
+        base_url=sim.base_url,
+        call_timeout_s=1,
+        concurrency=3,
+        on_event=log,
+    )
+    log.close()
+    events = read_events(path)
+    beats = [e for e in events if e["event"] == "in_flight"]
+    assert beats and all(b["stage"] == "run" and b["deadline_s"] == 1 for b in beats)
+    assert beats[0]["calls"] == 3
+    running = job_progress(events[: events.index(beats[0]) + 1])
+    assert running["in_flight"].startswith("3 Aufrufe laufen, ältester seit ")
