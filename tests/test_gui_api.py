@@ -549,6 +549,6 @@ def test_a_judge_job_shows_its_calls_in_flight(client: TestClient, workspace: Pa
     running = wait_for(lambda: (s := job_state(client, job))["progress"]["in_flight"] and s)
     assert running["state"] == "running"
     assert running["progress"]["in_flight"].startswith("2 Aufrufe laufen, ältester seit ")
-    assert running["progress"]["in_flight"].endswith("(Frist 2 s)")
+    assert running["progress"]["in_flight"].endswith("(Frist 2\u00a0s)")
     client.post(f"/api/jobs/{job}/cancel", headers=ORIGIN)
     assert finished(client, job)["progress"]["in_flight"] == ""

@@ -111,11 +111,11 @@ def test_calls_in_flight_show_in_events_terminal_and_gui(
     assert 0 < beat["oldest_s"] < 2
 
     shown = terminal.export_text()
-    assert "Bewertungen – 2 Aufrufe laufen, ältester seit" in shown and "(Frist 2 s)" in shown
+    assert "Bewertungen – 2 Aufrufe laufen, ältester seit" in shown and "(Frist 2\u00a0s)" in shown
 
     running = job_progress(events[: kinds.index("aborted")])
     assert running["in_flight"].startswith("2 Aufrufe laufen, ältester seit ")
-    assert running["in_flight"].endswith(" s (Frist 2 s)")
+    assert running["in_flight"].endswith("\u00a0s (Frist 2\u00a0s)")
     # Once the job ended, no call is running any more.
     assert job_progress(events)["in_flight"] == ""
 

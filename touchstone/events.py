@@ -99,13 +99,14 @@ def in_flight_events(sink: EventSink | None, stage: str) -> Callable[[InFlight],
 
 
 def _seconds(value: float) -> str:
-    # Whole seconds read best; under ten a tenth still says something ("1,5 s").
-    return number(value, 0 if value >= 10 or value == int(value) else 1) + " s"
+    # Whole seconds read best; under ten a tenth still says something ("1,5 s"). The number
+    # and its unit never part at a line break (a phone's job box).
+    return number(value, 0 if value >= 10 or value == int(value) else 1) + "\u00a0s"
 
 
 def in_flight_text(calls: int, oldest_s: float, deadline_s: float | None) -> str:
     """``2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)``; one call: ``1 Aufruf läuft
-    seit 45 s (Frist 120 s)``."""
+    seit 45 s (Frist 120 s)`` (each number bound to its unit by a no-break space)."""
     if calls == 1:
         text = f"1 Aufruf läuft seit {_seconds(oldest_s)}"
     else:
