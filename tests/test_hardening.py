@@ -62,7 +62,7 @@ def test_refused_cell_is_isolated_even_with_breaker_1(
     assert all(v.unscored_reason == "judge_refused" for v in refused)
     assert sum(v.scored for v in verdicts) == 16
     assert "8 Zellen lehnte der Inhaltsfilter des Judges ab" in result.stdout
-    assert "vom Judge-Filter abgelehnt" in result.stdout  # the scorecard's reason
+    assert "Judge-Filter: 1" in result.stdout  # the scorecard's reason
     assert "refused: 8" in result.stdout
 
 

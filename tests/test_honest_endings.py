@@ -34,7 +34,7 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     # sim-picky's filter refuses every prompt that mentions an IBAN: S1, 8 cells of 24.
     picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
     outcome = execute_judge(four_model_run, config=picky)
-    assert outcome.refused == 8
+    assert outcome.refused == 8 and outcome.new_verdicts == 16
     # Scorecard: not "offen", but unscored with the reason, in each (model, variant) row.
     assert len(outcome.card.rows) == 8
     assert all(row.open == 0 for row in outcome.card.rows)
@@ -49,7 +49,7 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     run = loaded(four_model_run)
     page = verdict_page(run, VerdictQuery(unscored=True))
     assert page["total"] == 8
-    assert {item["unscored_label"] for item in page["items"]} == {"vom Judge-Filter abgelehnt"}
+    assert {item["unscored_label"] for item in page["items"]} == {"Judge-Filter"}
     detail = prompt_detail(run, "S1")
     assert detail is not None
     assert all(a["verdict"]["unscored_reason"] == "judge_refused" for a in detail["answers"])
@@ -77,6 +77,17 @@ def test_a_refused_cell_is_asked_again_by_default_and_stays_findable(
     saved = RunDir(four_model_run).load_verdicts()
     assert len(saved) == 24
     assert sum(v.unscored_reason == "judge_refused" for v in saved) == 8
+
+
+def test_a_refusal_never_replaces_a_scored_verdict(
+    sim: SimServer, four_model_run: Path, tmp_path: Path
+) -> None:
+    execute_judge(four_model_run, config=judge_config(tmp_path / "good.yaml", sim, "sim-judge"))
+    picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
+    again = execute_judge(four_model_run, config=picky, rejudge="all")
+    assert again.kept == 8 and again.refused == 0
+    saved = RunDir(four_model_run).load_verdicts()
+    assert len(saved) == 24 and not any(v.unscored for v in saved)
 
 
 # -- a runaway judge shows life while its calls are in flight --------------------------------

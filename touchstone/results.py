@@ -30,7 +30,7 @@ UNSCORED_REASONS: dict[str, str] = {
     "judge_error": "Judge-Fehler",
     # A content filter of the judge's endpoint refused the cell: persisted (findable), and
     # asked again by every later judge run (``judge.plan``).
-    "judge_refused": "vom Judge-Filter abgelehnt",
+    "judge_refused": "Judge-Filter",
     "unknown": "ohne Angabe",
 }
 

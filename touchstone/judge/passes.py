@@ -147,8 +147,8 @@ class JudgeRunResult:
     stale: int = 0
     # Cells whose call failed and that have no verdict at all: left for a later run.
     left: int = 0
-    # Cells a content filter refused: persisted unscored ("judge_refused"), asked again by
-    # every later run.
+    # Cells a content filter refused: handed to ``on_verdict`` unscored ("judge_refused"),
+    # asked again by every later run (a refusal a scored verdict stands against is kept).
     refused: int = 0
     # How the new verdicts agree with the scored ones they replaced (re-judged cells).
     agreement: Agreement | None = None
@@ -222,10 +222,12 @@ async def judge_run(
     def failed(verdict: Verdict) -> None:
         if verdict.error_kind == "refused":
             # Data about the cell: kept with its reason (findable), asked again next run.
-            kept = refusal(verdict)
-            refused[cell_key(kept)] = kept
-            result.refused += 1
-            landed(kept)
+            saved = refusal(verdict)
+            refused[cell_key(saved)] = saved
+            if not standing(saved):  # a scored verdict stands against it (never downgrade)
+                result.refused += 1
+                if on_verdict is not None:
+                    on_verdict(saved)
             return
         if not standing(verdict):
             result.left += 1

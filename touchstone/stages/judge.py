@@ -256,7 +256,8 @@ def _judge_loaded(
         run_dir=run,
         pack=pack,
         cells=len(responses),
-        new_verdicts=len(landed),
+        # Refusals are saved too, but they are no judgement: said apart (``refused``).
+        new_verdicts=len(landed) - result.refused,
         judge_errors=errors,
         health=health,
         kept=result.kept,
