@@ -83,6 +83,22 @@ def test_the_gui_finds_refused_cells_in_the_filter_the_prompt_page_and_the_csv(
         assert csv.count("judge_refused") == 8
 
 
+def test_a_stopped_judge_says_refused_cells_are_asked_again(
+    sim: SimServer, four_model_run: Path, tmp_path: Path
+) -> None:
+    picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
+    execute_judge(four_model_run, config=picky)
+    hang = judge_config(
+        tmp_path / "hang.yaml", sim, "sim-hang", call_timeout_s=0.5, max_consecutive_failures=1
+    )
+    with pytest.raises(JudgeAborted) as stopped:
+        execute_judge(four_model_run, config=hang)
+    message = str(stopped.value)
+    # Not "kept" as if a re-judge had failed, but still to be asked.
+    assert "behalten" not in message
+    assert "fragt die 8 vom Judge-Filter abgelehnten Zellen erneut" in message
+
+
 def test_a_finished_judge_job_names_its_refused_cells() -> None:
     done = {"event": "done", "refused": 2, "health": {"cells_left": 0}}
     assert final_state({}, [done])["message"] == (

@@ -215,12 +215,21 @@ def _judge_loaded(
         # replace, so its cells are not open.
         keys = list(map(cell_key, responses))
         health.cells_left = sum(1 for key in keys if key not in now)
+        # A refused cell's verdict was not kept against a re-judge: it waits to be asked.
+        refused = {cell_key(v) for v in now.values() if v.unscored_reason == "judge_refused"}
         prior_keys = {cell_key(v) for v in prior}
         kept = sum(
-            1 for key in keys if key not in plan.skip and key in prior_keys and key not in landed
+            1
+            for key in keys
+            if key not in plan.skip
+            and key in prior_keys
+            and key not in landed
+            and key not in refused
         )
         unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
-        left = after_stop(open_cells=health.cells_left, kept=kept, unreadable=unreadable)
+        left = after_stop(
+            open_cells=health.cells_left, kept=kept, unreadable=unreadable, refused=len(refused)
+        )
         exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
         emit(
