@@ -15,8 +15,9 @@ from touchstone.gui.app import create_app
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.job_state import final_state, job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
+from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run, load_run
+from touchstone.stages import execute_judge, execute_judge_check, execute_run, load_run
 from touchstone.store import RunDir
 
 from .test_cli import judge_config
@@ -196,3 +197,17 @@ def test_answer_calls_in_flight_show_in_the_events(
     assert beats[0]["calls"] == 3
     running = job_progress(events[: events.index(beats[0]) + 1])
     assert running["in_flight"].startswith("3 Aufrufe laufen, ältester seit ")
+
+
+def test_a_judge_check_shows_its_probes_in_flight(
+    sim: SimServer, tiny_pack: Pack, tmp_path: Path
+) -> None:
+    hang = judge_config(
+        tmp_path / "hang.yaml", sim, "sim-hang", call_timeout_s=1, max_consecutive_failures=1
+    )
+    events: list[tuple[str, dict]] = []
+    execute_judge_check(
+        tiny_pack, config=hang, on_event=lambda kind, data: events.append((kind, data))
+    )
+    beats = [data for kind, data in events if kind == "in_flight"]
+    assert beats and beats[0]["stage"] == "judge-check" and beats[0]["calls"] == 1
