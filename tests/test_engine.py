@@ -219,3 +219,21 @@ def test_refusals_that_outlast_the_budget_fail_marked_busy() -> None:
     assert len(failed) == 1 and failed[0].rate_limited >= 1
     assert failed[0].error is not None and failed[0].error.server_busy
     assert failed[0].error.kind == "connection"
+
+
+def test_calls_in_flight_are_reported_while_nothing_completes() -> None:
+    # Two calls that take far longer than the heartbeat: the consumer hears of them while
+    # it waits, with the oldest call's age and the deadline, without any thread.
+    seen: list = []
+
+    async def call(item: int, deadline_s: float | None) -> int:
+        await asyncio.sleep(1.0)
+        return item
+
+    done = collect(range(2), call, concurrency=2, budget_s=2.0, on_waiting=seen.append)
+    assert [d.result for d in sorted(done, key=lambda d: d.index)] == [0, 1]
+    assert len(seen) >= 2
+    assert all(s.calls == 2 and s.deadline_s == 2.0 for s in seen)
+    ages = [s.oldest_s for s in seen]
+    # The first after a heartbeat (0.5 s for a 2 s deadline), none after the calls ended.
+    assert ages == sorted(ages) and ages[0] >= 0.3 and ages[-1] < 2.0

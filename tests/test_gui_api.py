@@ -532,3 +532,24 @@ def test_the_judge_select_keeps_the_last_choice_and_leaves_out_the_example(
     # After a reload the select offers the judge the user just picked first.
     assert options()[0] == "judge-leichtglaeubig.yaml"
     assert sorted(options()) == sorted(p.name for p in workspace.glob("judge-*.yaml"))
+
+
+def test_a_judge_job_shows_its_calls_in_flight(client: TestClient, workspace: Path) -> None:
+    # The job box of a judge whose calls hang says they run and for how long, before the
+    # deadline (2 s) ends them, instead of "0 / 2 · Fehler: 0" for the whole wait.
+    config = workspace / "judge-haengt-kurz.yaml"
+    config.write_text(
+        (workspace / "judge-haengt.yaml")
+        .read_text(encoding="utf-8")
+        .replace("call_timeout_s: 30", "call_timeout_s: 2\nconcurrency: 2"),
+        encoding="utf-8",
+    )
+    job = client.post("/api/runs/tiny/judge", json={"config": config.name}, headers=ORIGIN).json()[
+        "job"
+    ]
+    running = wait_for(lambda: (s := job_state(client, job))["progress"]["in_flight"] and s)
+    assert running["state"] == "running"
+    assert running["progress"]["in_flight"].startswith("2 Aufrufe laufen, ältester seit ")
+    assert running["progress"]["in_flight"].endswith("(Frist 2\u00a0s)")
+    client.post(f"/api/jobs/{job}/cancel", headers=ORIGIN)
+    assert finished(client, job)["progress"]["in_flight"] == ""

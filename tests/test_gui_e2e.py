@@ -465,3 +465,29 @@ def test_browser_run_form_refuses_other_settings_and_extends_when_ticked(
         # Done: the page reloads and the overview expects the second repeat of both models.
         expect(page.get_by_test_id("runs")).to_contain_text("12 / 12", timeout=20_000)
         page.screenshot(path=str(ARTIFACTS / f"run-form-extended-{width}.png"), full_page=True)
+
+
+def test_the_job_box_shows_calls_in_flight(tmp_path: Path, sim: SimServer) -> None:
+    from playwright.sync_api import expect
+
+    workdir = make_workspace(tmp_path, sim)
+    (workdir / "judge-haengt-kurz.yaml").write_text(
+        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-hang\ncall_timeout_s: 4\n"
+        "concurrency: 2\nmax_consecutive_failures: 1\n",
+        encoding="utf-8",
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    with gui_process(workdir) as base, chromium() as browser:
+        for width in (1280, 390):
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto(f"{base}/runs/tiny")
+            page.get_by_test_id("config").select_option("judge-haengt-kurz.yaml")
+            page.get_by_test_id("start-judge").click()
+            line = page.get_by_test_id("job-in-flight")
+            expect(line).to_contain_text("2 Aufrufe laufen, ältester seit", timeout=20_000)
+            expect(line).to_contain_text("(Frist 4\u00a0s)")
+            page.screenshot(path=str(ARTIFACTS / f"job-in-flight-{width}.png"), full_page=True)
+            # Once the guard stopped the judge, nothing is said to run any more.
+            expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
+            expect(line).to_have_text("")
+            page.close()

@@ -55,9 +55,14 @@ def test_refused_cell_is_isolated_even_with_breaker_1(
     result = judge(four_model_run, config)
     assert_clean_failure(result, 0)
     verdicts = RunDir(four_model_run).load_verdicts()
-    # S1 mentions an IBAN: its 8 cells are refused by the filter, the other 16 are judged.
-    assert len(verdicts) == 16 and all(v.prompt_id != "S1" for v in verdicts)
-    assert "8 Zellen blieben wegen Judge-Fehlern unbewertet" in result.stdout
+    # S1 mentions an IBAN: its 8 cells are refused by the filter (saved unscored with that
+    # reason, asked again next run), the other 16 are judged.
+    refused = [v for v in verdicts if v.prompt_id == "S1"]
+    assert len(verdicts) == 24 and len(refused) == 8
+    assert all(v.unscored_reason == "judge_refused" for v in refused)
+    assert sum(v.scored for v in verdicts) == 16
+    assert "8 Zellen lehnte der Inhaltsfilter des Judges ab" in result.stdout
+    assert "Judge-Filter: 1" in result.stdout  # the scorecard's reason
     assert "verweigert (Inhaltsfilter): 8" in result.stdout
 
 

@@ -25,6 +25,10 @@ coroutine, between calls, so it needs no locks.
   unwound; a cancelled call closes its connection. No call is abandoned, none outlives it.
 - Items are pulled from ``items`` only when a slot is free, so a lazy iterable can still
   decide what to offer (the run stage skips the cells of a model it just stopped).
+- Signs of life: while calls are in flight, ``on_waiting`` hears every ``heartbeat_s(budget)``
+  how many there are, how long the oldest has run and the deadline (``InFlight``). It is
+  called in the consuming coroutine, like the consumer itself: a judge whose calls hang for
+  minutes is seen to be working, not frozen at 0.
 
 ``run_blocking(coro)`` is the synchronous face of the engine: the CLI, the stages and the
 public sync API (``judge_responses`` and friends) run their coroutine through it.
@@ -57,7 +61,29 @@ MAX_RATE_LIMITED = 20
 # A refused connection counts as a busy server if another call succeeded this recently.
 BUSY_WINDOW_S = 10.0
 
+# How often calls in flight are reported: every few seconds, but several times within a
+# short deadline, so that a call is seen to run before it is given up on.
+HEARTBEAT_S = 5.0
+MIN_HEARTBEAT_S = 0.2
+
 Call = Callable[[T, float | None], Awaitable[R]]
+
+
+@dataclass(frozen=True, slots=True)
+class InFlight:
+    """The calls running right now: how many, the oldest one's age (its item's earlier
+    attempts and waits included, as its deadline counts them) and that deadline."""
+
+    calls: int
+    oldest_s: float
+    deadline_s: float | None
+
+
+def heartbeat_s(budget_s: float | None) -> float:
+    """The interval of ``InFlight`` reports for calls with deadline ``budget_s``."""
+    if budget_s is None:
+        return HEARTBEAT_S
+    return min(HEARTBEAT_S, max(MIN_HEARTBEAT_S, budget_s / 4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +137,7 @@ async def completed(
     concurrency: int = 1,
     budget_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
+    on_waiting: Callable[[InFlight], None] | None = None,
 ) -> AsyncGenerator[Done[T, R]]:
     """``Done`` per item in completion order; see the module docstring.
 
@@ -126,6 +153,8 @@ async def completed(
     running: dict[asyncio.Future[R], tuple[_Cell[T], float]] = {}
     finished: collections.deque[asyncio.Future[R]] = collections.deque()
     wake = asyncio.Event()
+    beat_every = heartbeat_s(budget_s)
+    next_beat = clock() + beat_every
 
     def on_done(task: asyncio.Future[R]) -> None:
         finished.append(task)
@@ -153,14 +182,24 @@ async def completed(
                 started.add_done_callback(on_done)
             if not running and not parked and exhausted:
                 return
+            if not running:
+                next_beat = clock() + beat_every  # life is counted from the next call on
             if not finished:
                 timeout = None
                 if parked:
                     timeout = max(0.0, parked[0].ready_at - clock())
+                if on_waiting is not None and running:
+                    beat_in = max(0.0, next_beat - clock())
+                    timeout = beat_in if timeout is None else min(timeout, beat_in)
                 wake.clear()
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(timeout):
                         await wake.wait()
+            now = clock()
+            if on_waiting is not None and running and now >= next_beat:
+                oldest = max(cell.spent_s + now - began for cell, began in running.values())
+                on_waiting(InFlight(len(running), oldest, budget_s))
+                next_beat = now + beat_every
             while finished:
                 ended = finished.popleft()
                 cell, began = running.pop(ended)

@@ -1,6 +1,9 @@
 """Machine-readable progress: JSON lines appended to ``--events PATH`` (read by the GUI).
 
-Each line is ``{"event": <start|progress|judge_error|aborted|done>, "ts": <ISO time>, ...}``.
+Each line is ``{"event": <start|progress|judge_error|in_flight|aborted|done>, "ts": <ISO time>,
+...}``. ``in_flight`` comes every few seconds while calls run: ``calls``, ``oldest_s`` (the
+oldest call's age) and ``deadline_s`` (``null`` without one); ``in_flight_text`` says it in
+German for the terminal and the GUI alike.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from touchstone import jsontext
+from touchstone.engine import InFlight
 from touchstone.errors import InputError
+from touchstone.german import counted, number
 from touchstone.regular import read_regular
 
 EventSink = Callable[[str, dict[str, Any]], None]
@@ -73,6 +78,40 @@ def emit(sink: EventSink | None, kind: str, **data: Any) -> None:
     """Hand one event to ``sink`` when there is one."""
     if sink is not None:
         sink(kind, data)
+
+
+def in_flight_events(sink: EventSink | None, stage: str) -> Callable[[InFlight], None] | None:
+    """The engine's ``on_waiting`` that writes each report as an ``in_flight`` event."""
+    if sink is None:
+        return None
+
+    def report(flight: InFlight) -> None:
+        emit(
+            sink,
+            "in_flight",
+            stage=stage,
+            calls=flight.calls,
+            oldest_s=round(flight.oldest_s, 1),
+            deadline_s=flight.deadline_s,
+        )
+
+    return report
+
+
+def _seconds(value: float) -> str:
+    # Whole seconds read best; under ten a tenth still says something ("1,5 s"). The number
+    # and its unit never part at a line break (a phone's job box).
+    return number(value, 0 if value >= 10 or value == int(value) else 1) + "\u00a0s"
+
+
+def in_flight_text(calls: int, oldest_s: float, deadline_s: float | None) -> str:
+    """``2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)``; one call: ``1 Aufruf läuft
+    seit 45 s (Frist 120 s)`` (each number bound to its unit by a no-break space)."""
+    if calls == 1:
+        text = f"1 Aufruf läuft seit {_seconds(oldest_s)}"
+    else:
+        text = f"{counted(calls, 'Aufruf', 'Aufrufe')} laufen, ältester seit {_seconds(oldest_s)}"
+    return text if deadline_s is None else f"{text} (Frist {_seconds(deadline_s)})"
 
 
 def fan_out(*sinks: EventSink | None) -> EventSink:

@@ -28,6 +28,9 @@ UNSCORED_REASONS: dict[str, str] = {
     "model_error": "Modellfehler",
     "unparseable": "Judge-Ausgabe unlesbar",
     "judge_error": "Judge-Fehler",
+    # A content filter of the judge's endpoint refused the cell: persisted (findable), and
+    # asked again by every later judge run (``judge.plan``).
+    "judge_refused": "Judge-Filter",
     "unknown": "ohne Angabe",
 }
 

@@ -24,7 +24,8 @@ from rich.text import Text
 
 from touchstone import german
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
-from touchstone.events import EventLog
+from touchstone.events import EventLog, in_flight_text
+from touchstone.german import counted
 from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
@@ -192,6 +193,12 @@ class ProgressView:
             self.errors += 1
             self.progress.advance(self.task)
             self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
+        elif kind == "in_flight":
+            # Life while nothing completes: "Bewertungen – 2 Aufrufe laufen, ältester seit …"
+            text = in_flight_text(data["calls"], data["oldest_s"], data["deadline_s"])
+            self.progress.update(self.task, description=f"{self.label} – {text}")
+        elif kind in ("done", "aborted"):
+            self.progress.update(self.task, description=self.label)
 
     def _open_note(self) -> str:
         left, skipped = sum(self.open.values()), self.open["skipped"]
@@ -243,6 +250,16 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
                 f"⚠ {german.counted(left, 'Zelle blieb', 'Zellen blieben')} wegen Judge-Fehlern "
                 f"unbewertet ({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
+                "(z. B. mit --model für ein anderes Judge-Modell).",
+                style="yellow",
+            )
+        )
+    if outcome.refused:
+        stdout.print(
+            plain(
+                f"⚠ {counted(outcome.refused, 'Zelle', 'Zellen')} lehnte der Inhaltsfilter des "
+                f"Judges ab: gespeichert als unbewertet ({UNSCORED_REASONS['judge_refused']}). "
+                f"`touchstone judge {outcome.run_dir.path}` fragt sie beim nächsten Lauf erneut "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from touchstone.events import in_flight_text
+from touchstone.german import counted
+
 JOB_STATES = {
     "running": "läuft",
     "done": "fertig",
@@ -68,6 +71,7 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "message": "",
         "card": None,
         "agreement": "",
+        "in_flight": "",
     }
     for event in events:
         kind = event.get("event")
@@ -99,7 +103,10 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             progress["done"] += 1
             progress["errors"] += 1
             progress["streak"] += 1
+        elif kind == "in_flight":
+            progress["in_flight"] = _in_flight(event)
         elif kind in ("done", "aborted"):
+            progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):
                 progress["health"] = event["health"]
             progress["message"] = _text(event.get("message"))
@@ -111,6 +118,21 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
     if progress["total"] is not None:
         progress["done"] = min(progress["done"], progress["total"])
     return progress
+
+
+def _in_flight(event: dict[str, Any]) -> str:
+    """The line of an ``in_flight`` event (its numbers checked), as the terminal shows it."""
+    calls = _int_or_none(event.get("calls"))
+    oldest, deadline = _seconds_or_none(event.get("oldest_s")), event.get("deadline_s")
+    if calls is None or calls < 1 or oldest is None:
+        return ""
+    return in_flight_text(calls, oldest, _seconds_or_none(deadline))
+
+
+def _seconds_or_none(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if 0 <= value < 1e7 else None
 
 
 def clean_card(raw: object) -> dict[str, Any] | None:
@@ -142,7 +164,14 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
     if last.get("event") == "done":
         health = last.get("health") if isinstance(last.get("health"), dict) else {}
         left = _int_or_none(health.get("cells_left")) or 0
-        message = f"{left} Zellen offen für einen späteren Lauf" if left else ""
+        refused = _int_or_none(last.get("refused")) or 0
+        parts = [f"{left} Zellen offen für einen späteren Lauf"] if left else []
+        if refused:
+            parts.append(
+                f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "
+                "(der nächste Judge-Lauf fragt erneut)"
+            )
+        message = "; ".join(parts)
         return {"state": "done", "exit_code": 0, "message": message}
     code = _int_or_none(last.get("exit_code"))
     cancelled = code in CANCEL_CODES or record.get("cancel_requested")

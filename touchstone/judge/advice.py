@@ -35,11 +35,11 @@ def advice(
     return text
 
 
-def after_stop(*, open_cells: int, kept: int, unreadable: int) -> str:
+def after_stop(*, open_cells: int, kept: int, unreadable: int, refused: int = 0) -> str:
     """What a stopped judge run left, and how a later run goes on, from the run dir as it is
     now: a re-judge that stopped keeps every prior verdict it did not replace, so the cells it
     was asked to judge are not open, and advice about open or unreadable cells would point at
-    nothing."""
+    nothing. Cells a content filter refused have a verdict, but the next run asks again."""
     parts = []
     if kept:
         parts.append(
@@ -55,6 +55,11 @@ def after_stop(*, open_cells: int, kept: int, unreadable: int) -> str:
         parts.append(
             f"`touchstone judge --rejudge unscored` bewertet die {count_de(unreadable)} Zellen mit "
             "unlesbarer Judge-Ausgabe erneut."
+        )
+    if refused:
+        parts.append(
+            f"Ein erneutes `touchstone judge` fragt die {count_de(refused)} vom Judge-Filter "
+            "abgelehnten Zellen erneut."
         )
     if not open_cells and not unreadable:
         parts.append("Keine Zelle ist ohne Bewertung.")

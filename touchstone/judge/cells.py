@@ -7,10 +7,13 @@ CellTask.of(answer, prompt, pack, judge)
 task.verdict(reply)   the verdict from the judge's reply (unscored "unparseable" if the
                       reply cannot be read)
 task.failed(error)    the unscored judge_error verdict of a failed call (never persisted)
+refusal(verdict)      a refused call's verdict as the unscored "judge_refused" verdict the
+                      judge stage persists (a later judge run asks again)
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +32,10 @@ from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
 
 JUDGE_ERROR_RATIONALE = "⚠ Judge-Fehler (nicht bewertbar): {err}"
+JUDGE_REFUSED_RATIONALE = (
+    "⚠ Vom Inhaltsfilter des Judges abgelehnt (nicht bewertet; der nächste Judge-Lauf "
+    "fragt erneut): {err}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +178,22 @@ class CellTask:
             judge_model=self.judge.model,
             error_kind=error.kind,
         )
+
+
+def refusal(verdict: Verdict) -> Verdict:
+    """The verdict to persist for a cell whose judge call a content filter refused.
+
+    A refusal is data about that cell (DESIGN §8), so it is kept with its reason and shows
+    wherever unscored cells do; it is not a judge_error, which is never persisted. Which
+    cells a later run judges again is ``judge.plan``'s business: refused ones always.
+    """
+    err = verdict.rationale.removeprefix(JUDGE_ERROR_RATIONALE.format(err=""))
+    return dataclasses.replace(
+        verdict,
+        judge_error=False,
+        unscored_reason="judge_refused",
+        rationale=JUDGE_REFUSED_RATIONALE.format(err=err),
+    )
 
 
 def score_response(

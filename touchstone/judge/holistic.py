@@ -232,7 +232,11 @@ async def holistic_pass(
 
     streak = 0
     results = completed(
-        list(prompts), ask, concurrency=session.concurrency, budget_s=session.budget_s
+        list(prompts),
+        ask,
+        concurrency=session.concurrency,
+        budget_s=session.budget_s,
+        on_waiting=session.on_in_flight,
     )
     async with contextlib.aclosing(results):
         async for done in results:

@@ -8,7 +8,10 @@ Such a failure is data about one cell, never the end of the process:
   judges the cell again), and stops with ``JudgeAborted`` when the breaker says the judge is
   unusable (``policy``). No new call starts after that, and the calls in flight are
   cancelled, which closes their connections.
-- ``judge_bundle`` judges what the prior verdicts lack, then runs the holistic pass.
+- ``judge_bundle`` judges what the prior verdicts lack, then runs the holistic pass. There a
+  call a content filter refused gives its cell an unscored "judge_refused" verdict that is
+  handed to ``on_verdict`` (persisted: the cell is findable with its reason) and asked again
+  by the next run.
 
 Both are synchronous faces of coroutines (``judge_cells``, ``judge_run``) that send every
 judge call through the engine, as tasks on one event loop, with a ``JudgeSession``.
@@ -25,7 +28,7 @@ from touchstone.errors import InputError
 from touchstone.judge.agreement import Agreement
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
-from touchstone.judge.cells import CellTask
+from touchstone.judge.cells import CellTask, refusal
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
@@ -91,7 +94,11 @@ async def judge_cells(
     )
     health = session.health
     results = completed(
-        list(calls.values()), ask, concurrency=session.concurrency, budget_s=session.budget_s
+        list(calls.values()),
+        ask,
+        concurrency=session.concurrency,
+        budget_s=session.budget_s,
+        on_waiting=session.on_in_flight,
     )
     # Results arrive in completion order: that is the order the breaker counts in.
     async with contextlib.aclosing(results):
@@ -140,6 +147,9 @@ class JudgeRunResult:
     stale: int = 0
     # Cells whose call failed and that have no verdict at all: left for a later run.
     left: int = 0
+    # Cells a content filter refused: handed to ``on_verdict`` unscored ("judge_refused"),
+    # asked again by every later run (a refusal a scored verdict stands against is kept).
+    refused: int = 0
     # How the new verdicts agree with the scored ones they replaced (re-judged cells).
     agreement: Agreement | None = None
     # Whether a later run (nothing re-judged) would find nothing to do: no cell left, none
@@ -173,7 +183,10 @@ async def judge_run(
     every cell (and every holistic report). A new verdict replaces a prior one only when it
     does not downgrade it (``policy.keep_better``): a failed or unreadable re-judge keeps the
     scored verdict, which is then neither handed to ``on_verdict`` nor replaced. Verdicts come
-    in response order (judge_error verdicts included, never persisted).
+    in response order (judge_error verdicts included, never persisted). A call a content
+    filter refused is no judge_error here: its cell gets an unscored "judge_refused" verdict,
+    handed to ``on_verdict`` (not ``on_judge_error``) so that it is persisted and findable;
+    the next run asks again (``plan``).
     ``plan``: ``JudgePlan.of(prior_verdicts, responses, pack, rejudge)`` when the caller has
     it already.
     """
@@ -204,7 +217,18 @@ async def judge_run(
         if on_verdict is not None:
             on_verdict(verdict)
 
+    refused: dict[VerdictKey, Verdict] = {}
+
     def failed(verdict: Verdict) -> None:
+        if verdict.error_kind == "refused":
+            # Data about the cell: kept with its reason (findable), asked again next run.
+            saved = refusal(verdict)
+            refused[cell_key(saved)] = saved
+            if not standing(saved):  # a scored verdict stands against it (never downgrade)
+                result.refused += 1
+                if on_verdict is not None:
+                    on_verdict(saved)
+            return
         if not standing(verdict):
             result.left += 1
         if on_judge_error is not None:
@@ -218,6 +242,8 @@ async def judge_run(
         on_verdict=landed,
         on_judge_error=failed,
     )
+    if refused:
+        new = [refused.get(cell_key(v), v) if v.judge_error else v for v in new]
     if new:
         merged = dict(prior)
         for verdict in new:

@@ -14,12 +14,20 @@ Rejudge = Literal["none", "unscored", "all"]
 
 
 def keys_to_skip(prior: Iterable[Verdict], rejudge: Rejudge = "none") -> frozenset[VerdictKey]:
-    """The cells a judge run leaves alone, given the persisted verdicts and ``rejudge``."""
+    """The cells a judge run leaves alone, given the persisted verdicts and ``rejudge``.
+
+    A cell a content filter refused is never left alone: its verdict is kept so that it can
+    be found, but a later run (often with another judge) asks again.
+    """
     if rejudge == "all":
         return frozenset()
     if rejudge == "unscored":
         return frozenset(cell_key(v) for v in prior if not v.judge_error and not v.unscored)
-    return frozenset(cell_key(v) for v in prior if not v.judge_error)
+    return frozenset(cell_key(v) for v in prior if not v.judge_error and not _refused(v))
+
+
+def _refused(verdict: Verdict) -> bool:
+    return verdict.unscored_reason == "judge_refused"
 
 
 def stale_keys(prior: Iterable[Verdict], pack: Pack) -> set[VerdictKey]:

@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
 from touchstone.judge.advice import advice
 from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller, release
@@ -34,6 +35,8 @@ class JudgeSession:
     list_models: Callable[[], Awaitable[list[str]]] | None = None
     # Whether a stop's advice tells how the judge run goes on (judge-check persists nothing).
     resumable: bool = True
+    # Hears of the calls in flight every few seconds (the stage's ``in_flight`` event).
+    on_in_flight: Callable[[InFlight], None] | None = None
 
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
@@ -63,6 +66,7 @@ async def open_session(
     max_failure_ratio: float = 0.0,
     cache: VerdictCache | None = None,
     health: JudgeHealth | None = None,
+    on_in_flight: Callable[[InFlight], None] | None = None,
 ) -> AsyncIterator[JudgeSession]:
     """A session over ``backend``; on leaving, its connections on this loop are closed."""
     if concurrency < 1:
@@ -81,6 +85,7 @@ async def open_session(
             health=health or JudgeHealth(),
             base_url=without_credentials(str(getattr(backend, "base_url", "") or "")),
             list_models=getattr(backend, "model_ids", None),
+            on_in_flight=on_in_flight,
         )
     finally:
         executor.shutdown(wait=False, cancel_futures=True)

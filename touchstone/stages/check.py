@@ -13,7 +13,7 @@ from pathlib import Path
 
 from touchstone.engine import run_blocking
 from touchstone.errors import InputError, JudgeAborted
-from touchstone.events import EventSink, emit
+from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
 from touchstone.judge.fitness import FitnessCard, assess
 from touchstone.judge.passes import judge_cells
@@ -88,6 +88,7 @@ def execute_judge_check(
             max_failure_ratio=judge_config.max_failure_ratio,
             cache=None,
             health=health,
+            on_in_flight=in_flight_events(on_event, "judge-check"),
         ) as session:
             judge_model = session.judge.model
             session.resumable = False

@@ -15,7 +15,7 @@ from typing import Any
 
 from touchstone.engine import run_blocking
 from touchstone.errors import InputError, JudgeAborted
-from touchstone.events import EventSink, emit
+from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.advice import after_stop
 from touchstone.judge.agreement import Agreement
@@ -53,6 +53,8 @@ class JudgeOutcome:
     stale: int = 0
     # How re-judged cells' new verdicts agree with the ones they replaced.
     agreement: Agreement | None = None
+    # Cells a content filter of the judge refused: saved unscored, asked again next run.
+    refused: int = 0
 
     @property
     def cells_left(self) -> int:
@@ -188,7 +190,9 @@ def _judge_loaded(
             def persist(verdict: Verdict) -> None:
                 appender.append(verdict.as_dict())
                 landed[cell_key(verdict)] = verdict
-                emit(on_event, "progress", stage="judge", **_verdict_event(verdict))
+                # A refusal is saved, but for whoever watches it is a failed judge call.
+                kind = "judge_error" if verdict.unscored_reason == "judge_refused" else "progress"
+                emit(on_event, kind, stage="judge", **_verdict_event(verdict))
 
             def record_error(verdict: Verdict) -> None:
                 errors.append(verdict)
@@ -202,6 +206,7 @@ def _judge_loaded(
                     max_failure_ratio=config.max_failure_ratio,
                     cache=cache,
                     health=health,
+                    on_in_flight=in_flight_events(on_event, "judge"),
                 ) as session:
                     emit(
                         on_event,
@@ -235,12 +240,21 @@ def _judge_loaded(
         # replace, so its cells are not open.
         keys = list(map(cell_key, responses))
         health.cells_left = sum(1 for key in keys if key not in now)
+        # A refused cell's verdict was not kept against a re-judge: it waits to be asked.
+        refused = {cell_key(v) for v in now.values() if v.unscored_reason == "judge_refused"}
         prior_keys = {cell_key(v) for v in prior}
         kept = sum(
-            1 for key in keys if key not in plan.skip and key in prior_keys and key not in landed
+            1
+            for key in keys
+            if key not in plan.skip
+            and key in prior_keys
+            and key not in landed
+            and key not in refused
         )
         unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
-        left = after_stop(open_cells=health.cells_left, kept=kept, unreadable=unreadable)
+        left = after_stop(
+            open_cells=health.cells_left, kept=kept, unreadable=unreadable, refused=len(refused)
+        )
         exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
         emit(
@@ -277,13 +291,15 @@ def _judge_loaded(
         run_dir=run,
         pack=pack,
         cells=len(responses),
-        new_verdicts=len(landed),
+        # Refusals are saved too, but they are no judgement: said apart (``refused``).
+        new_verdicts=len(landed) - result.refused,
         judge_errors=errors,
         health=health,
         kept=result.kept,
         stale=result.stale,
         card=card,
         agreement=result.agreement,
+        refused=result.refused,
     )
     _emit_done(on_event, outcome)
     return outcome
@@ -298,6 +314,7 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         new_verdicts=outcome.new_verdicts,
         judge_errors=len(outcome.judge_errors),
         cells_left=outcome.cells_left,
+        refused=outcome.refused,
         kept=outcome.kept,
         stale=outcome.stale,
         health=outcome.health.as_dict(),
@@ -332,5 +349,7 @@ def _verdict_event(verdict: Verdict) -> dict[str, Any]:
         "repeat": verdict.repeat,
         "unscored": verdict.unscored,
         "error_kind": verdict.error_kind,
-        "rationale": verdict.rationale if verdict.judge_error else "",
+        "rationale": verdict.rationale
+        if verdict.judge_error or verdict.unscored_reason == "judge_refused"
+        else "",
     }

@@ -33,9 +33,9 @@ from touchstone.answers import (
     answer_fields,
     failure_fields,
 )
-from touchstone.engine import completed, run_blocking
+from touchstone.engine import InFlight, completed, run_blocking
 from touchstone.errors import CallError, ErrorKind, InputError
-from touchstone.events import EventSink, emit
+from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.limits import (
     MAX_CONCURRENCY,
     MAX_REPEATS,
@@ -129,6 +129,7 @@ async def answer_cells(
     on_cell: OnCell | None = None,
     concurrency: int = 1,
     budget_s: float | None = None,
+    on_waiting: Callable[[InFlight], None] | None = None,
 ) -> RunSummary:
     """Answer every planned cell not in ``done_keys``; ``on_response`` persists each answer.
 
@@ -160,7 +161,9 @@ async def answer_cells(
     async def ask(cell: Cell, deadline_s: float | None) -> ChatReply:
         return await call(cell.model, pack.variants[cell.variant], cell.prompt.text, deadline_s)
 
-    results = completed(startable(), ask, concurrency=concurrency, budget_s=budget_s)
+    results = completed(
+        startable(), ask, concurrency=concurrency, budget_s=budget_s, on_waiting=on_waiting
+    )
     async with contextlib.aclosing(results):
         async for done in results:
             cell = done.item
@@ -201,6 +204,7 @@ def run_cells(
     on_response: Callable[[EvalResponse], None],
     on_cell: OnCell | None = None,
     concurrency: int = 1,
+    on_waiting: Callable[[InFlight], None] | None = None,
 ) -> RunSummary:
     """``answer_cells`` for a backend, synchronously (see there)."""
 
@@ -218,6 +222,7 @@ def run_cells(
                     on_cell=on_cell,
                     concurrency=concurrency,
                     budget_s=getattr(backend, "timeout", None),
+                    on_waiting=on_waiting,
                 )
                 list_models = getattr(backend, "model_ids", None)
                 not_found = any(e.kind == "not_found" for e in summary.stop_causes.values())
@@ -396,6 +401,7 @@ def execute_run(
                 on_response=keep,
                 concurrency=concurrency,
                 on_cell=progress,
+                on_waiting=in_flight_events(on_event, "run"),
             )
         emit(
             on_event,

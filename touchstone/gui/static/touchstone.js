@@ -51,6 +51,8 @@ class JobBox {
     this.bar = el("progress", {max: "1", value: "0"});
     this.counts = el("span");
     this.errors = el("span");
+    // "2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)": life while no call completes.
+    this.inFlight = el("div", {class: "muted", "data-testid": "job-in-flight"});
     this.message = el("div", {"data-testid": "job-message"});
     this.health = el("div", {class: "muted", "data-testid": "job-health"});
     this.card = el("div", {"data-testid": "job-card"});
@@ -61,7 +63,7 @@ class JobBox {
     this.parts = [
       el("div", {}, this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
-      this.message, this.health, this.card, this.agreement, this.cancel,
+      this.inFlight, this.message, this.health, this.card, this.agreement, this.cancel,
     ];
   }
 
@@ -117,6 +119,7 @@ class JobBox {
     const skipped = Number.isInteger(p.skipped) && p.skipped ? ` · übersprungen: ${p.skipped}` : "";
     this.errors.textContent = `Fehler: ${errors} · aktuelle Fehlerserie: ${asText(p.streak, "0")}${skipped}`;
     this.errors.className = errors ? "warn" : "";
+    this.inFlight.textContent = state === "running" ? asText(p.in_flight, "") : "";
     this.message.textContent = asText(job.message, "");
     this.message.className = state === "failed" ? "flag" : "muted";
     // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
