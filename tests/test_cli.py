@@ -102,9 +102,9 @@ def test_report_is_self_contained_and_marks_flags(
     card = json.loads((answered_run / "scorecard.json").read_text(encoding="utf-8"))
     assert card["rows"][0]["model"] == "sim-gut"
     assert all(row["ci_low"] <= row["mean"] <= row["ci_high"] for row in card["rows"])
-    with (answered_run / "verdicts.csv").open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    assert len(rows) == 12 and all(row["answer"].startswith("Simulierte Antwort") for row in rows)
+    with (answered_run / "verdicts.csv").open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    assert len(rows) == 12 and all(row["Antwort"].startswith("Simulierte Antwort") for row in rows)
 
 
 def test_run_exits_1_when_cells_are_left(

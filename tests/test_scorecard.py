@@ -219,9 +219,10 @@ def test_csv_export_defuses_spreadsheet_formulas() -> None:
     responses, verdicts = scored_run({"a": [5]})
     responses[0].response_text = '=HYPERLINK("http://evil")'
     verdicts[0].rationale = "+1 gut"
-    rows = list(csv.DictReader(io.StringIO("".join(verdict_csv_lines(verdicts, responses)))))
-    assert rows[0]["answer"].startswith("'=") and rows[0]["rationale"] == "'+1 gut"
-    assert rows[0]["score"] == "5"
+    text = "".join(verdict_csv_lines(verdicts, responses)).removeprefix("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+    assert rows[0]["Antwort"].startswith("'=") and rows[0]["Begründung"] == "'+1 gut"
+    assert rows[0]["Wertung"] == "5"
 
 
 def test_judge_models_are_named_in_the_order_they_first_judged() -> None:
