@@ -6,15 +6,29 @@ from __future__ import annotations
 import csv
 import io
 import re
+from html.parser import HTMLParser
+from pathlib import Path
 
+import pytest
+from fastapi.testclient import TestClient
+
+from touchstone import german
 from touchstone.export import verdict_csv_lines
+from touchstone.gui.app import create_app
+from touchstone.gui.jobs import JobManager
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.results import Verdict
+from touchstone.sim import SimServer
+from touchstone.stages import execute_judge, load_run, write_report
 
-from .conftest import make_response
+from .conftest import FakeJudge, make_response
+from .gui_support import make_workspace
 
-# "4.85" or "0.67" between non-digits: a number in English notation (a version "1.2.3" or an
-# IP address would continue with another point and digit).
-ENGLISH_DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")
+PORT = 8765
+
+# "4.85", "0.672" or "2.5" between non-digits: a number in English notation. "4.762" is a
+# German thousands point ("4.762 Tok/s"); a version "1.2.3" would continue with a point.
+ENGLISH_DECIMAL = re.compile(r"(?<![\d.,])(?:0\.\d+|\d+\.(?:\d{1,2}|\d{4,}))(?![\d.])")
 
 
 def _verdict(prompt_id: str, score: int, **kw: object) -> Verdict:
@@ -77,3 +91,90 @@ def test_error_kinds_have_german_labels_for_every_kind() -> None:
         assert label and label != kind and "_" not in label, kind
     assert kind_label("timeout") == "Frist überschritten"
     assert kind_label("unparseable") == "Judge-Ausgabe unlesbar"
+
+
+# -- numbers and dates in report.html and the GUI pages ------------------------------------
+
+
+class _VariedJudge(FakeJudge):
+    """Scores each answer by its text, so that means have decimals."""
+
+    def judge(self, *, system: str, user: str) -> str:
+        self.history.append({"system": system, "user": user})
+        score = len(user) % 6
+        return f'{{"score": {score}, "red_flag": {str(score < 2).lower()}, "rationale": "ok"}}'
+
+
+class _ReadText(HTMLParser):
+    """What a person reads of a page: its text and tooltips, not styles or scripts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("style", "script"):
+            self._skip += 1
+        self.parts.extend(value or "" for name, value in attrs if name == "title")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script"):
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+def read_text(html: str) -> str:
+    parser = _ReadText()
+    parser.feed(html)
+    return " ".join(parser.parts)
+
+
+def assert_german_numbers(html: str) -> str:
+    text = read_text(html)
+    assert not ENGLISH_DECIMAL.findall(text), ENGLISH_DECIMAL.findall(text)[:5]
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d", text), "a raw ISO time stamp"
+    assert not re.search(r"±-|±–", text), "a ± that stands for no interval"
+    return text
+
+
+@pytest.fixture
+def judged_workspace(tmp_path: Path, sim: SimServer) -> Path:
+    workspace = make_workspace(tmp_path, sim)
+    execute_judge(
+        workspace / "runs" / "tiny",
+        config=JudgeConfig(JudgeEndpoint(sim.base_url), "unused"),
+        backend=_VariedJudge(),
+    )
+    return workspace
+
+
+def test_report_html_shows_german_numbers_intervals_and_dates(judged_workspace: Path) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    card = view.scorecard()
+    html = write_report(view, card).read_text(encoding="utf-8")
+    text = assert_german_numbers(html)
+    assert re.search(r"\d,\d\d", text), "no number with a decimal comma"
+    row = card.rows[0]
+    assert row.interval is not None
+    shown = german.interval(row.interval.mean, row.interval.low, row.interval.high)
+    assert shown in text
+    assert re.search(r"erstellt\s+\d\d\.\d\d\.\d{4}, \d\d:\d\d \S+", text)
+    assert 'class="nowrap"' in html or "white-space:nowrap" in html
+
+
+def test_gui_pages_show_german_numbers(judged_workspace: Path) -> None:
+    jobs = JobManager(judged_workspace / "runs", judged_workspace)
+    app = create_app(judged_workspace / "runs", workdir=judged_workspace, port=PORT, jobs=jobs)
+    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as client:
+        for path in ("/", "/runs/tiny", "/runs/tiny/prompts/R1", "/runs/tiny/report.html"):
+            response = client.get(path)
+            assert response.status_code == 200, path
+            text = assert_german_numbers(response.text)
+            if path != "/runs/tiny/prompts/R1":
+                assert re.search(r"\d,\d\d", text), path
+        overview = read_text(client.get("/").text)
+        assert re.search(r"\d\d\.\d\d\.\d{4}, \d\d:\d\d \S+", overview)

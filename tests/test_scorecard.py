@@ -371,7 +371,8 @@ def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
         card=card,
     )
     assert "3/3<br><small" in html and "davon fehlgeschlagen: 1 (Frist überschritten: 1)" in html
-    assert "4.67 ±–" in html and "0.67 ±–" in html
+    # One prompt: the mean alone, no "±" that would read as certainty.
+    assert "<b>4,67</b>" in html and "<b>0,67</b>" in html and " ±" not in html
     # One shared prompt: the matrix decides nothing and shows no interval; no error bars.
     assert "kein Intervall (1 Prompt)" in html
     assert 'class="num better"' not in html and 'class="num worse"' not in html

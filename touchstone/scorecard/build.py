@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, TypeVar, cast
 
+from touchstone import german
+from touchstone.errors import kind_label
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -50,11 +52,11 @@ def fmt_interval(interval: Interval | None) -> str:
 
 
 def speed_text(row: ScoreRow) -> str:
-    """``2.1 s, 45 Tok/s``: the row's median latency and output tokens per second."""
+    """``2,1 s, 16.054 Tok/s``: the row's median latency and output tokens per second."""
     if row.latency_median_s is None:
         return "–"
-    rate = f", {row.tokens_per_s:.0f} Tok/s" if row.tokens_per_s else ""
-    return f"{row.latency_median_s:.1f} s{rate}"
+    rate = f", {german.number(row.tokens_per_s, 0)} Tok/s" if row.tokens_per_s else ""
+    return f"{german.number(row.latency_median_s, 1)} s{rate}"
 
 
 @dataclass
@@ -343,13 +345,19 @@ def unscored_text(row: ScoreRow) -> str:
     if not row.unscored:
         return "0"
     total = sum(row.unscored.values())
-    parts = [f"{UNSCORED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.unscored.items())]
-    return f"{total} ({', '.join(parts)})"
+    parts = [
+        f"{UNSCORED_REASONS.get(k, kind_label(k))}: {german.count(n)}"
+        for k, n in sorted(row.unscored.items())
+    ]
+    return f"{german.count(total)} ({', '.join(parts)})"
 
 
 def failed_text(row: ScoreRow) -> str:
     """``davon fehlgeschlagen: 12 (Frist überschritten: 12)``, or "" when none failed."""
     if not row.failed:
         return ""
-    parts = [f"{FAILED_REASONS.get(k, k)}: {n}" for k, n in sorted(row.failed.items())]
-    return f"davon fehlgeschlagen: {row.failed_count} ({', '.join(parts)})"
+    parts = [
+        f"{FAILED_REASONS.get(k, kind_label(k))}: {german.count(n)}"
+        for k, n in sorted(row.failed.items())
+    ]
+    return f"davon fehlgeschlagen: {german.count(row.failed_count)} ({', '.join(parts)})"
