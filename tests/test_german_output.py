@@ -178,3 +178,17 @@ def test_gui_pages_show_german_numbers(judged_workspace: Path) -> None:
                 assert re.search(r"\d,\d\d", text), path
         overview = read_text(client.get("/").text)
         assert re.search(r"\d\d\.\d\d\.\d{4}, \d\d:\d\d \S+", overview)
+
+
+def test_a_report_the_gui_renders_claims_no_files_beside_it(judged_workspace: Path) -> None:
+    run = judged_workspace / "runs" / "tiny"
+    jobs = JobManager(judged_workspace / "runs", judged_workspace)
+    app = create_app(judged_workspace / "runs", workdir=judged_workspace, port=PORT, jobs=jobs)
+    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as client:
+        html = client.get("/runs/tiny/report.html").text
+    assert not (run / "verdicts.csv").exists()
+    assert "neben diesem Bericht" not in html
+    # It says where the verdicts are instead: the GUI's download.
+    assert 'href="/api/runs/tiny/verdicts.csv"' in html
+    written = write_report(load_run(run), load_run(run).scorecard()).read_text(encoding="utf-8")
+    assert "<code>verdicts.csv</code> neben diesem Bericht" in written

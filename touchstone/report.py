@@ -191,7 +191,10 @@ def render_report(
     reports: Sequence[ModelReport],
     card: Scorecard,
     created_at: str = "",
+    csv_link: str | None = None,
 ) -> str:
+    """The report's HTML. ``csv_link``: where the verdicts are as CSV when the report is not
+    a file beside ``verdicts.csv`` (the GUI renders it from the run's data)."""
     low, high = float(pack.scale.min), float(pack.scale.max)
     notices = []
     if card.mixed_judges:
@@ -228,4 +231,5 @@ def render_report(
         answer_chars=ANSWER_CHARS,
         answers_per_row=ANSWERS_PER_ROW,
         answer_rows=ANSWER_ROWS if len(card.rows) > ANSWER_ROWS else None,
+        csv_link=csv_link,
     )

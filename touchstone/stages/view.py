@@ -84,8 +84,9 @@ def write_scorecard(run: RunDir, card: Scorecard) -> None:
     atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card))
 
 
-def report_html(view: RunView, card: Scorecard) -> str:
-    """The text of ``report.html`` for ``view`` (the GUI serves it when the file is stale)."""
+def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) -> str:
+    """The text of ``report.html`` for ``view``; ``csv_link``: see ``render_report`` (the GUI
+    renders the report itself and no verdicts.csv lies beside it)."""
     return render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
@@ -94,6 +95,7 @@ def report_html(view: RunView, card: Scorecard) -> str:
         reports=view.reports,
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
+        csv_link=csv_link,
     )
 
 
