@@ -192,3 +192,22 @@ def test_a_report_the_gui_renders_claims_no_files_beside_it(judged_workspace: Pa
     assert 'href="/api/runs/tiny/verdicts.csv"' in html
     written = write_report(load_run(run), load_run(run).scorecard()).read_text(encoding="utf-8")
     assert "<code>verdicts.csv</code> neben diesem Bericht" in written
+
+
+def test_the_gui_exports_the_verdicts_its_filters_select_or_all(judged_workspace: Path) -> None:
+    jobs = JobManager(judged_workspace / "runs", judged_workspace)
+    app = create_app(judged_workspace / "runs", workdir=judged_workspace, port=PORT, jobs=jobs)
+    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as client:
+        every = _csv_rows(client.get("/api/runs/tiny/verdicts.csv").content)
+        assert len(every) == 6
+        response = client.get("/api/runs/tiny/verdicts.csv", params={"model": "sim-gut"})
+        assert response.status_code == 200
+        assert "gefiltert" in response.headers["content-disposition"]
+        chosen = _csv_rows(response.content)
+        assert len(chosen) == 3 and {row["Modell"] for row in chosen} == {"sim-gut"}
+        bad = client.get("/api/runs/tiny/verdicts.csv", params={"min": "viel"})
+        assert bad.status_code == 422
+        page = client.get("/runs/tiny").text
+    # One link for what the table's filters select, one for all.
+    assert 'data-testid="csv-filtered"' in page and "gefilterten Bewertungen" in page
+    assert 'data-testid="csv"' in page and "Alle Bewertungen als CSV" in page
