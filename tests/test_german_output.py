@@ -211,3 +211,61 @@ def test_the_gui_exports_the_verdicts_its_filters_select_or_all(judged_workspace
     # One link for what the table's filters select, one for all.
     assert 'data-testid="csv-filtered"' in page and "gefilterten Bewertungen" in page
     assert 'data-testid="csv"' in page and "Alle Bewertungen als CSV" in page
+
+
+# -- --help ---------------------------------------------------------------------------------
+
+ENGLISH_HELP = (
+    "Usage",
+    "Show this message",
+    "[default",
+    "[required]",
+    "Options",
+    "OPTIONS",
+    "COMMAND",
+    "ARGS",
+    "<int>",
+    "<str>",
+    "<path>",
+    "<float>",
+    "<bool>",
+    "list[",
+    "too_large",
+)
+
+
+def _help(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
+    from touchstone.cli import main
+
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setattr("sys.argv", ["touchstone", *args, "--help"])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        (),
+        ("run",),
+        ("judge",),
+        ("report",),
+        ("judge-check",),
+        ("gui",),
+        ("sim",),
+        ("demo",),
+        ("cache",),
+        ("cache", "clear"),
+    ],
+)
+def test_help_is_german_with_defaults(
+    command: tuple[str, ...], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = _help(capsys, monkeypatch, *command)
+    assert "Aufruf: touchstone" in text and "Diese Hilfe zeigen" in text
+    found = [word for word in ENGLISH_HELP if word in text]
+    assert not found, (found, text)
+    if command == ("run",):
+        assert "[Standard: 1]" in text and "<Ganzzahl>" in text and "<Pfad>" in text
