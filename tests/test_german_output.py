@@ -269,3 +269,51 @@ def test_help_is_german_with_defaults(
     assert not found, (found, text)
     if command == ("run",):
         assert "[Standard: 1]" in text and "<Ganzzahl>" in text and "<Pfad>" in text
+
+
+# -- no empty progress bar before an error -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "--pack", "fehlt.yaml", "--model", "m"),
+        ("judge", "fehlt"),
+    ],
+)
+def test_bad_input_shows_the_error_without_an_empty_progress_bar(
+    args: tuple[str, ...],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from touchstone.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.argv", ["touchstone", *args])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Fehler:"), err
+    assert "━" not in err and "0/?" not in err
+
+
+def test_a_run_still_shows_its_progress(
+    sim: SimServer,
+    tiny_pack_path: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from touchstone.cli import main
+
+    out = tmp_path / "r"
+    argv = ["touchstone", "run", "--pack", str(tiny_pack_path), "--model", "sim-gut"]
+    argv += ["--variant", "none", "--out", str(out), "--base-url", sim.base_url]
+    monkeypatch.setattr("sys.argv", argv)
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    assert exit_info.value.code == 0
+    err = capsys.readouterr().err
+    assert "Antworten" in err and "3/3" in err

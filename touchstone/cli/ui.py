@@ -142,7 +142,11 @@ def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
 
 
 class ProgressView:
-    """Turns pipeline events into a rich progress bar on stderr."""
+    """Turns pipeline events into a rich progress bar on stderr.
+
+    The bar appears with the stage's first event, when the work begins: bad input fails
+    before that, and its message stands alone, not under an empty "0/?" bar.
+    """
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -157,8 +161,12 @@ class ProgressView:
             transient=False,
         )
         self.task = self.progress.add_task(label, total=None, note="")
+        self.started = False
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if not self.started:
+            self.started = True
+            self.progress.start()
         if kind == "start":
             self.progress.update(self.task, total=data.get("total"))
             done = data.get("already_done")
@@ -174,11 +182,11 @@ class ProgressView:
             self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
 
     def __enter__(self) -> ProgressView:
-        self.progress.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.progress.stop()
+        if self.started:
+            self.progress.stop()
 
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
