@@ -17,6 +17,7 @@ from touchstone.export import verdict_csv_lines
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+from touchstone.pack import Pack
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run, write_report
@@ -317,3 +318,31 @@ def test_a_run_still_shows_its_progress(
     assert exit_info.value.code == 0
     err = capsys.readouterr().err
     assert "Antworten" in err and "3/3" in err
+
+
+# -- counted words ----------------------------------------------------------------------------
+
+ONE_PLURAL = re.compile(r"(?<![\d.,])1 (Antworten|Bewertungen|Zellen|Aufrufe|Prompts|Einträge)\b")
+
+
+def test_messages_say_1_antwort_not_1_antworten(
+    answered_run: Path, tiny_pack: Pack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from touchstone.cli.ui import show_judge_outcome, show_run_outcome
+    from touchstone.errors import RunIncomplete
+    from touchstone.scorecard import build_scorecard
+    from touchstone.stages import JudgeOutcome, RunOutcome
+    from touchstone.stages.run import RunSummary
+    from touchstone.store import RunDir
+
+    run = RunDir(answered_run)
+    one = RunSummary(total=3, already_done=1, recorded=1, failed_recorded=1, left=1)
+    with pytest.raises(RunIncomplete) as info:
+        show_run_outcome(RunOutcome(run, one))
+    card = build_scorecard([], [], scale_min=0)
+    outcome = JudgeOutcome(run, tiny_pack, cells=1, card=card, new_verdicts=1, kept=1, stale=1)
+    show_judge_outcome(outcome)
+    text = capsys.readouterr().out + str(info.value)
+    assert "1 Antwort gespeichert" in text and "1 neue Bewertung gespeichert" in text
+    assert "1 Zelle offen" in text
+    assert not ONE_PLURAL.findall(text), ONE_PLURAL.findall(text)

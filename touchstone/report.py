@@ -205,7 +205,8 @@ def render_report(
     open_cells = sum(r.open for r in card.rows)
     if open_cells:
         notices.append(
-            f"⚠ {open_cells} Antworten sind noch nicht bewertet; "
+            f"⚠ {german.counted(open_cells, 'Antwort ist', 'Antworten sind')} noch nicht "
+            "bewertet; "
             "`touchstone judge` bewertet sie beim nächsten Lauf."
         )
     titles = {c.id: c.title for c in pack.categories}

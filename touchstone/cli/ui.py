@@ -23,6 +23,7 @@ from rich.text import Text
 
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog
+from touchstone.german import count, counted
 from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
@@ -192,17 +193,22 @@ class ProgressView:
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
     stdout.print(
-        plain(f"{outcome.new_verdicts} neue Bewertungen gespeichert in {outcome.run_dir.path}.")
+        plain(
+            f"{counted(outcome.new_verdicts, 'neue Bewertung', 'neue Bewertungen')} "
+            f"gespeichert in {outcome.run_dir.path}."
+        )
     )
     if outcome.stale:
         stdout.print(
-            f"{outcome.stale} Bewertungen veraltet (die Rubrik im Paket hat sich geändert): "
+            f"{counted(outcome.stale, 'Bewertung', 'Bewertungen')} veraltet "
+            "(die Rubrik im Paket hat sich geändert): "
             "diese Zellen wurden neu bewertet."
         )
     if outcome.kept:
         stdout.print(
             plain(
-                f"{outcome.kept} bisherige Bewertungen behalten: die neue Bewertung war "
+                f"{counted(outcome.kept, 'bisherige Bewertung', 'bisherige Bewertungen')} "
+                "behalten: die neue Bewertung war "
                 "fehlgeschlagen oder unlesbar, und eine Bewertung wird nie durch eine "
                 "schlechtere ersetzt.",
                 style="yellow",
@@ -213,13 +219,15 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
         stdout.print(plain(outcome.agreement.summary_de()))
     if outcome.health.unparseable:
         stdout.print(
-            f"{outcome.health.unparseable} Antworten des Judges waren unlesbar; "
+            f"{counted(outcome.health.unparseable, 'Antwort', 'Antworten')} des Judges "
+            f"{'war' if outcome.health.unparseable == 1 else 'waren'} unlesbar; "
             "`--rejudge unscored` bewertet diese Zellen erneut."
         )
     if outcome.cells_left:
         stdout.print(
             plain(
-                f"⚠ {outcome.cells_left} Zellen blieben wegen Judge-Fehlern unbewertet "
+                f"⚠ {counted(outcome.cells_left, 'Zelle blieb', 'Zellen blieben')} "
+                "wegen Judge-Fehlern unbewertet "
                 f"({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
@@ -238,9 +246,11 @@ def show_run_outcome(outcome: RunOutcome) -> None:
     summary = outcome.summary
     stdout.print(
         plain(
-            f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
-            f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
-            f"erfasst, {summary.left} offen)."
+            f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
+            f"{outcome.run_dir.path} ({count(summary.already_done)} "
+            f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
+            f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
+            f"{count(summary.left)} offen)."
         )
     )
     if summary.complete:
@@ -250,6 +260,6 @@ def show_run_outcome(outcome: RunOutcome) -> None:
     ]
     reason = "; ".join(stopped) or f"letzter Fehler: {summary.last_error}"
     raise RunIncomplete(
-        f"{summary.left} Zellen offen ({reason}). Derselbe Befehl mit --out "
+        f"{counted(summary.left, 'Zelle', 'Zellen')} offen ({reason}). Derselbe Befehl mit --out "
         f"{outcome.run_dir.path} holt sie nach."
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from touchstone.export import scorecard_json, verdict_csv_lines
+from touchstone.german import counted
 from touchstone.pack import Pack
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
@@ -74,8 +75,9 @@ def answered_verdicts(
     )
     more = f" und {len(orphans) - 3} weitere" if len(orphans) > 3 else ""
     run.warnings.append(
-        f"{run.file(JUDGEMENTS)}: {len(orphans)} Bewertungen ohne Antwort in "
-        f"{RESPONSES} zählen nicht ({named}{more})."
+        f"{run.file(JUDGEMENTS)}: {counted(len(orphans), 'Bewertung', 'Bewertungen')} ohne "
+        f"Antwort in {RESPONSES} {'zählt' if len(orphans) == 1 else 'zählen'} nicht "
+        f"({named}{more})."
     )
     return [v for v in verdicts if cell_key(v) in answered]
 
