@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 import time
 from pathlib import Path
 
@@ -93,7 +94,8 @@ def test_report_is_self_contained_and_marks_flags(
     assert_clean_failure(result, 0)
     html = (answered_run / "report.html").read_text(encoding="utf-8")
     assert "Kategorien × Modelle" in html and "Gesamtbewertung" in html
-    assert "bar-err" in html and "Zeile − Spalte" in html and " ±" in html  # intervals, matrix
+    assert "bar-err" in html and "Zeile − Spalte" in html  # error bars, matrix
+    assert re.search(r"\d,\d\d (±\d,\d\d|\[\d,\d\d–\d,\d\d\])", html)  # mean with interval
     assert "Was sind 19 % von 100 €?" in html and "falsche Zahl" in html  # prompt and rubric
     assert 'src="http' not in html and 'href="http' not in html and "<script" not in html
     assert html.count("Simulierter Judge: Qualitätsstufe") >= 12
@@ -102,9 +104,9 @@ def test_report_is_self_contained_and_marks_flags(
     card = json.loads((answered_run / "scorecard.json").read_text(encoding="utf-8"))
     assert card["rows"][0]["model"] == "sim-gut"
     assert all(row["ci_low"] <= row["mean"] <= row["ci_high"] for row in card["rows"])
-    with (answered_run / "verdicts.csv").open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    assert len(rows) == 12 and all(row["answer"].startswith("Simulierte Antwort") for row in rows)
+    with (answered_run / "verdicts.csv").open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    assert len(rows) == 12 and all(row["Antwort"].startswith("Simulierte Antwort") for row in rows)
 
 
 def test_run_exits_1_when_cells_are_left(

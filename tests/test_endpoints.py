@@ -120,7 +120,7 @@ def test_a_proxied_content_filter_is_refused_and_isolated(
     )
     result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 0)
-    assert "verweigert (Inhaltsfilter): 24" in result.stdout
+    assert "Prompt verweigert: 24" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,12 @@ from touchstone import german
         (6224, 0, "6.224"),
         (-0.001, 2, "0,00"),
         (-1234567.891, 2, "-1.234.567,89"),
+        # Rounded as written, half away from zero: as a reader (and the GUI's Intl) rounds.
+        (0.35, 1, "0,4"),
+        (16054.5, 0, "16.055"),
+        (2.675, 2, "2,68"),
+        (-0.125, 2, "-0,13"),
+        (1e300, 0, "1" + ".000" * 100),
         (None, 2, "–"),
         (float("nan"), 2, "–"),
     ],

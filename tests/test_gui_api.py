@@ -404,8 +404,9 @@ def test_verdicts_export_as_csv_with_their_answers(judged: TestClient) -> None:
     response = judged.get("/api/runs/tiny/verdicts.csv")
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     assert "attachment" in response.headers["content-disposition"]
-    rows = list(csv.DictReader(io.StringIO(response.text)))
-    assert len(rows) == 6 and all(r["answer"].startswith("Simulierte Antwort") for r in rows)
+    text = response.content.decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter=";"))
+    assert len(rows) == 6 and all(r["Antwort"].startswith("Simulierte Antwort") for r in rows)
 
 
 def test_the_overview_shows_date_best_row_cells_and_report(

@@ -100,7 +100,7 @@ def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: Sim
         expect(page.get_by_test_id("job-message")).to_contain_text("Judge abgebrochen")
         # The health line the CLI prints (JudgeHealth.summary_de), not a second wording.
         expect(page.get_by_test_id("job-health")).to_contain_text(
-            "Fehler nach Art: Zeitüberschreitung: 2"
+            "Fehler nach Art: Frist überschritten: 2"
         )
         expect(page.get_by_test_id("job-health")).to_contain_text("offen für einen späteren Lauf")
         page.screenshot(path=str(ARTIFACTS / "run-page-failed-job.png"), full_page=True)
@@ -491,3 +491,42 @@ def test_the_job_box_shows_calls_in_flight(tmp_path: Path, sim: SimServer) -> No
             expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
             expect(line).to_have_text("")
             page.close()
+
+
+def test_the_browser_formats_numbers_like_german_py_and_exports_the_filtered_csv(
+    tmp_path: Path, sim: SimServer
+) -> None:
+    import csv
+    import io
+
+    from playwright.sync_api import expect
+
+    from touchstone import german
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    workdir = make_workspace(tmp_path, sim)
+    execute_judge(
+        workdir / "runs" / "tiny", config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge")
+    )
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(f"{base}/runs/tiny")
+        expect(page.locator("#verdict-count")).to_contain_text("6 Bewertungen")
+        # The page's formatter writes what german.py writes.
+        samples = [4.85, 16054.5, -0.001, 0.35, -0.12, 1234.0, 0.0, 2.675, -0.125, 1e21]
+        for digits in (0, 1, 2):
+            shown = page.evaluate(f"(xs) => xs.map((x) => germanNumber(x, {digits}))", samples)
+            assert shown == [german.number(x, digits) for x in samples]
+        shown = page.evaluate("(xs) => xs.map((x) => germanSigned(x))", samples)
+        assert shown == [german.signed(x) for x in samples]
+        assert page.evaluate("germanCounted(1, 'Aufruf', 'Aufrufe')") == "1 Aufruf"
+        assert page.evaluate("germanCounted(6224, 'Aufruf', 'Aufrufe')") == "6.224 Aufrufe"
+        link = page.get_by_test_id("csv-filtered")
+        expect(link).to_have_text("alle 6 Bewertungen als CSV")
+        page.select_option("#filters select[name=model]", "sim-schwach")
+        expect(link).to_have_text("diese 3 Bewertungen als CSV (wie gefiltert)")
+        response = page.request.get(base + str(link.get_attribute("href")))
+        text = response.body().decode("utf-8-sig")
+        rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter=";"))
+        assert [row["Modell"] for row in rows] == ["sim-schwach"] * 3

@@ -63,7 +63,7 @@ def test_refused_cell_is_isolated_even_with_breaker_1(
     assert sum(v.scored for v in verdicts) == 16
     assert "8 Zellen lehnte der Inhaltsfilter des Judges ab" in result.stdout
     assert "Judge-Filter: 1" in result.stdout  # the scorecard's reason
-    assert "verweigert (Inhaltsfilter): 8" in result.stdout
+    assert "Prompt verweigert: 8" in result.stdout
 
 
 def test_flaky_judge_is_stopped_by_the_ratio_not_the_streak(

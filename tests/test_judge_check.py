@@ -280,6 +280,8 @@ def test_the_simulated_good_judge_passes(sim: SimServer, tmp_path: Path) -> None
     result = run_cli("judge-check", "--pack", str(BUERO), "--config", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Urteil: geeignet" in result.stdout and "✗" not in result.stdout
+    # The verdict line on stderr, as for an unfit judge (README).
+    assert result.stderr.strip().splitlines()[-1] == "Judge-Check: geeignet"
     assert sim.calls["sim-judge"] - before == 18
 
 

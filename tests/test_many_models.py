@@ -139,7 +139,7 @@ def test_the_report_of_400_models_stays_small_and_is_written_in_seconds(many: Pa
     # A reader still sees each row against its neighbours, and where the other pairs are.
     assert 'data-testid="neighbours"' in html and "scorecard.json" in html
     assert "Zeile − Spalte" not in html  # no 400 x 400 matrix
-    assert "≈ +0.00" in html and "-0.00" not in html  # a tie the other way round is no "-0"
+    assert "≈ +0,00" in html and "-0,00" not in html  # a tie the other way round is no "-0"
 
 
 def test_scorecard_json_of_many_rows_keeps_neighbour_and_rank_pairs_and_says_so(

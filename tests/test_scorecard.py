@@ -257,9 +257,10 @@ def test_csv_export_defuses_spreadsheet_formulas() -> None:
     responses, verdicts = scored_run({"a": [5]})
     responses[0].response_text = '=HYPERLINK("http://evil")'
     verdicts[0].rationale = "+1 gut"
-    rows = list(csv.DictReader(io.StringIO("".join(verdict_csv_lines(verdicts, responses)))))
-    assert rows[0]["answer"].startswith("'=") and rows[0]["rationale"] == "'+1 gut"
-    assert rows[0]["score"] == "5"
+    text = "".join(verdict_csv_lines(verdicts, responses)).removeprefix("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
+    assert rows[0]["Antwort"].startswith("'=") and rows[0]["Begründung"] == "'+1 gut"
+    assert rows[0]["Wertung"] == "5"
 
 
 def test_judge_models_are_named_in_the_order_they_first_judged() -> None:
@@ -410,7 +411,8 @@ def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
         card=card,
     )
     assert "3/3<br><small" in html and "davon fehlgeschlagen: 1 (Frist überschritten: 1)" in html
-    assert "<b>4,67</b>" in html and "<b>0,67</b>" in html
+    # One prompt: the mean alone, no "±" that would read as certainty.
+    assert "<b>4,67</b>" in html and "<b>0,67</b>" in html and " ±" not in html
     # One shared prompt: the matrix decides nothing and shows no interval; no error bars.
     assert "kein Intervall (1 Prompt)" in html
     assert 'class="num better"' not in html and 'class="num worse"' not in html

@@ -1,6 +1,6 @@
 """Numbers in the terminal's lines and cards the German way (issue 23 §6, DESIGN §22): the
 Judge-Bilanz, the agreement of a re-judge and the judge-check's fitness card say "0,85",
-"6.224 Tokens", "1 Aufruf" and "Zeitüberschreitung: 3", never a decimal point."""
+"6.224 Tokens", "1 Aufruf" and "Frist überschritten: 3", never a decimal point."""
 
 import io
 import re
@@ -40,7 +40,7 @@ def test_the_judge_balance_is_german() -> None:
     )
     line = health.summary_de()
     assert line.startswith("Judge-Bilanz: 1 Aufruf, 1 erfolgreich"), line
-    assert "Zeitüberschreitung: 3" in line and "timeout" not in line
+    assert "Frist überschritten: 3" in line and "timeout" not in line
     assert "Median 1,25 s, p95 1,25 s" in line
     assert "Tokens: 6.224 ein, 434 aus" in line and "Kosten: 0,0199" in line
     assert not DECIMAL_POINT.search(line), line
@@ -92,4 +92,4 @@ def test_the_judge_outcome_counts_in_words(
     text = buffer.getvalue()
     assert "1 Antwort des Judges war unlesbar" in text and "1 Zelle blieb" in text, text
     assert f"{outcome.new_verdicts} neue Bewertungen gespeichert" in text
-    assert "Zeitüberschreitung: 1" in text
+    assert "Frist überschritten: 1" in text

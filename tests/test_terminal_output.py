@@ -232,9 +232,9 @@ def test_csv_fields_with_line_breaks_stay_in_their_row_and_formulas_stay_defused
     responses = [make_response("R1", model=f"m{i}", text=text) for i, text in enumerate(hostile)]
     data = "".join(verdict_csv_lines(verdicts, responses))
     # A reader ends a row at a bare CR as at LF, unless the field is quoted.
-    rows = list(csv.reader(io.StringIO(data, newline="")))
+    rows = list(csv.reader(io.StringIO(data.removeprefix("\ufeff"), newline=""), delimiter=";"))
     assert rows[0] == list(CSV_COLUMNS) and len(rows) == 1 + len(hostile)
-    column = {name: CSV_COLUMNS.index(name) for name in ("rationale", "answer", "judge_model")}
+    column = {name: CSV_COLUMNS.index(name) for name in ("Begründung", "Antwort", "Judge-Modell")}
     for row, text in zip(rows[1:], hostile, strict=True):
         for index in column.values():
             assert row[index][:1] not in ("=", "+", "-", "@", "\t", "\r"), row

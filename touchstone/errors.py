@@ -43,21 +43,28 @@ ErrorKind = Literal[
 
 ERROR_KINDS: tuple[ErrorKind, ...] = get_args(ErrorKind)
 
-# Each kind as a person reads it (the Judge-Bilanz: "Zeitüberschreitung: 3", not "timeout: 3").
-ERROR_KIND_NAMES: dict[str, str] = {
-    "timeout": "Zeitüberschreitung",
-    "connection": "Verbindungsfehler",
-    "rate_limit": "Rate-Limit",
+# The one German name of each kind, wherever a person reads it (terminal, GUI, report, CSV):
+# "Frist überschritten: 3", never "timeout: 3". "unparseable" is the judge session's own kind.
+ERROR_LABELS: dict[str, str] = {
+    "timeout": "Frist überschritten",
+    "connection": "keine Verbindung",
+    "rate_limit": "Ratenlimit",
     "quota": "Kontingent erschöpft",
     "server": "Serverfehler",
     "auth": "Zugang abgelehnt",
-    "not_found": "Modell/URL nicht gefunden",
-    "refused": "verweigert (Inhaltsfilter)",
+    "not_found": "Modell nicht gefunden",
+    "refused": "Prompt verweigert",
     "bad_request": "ungültige Anfrage",
     "reasoning_only": "nur Reasoning",
     "too_large": "Antwort zu groß",
-    "other": "sonstige",
+    "other": "sonstiger Fehler",
+    "unparseable": "Judge-Ausgabe unlesbar",
 }
+
+
+def kind_label(kind: str) -> str:
+    """The German name of an error kind; a kind this version does not know, as it came."""
+    return ERROR_LABELS.get(kind, kind)
 
 
 class TouchstoneError(Exception):

@@ -1,5 +1,6 @@
 """Exports beside ``report.html``: ``scorecard.json`` for scripts and CI gates, and
-``verdicts.csv``, every verdict with its answer (DESIGN §13)."""
+``verdicts.csv``, every verdict with its answer (DESIGN §13), for a German spreadsheet: UTF-8
+with a byte order mark, ``;`` between fields, decimal comma, ja/nein, German headers (§22)."""
 
 from __future__ import annotations
 
@@ -8,30 +9,36 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 
-from touchstone.results import EvalResponse, Verdict
+from touchstone.results import EvalResponse, Verdict, unscored_label
 from touchstone.scorecard import Scorecard
 from touchstone.store.stamps import INPUTS, Stamp
 
+# German headers: the file is read by people in a German spreadsheet (DESIGN §22); scripts
+# read scorecard.json.
 CSV_COLUMNS = (
-    "model",
-    "variant",
-    "prompt_id",
-    "category",
-    "repeat",
-    "score",
-    "red_flag",
-    "safety_critical",
-    "unscored",
-    "unscored_reason",
-    "rationale",
-    "judge_model",
-    "cached",
-    "answer",
-    "answer_error",
-    "reasoning_chars",
-    "latency_s",
-    "completion_tokens",
+    "Modell",
+    "Variante",
+    "Prompt",
+    "Kategorie",
+    "Wiederholung",
+    "Wertung",
+    "Warnsignal",
+    "sicherheitskritisch",
+    "unbewertet",
+    "Grund",
+    "Begründung",
+    "Judge-Modell",
+    "aus Cache",
+    "Antwort",
+    "Antwortfehler",
+    "Zeichen Reasoning",
+    "Latenz (s)",
+    "Ausgabe-Tokens",
 )
+# A German Excel splits at ";" (its list separator), reads "1,25" as a number and takes the
+# file as UTF-8 only with a byte order mark (else umlauts turn into mojibake).
+CSV_DELIMITER = ";"
+CSV_BOM = "\ufeff"
 
 
 def scorecard_json(card: Scorecard, inputs: Sequence[Stamp] = ()) -> str:
@@ -68,7 +75,7 @@ def _csv_text(values: Sequence[object]) -> str:
     # line break: with "\n" alone a bare CR stayed unquoted, and a reader (a spreadsheet,
     # the csv module) started a new row there. Written with "\r\n", ended with "\n".
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\r\n").writerow(values)
+    csv.writer(buffer, delimiter=CSV_DELIMITER, lineterminator="\r\n").writerow(values)
     return buffer.getvalue()[:-2] + "\n"
 
 
@@ -77,10 +84,22 @@ def _csv_text(values: Sequence[object]) -> str:
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(value: object) -> object:
-    if isinstance(value, str) and value[:1] in _FORMULA_STARTS:
+def _text(value: str) -> str:
+    """Text from a model, a judge or a pack, never read as a formula."""
+    if value[:1] in _FORMULA_STARTS:
         return "'" + value
     return value
+
+
+def _yes(value: bool) -> str:
+    return "ja" if value else "nein"
+
+
+def _decimal(value: float | None) -> str:
+    """``1,25``: a decimal comma and no thousands point (a spreadsheet reads it as a number)."""
+    if value is None:
+        return ""
+    return f"{value:.3f}".rstrip("0").rstrip(".").replace(".", ",")
 
 
 def verdict_csv_lines(
@@ -88,27 +107,27 @@ def verdict_csv_lines(
 ) -> Iterator[str]:
     """``verdicts.csv`` line by line (a header first): it streams, 100k rows never sit whole."""
     answers = {r.key: r for r in responses}
-    yield _csv_text(CSV_COLUMNS)
+    yield CSV_BOM + _csv_text(CSV_COLUMNS)
     for v in verdicts:
         answer = answers.get(v.key)
         row = (
-            v.model,
-            v.variant,
-            v.prompt_id,
-            v.category,
-            v.repeat,
-            "" if v.unscored else v.score,
-            v.red_flag,
-            v.safety_critical,
-            v.unscored,
-            v.unscored_reason,
-            v.rationale,
-            v.judge_model,
-            v.cached,
-            answer.response_text if answer else "",
-            answer.error if answer else "",
-            answer.reasoning_chars if answer else "",
-            answer.latency_s if answer else "",
-            answer.completion_tokens if answer and answer.completion_tokens else "",
+            _text(v.model),
+            _text(v.variant),
+            _text(v.prompt_id),
+            _text(v.category),
+            str(v.repeat),
+            "" if v.unscored else str(v.score),
+            _yes(v.red_flag),
+            _yes(v.safety_critical),
+            _yes(v.unscored),
+            unscored_label(v) if v.unscored else "",
+            _text(v.rationale),
+            _text(v.judge_model),
+            _yes(v.cached),
+            _text(answer.response_text) if answer else "",
+            _text(answer.error) if answer else "",
+            str(answer.reasoning_chars) if answer else "",
+            _decimal(answer.latency_s) if answer else "",
+            str(answer.completion_tokens) if answer and answer.completion_tokens else "",
         )
-        yield _csv_text([_cell(value) for value in row])
+        yield _csv_text(row)

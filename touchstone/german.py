@@ -9,16 +9,23 @@ unless it is symmetric at the digits shown ("4,85 ±0,12"), local time with its 
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import math
 
 DASH = "–"
+# Room for every digit of the largest float (1.8e308) and its decimals.
+_WIDE = decimal.Context(prec=400)
 
 
 def number(value: float | None, digits: int = 2) -> str:
     """``4,85``; thousands with a point (``16.054,5``); ``–`` for no value."""
     if value is None or not math.isfinite(value):
         return DASH
-    text = f"{value:,.{digits}f}"
+    # Rounded as the number is written (0.35 is "0,4"), half away from zero: as a reader
+    # rounds, and as the GUI's Intl.NumberFormat does (touchstone.js mirrors this function).
+    exact = decimal.Decimal(repr(float(value)))
+    rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), decimal.ROUND_HALF_UP, _WIDE)
+    text = f"{rounded:,.{digits}f}"
     # -0,00 reads as a sign where there is none.
     if text.lstrip("-").strip("0,.") == "":
         text = text.lstrip("-")

@@ -18,10 +18,19 @@ from pathlib import Path
 
 import jinja2
 
+from touchstone import german
 from touchstone.pack import Pack, Prompt
-from touchstone.results import UNSCORED_REASONS, EvalResponse, ModelReport, Verdict, VerdictKey
-from touchstone.scorecard import Scorecard, fmt, unscored_text
-from touchstone.scorecard.build import failed_text, fmt_interval, speed_text
+from touchstone.results import (
+    UNSCORED_REASONS,
+    EvalResponse,
+    ModelReport,
+    Verdict,
+    VerdictKey,
+    unscored_label,
+)
+from touchstone.scorecard import Scorecard, unscored_text
+from touchstone.scorecard.build import failed_text, speed_text
+from touchstone.stats import Interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERS_PER_ROW = 2
@@ -34,19 +43,41 @@ MATRIX_ROWS = 20
 ANSWER_ROWS = 20
 
 
+def interval_text(interval: Interval | None, digits: int = 2) -> str:
+    """``4,85 [4,70–4,96]`` (``german.interval``) of a scorecard interval."""
+    if interval is None:
+        return german.DASH
+    return german.interval(interval.mean, interval.low, interval.high, digits)
+
+
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
     """A Jinja2 environment over ``directories`` and the shared templates, autoescaping.
 
     ``strict``: a name the template uses but nobody passed is an error, not an empty string.
+    Every number a page shows passes a filter of ``german`` (DESIGN §22): ``number``,
+    ``signed``, ``count``, ``percent``, ``interval`` (of a scorecard interval), ``local_time``;
+    ``counted(n, "Aufruf", "Aufrufe")`` for a count with its word.
     """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([*map(str, directories), str(TEMPLATES)]),
         autoescape=True,
         undefined=jinja2.StrictUndefined if strict else jinja2.Undefined,
     )
+    env.filters.update(
+        number=german.number,
+        signed=german.signed,
+        count=german.count,
+        percent=german.percent,
+        interval=interval_text,
+        local_time=german.local_time,
+    )
     env.globals.update(
-        fmt=fmt,
-        fmt_interval=fmt_interval,
+        # The older names, so that no template shows a number the English way.
+        fmt=german.number,
+        fmt_interval=interval_text,
+        counted=german.counted,
+        interval_of=german.interval,
+        unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,
         speed_text=speed_text,
@@ -94,7 +125,7 @@ class MeansChart:
 
         for row in card.rows:
             rank = f"{row.rank}. " if row.rank is not None else ""
-            bar = _Bar(f"{rank}{row.model} · {row.variant}", fmt_interval(row.interval))
+            bar = _Bar(f"{rank}{row.model} · {row.variant}", interval_text(row.interval))
             if row.interval is not None:
                 interval = row.interval
                 bar.mean = percent(interval.mean)
@@ -106,7 +137,9 @@ class MeansChart:
                 bar.color = heat_color(row.interval.mean, low, high)
             chart.bars.append(bar)
         steps = int(high - low) if float(high - low).is_integer() and high - low <= 10 else 4
-        chart.ticks = [f"{low + (high - low) * step / steps:g}" for step in range(steps + 1)]
+        chart.ticks = [
+            f"{low + (high - low) * step / steps:g}".replace(".", ",") for step in range(steps + 1)
+        ]
         return chart
 
 
@@ -158,7 +191,10 @@ def render_report(
     reports: Sequence[ModelReport],
     card: Scorecard,
     created_at: str = "",
+    csv_link: str | None = None,
 ) -> str:
+    """The report's HTML. ``csv_link``: where the verdicts are as CSV when the report is not
+    a file beside ``verdicts.csv`` (the GUI renders it from the run's data)."""
     low, high = float(pack.scale.min), float(pack.scale.max)
     notices = []
     if card.mixed_judges:
@@ -170,7 +206,8 @@ def render_report(
     open_cells = sum(r.open for r in card.rows) - unanswered
     if open_cells:
         notices.append(
-            f"⚠ {open_cells} Antworten sind noch nicht bewertet; "
+            f"⚠ {german.counted(open_cells, 'Antwort ist', 'Antworten sind')} noch nicht "
+            "bewertet; "
             "`touchstone judge` bewertet sie beim nächsten Lauf."
         )
     if unanswered:
@@ -201,4 +238,5 @@ def render_report(
         answer_chars=ANSWER_CHARS,
         answers_per_row=ANSWERS_PER_ROW,
         answer_rows=ANSWER_ROWS if len(card.rows) > ANSWER_ROWS else None,
+        csv_link=csv_link,
     )

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, NamedTuple, Self, cast
 
 # At run time, not only for type checkers: pydantic reads the fields' types when it loads
 # a run dir, and these bound the token counts.
+from touchstone.errors import ERROR_LABELS, kind_label
 from touchstone.limits import TokenCount
 
 # Why a cell is unscored; the scorecard counts each reason separately.
@@ -42,12 +43,18 @@ UNSCORED_REASONS: dict[str, str] = {
 # retries it later. "bad_request" does, but says the request could not work, not what the model
 # can do: like a judge-side gap (judge error, unparseable reply) it stays out of the means.
 FAILED_REASONS: dict[str, str] = {
-    "timeout": "Frist überschritten",
-    "refused": "Prompt verweigert",
-    "too_large": "Antwort zu groß",
-    "empty": "leere Antwort",
-    "reasoning_only": "nur Reasoning",
+    **{kind: ERROR_LABELS[kind] for kind in ("timeout", "refused", "too_large")},
+    "empty": UNSCORED_REASONS["empty"],
+    "reasoning_only": UNSCORED_REASONS["reasoning_only"],
 }
+
+
+def unscored_label(verdict: Verdict) -> str:
+    """Why ``verdict`` is unscored, in German: ``Modellfehler (Frist überschritten)``."""
+    label = UNSCORED_REASONS.get(verdict.unscored_reason, verdict.unscored_reason or "unbewertet")
+    if verdict.error_kind and verdict.unscored_reason in ("model_error", "judge_error"):
+        return f"{label} ({kind_label(verdict.error_kind)})"
+    return label
 
 
 def failure_of(verdict: Verdict) -> str:

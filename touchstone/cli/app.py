@@ -2,7 +2,7 @@
 
 ``main`` runs the command line itself (not Typer's standalone mode) so that usage errors
 (a missing or unknown option, a value of the wrong type, an unknown command) get a German
-message and exit 2 like any other bad input; the help panels are German too.
+message and exit 2 like any other bad input; the help pages are German too (``helptext``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from typer._click import exceptions as click_errors
 
 from touchstone import __version__
+from touchstone.cli.helptext import germanize
 from touchstone.cli.ui import say_error, stdout
 from touchstone.engine import raise_terminated
 
@@ -113,7 +114,7 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, raise_terminated)
-    command = typer.main.get_command(app)
+    command = germanize(typer.main.get_command(app))
     try:
         code = command.main(prog_name="touchstone", standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:

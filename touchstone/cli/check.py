@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.text import Text
 
 from touchstone.cli.app import app
 from touchstone.cli.pipeline import ConfigOption, EventsOption, JudgeModelOption
-from touchstone.cli.ui import ProgressView, handled, stdout
+from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
 from touchstone.scorecard import render_fitness_card
@@ -39,3 +40,5 @@ def judge_check(
         stdout.print(render_fitness_card(card))
         if not card.suitable:
             raise JudgeUnfit(card.verdict_de())
+        # Every verdict ends in one line on stderr, "geeignet" as "ungeeignet: …" (README).
+        stderr.print(Text.assemble(("Judge-Check:", "bold green"), " ", card.verdict_de()))

@@ -81,7 +81,7 @@ def run(
         float,
         typer.Option(
             "--max-reply-mb",
-            help="Obergrenze einer Antwort in MB (entpackt); darüber: Fehler too_large.",
+            help="Obergrenze einer Antwort in MB (entpackt); darüber: Fehler „Antwort zu groß“.",
         ),
     ] = DEFAULT_MAX_REPLY_MB,
     extend: Annotated[

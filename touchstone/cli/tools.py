@@ -12,6 +12,7 @@ import typer
 from touchstone.cli.app import app
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import InputError
+from touchstone.german import count, counted, number
 from touchstone.judge.cache import cache_stats, clear_cache, default_cache_path
 from touchstone.limits import check_count, check_port
 
@@ -103,10 +104,11 @@ def cache_stats_command() -> None:
         newest = _day(stats.newest)
         size_mb = stats.size_bytes / 1_000_000
         stdout.print(
-            f"{stats.entries} Einträge ({size_mb:.1f} MB), ältester vom {oldest}, "
+            f"{counted(stats.entries, 'Eintrag', 'Einträge')} ({number(size_mb, 1)} MB), "
+            f"ältester vom {oldest}, "
             f"jüngster vom {newest}."
         )
-        judges = ", ".join(f"{judge} ({count})" for judge, count in stats.by_judge)
+        judges = ", ".join(f"{judge} ({count(n)})" for judge, n in stats.by_judge)
         stdout.print(f"Judge-Modelle: {judges}")
 
 
@@ -123,7 +125,7 @@ def cache_clear_command(
             raise InputError(f"--older-than muss eine Zahl von Tagen ab 0 sein, ist {older_than}.")
         path = default_cache_path()
         deleted = clear_cache(path, older_than_days=older_than)
-        stdout.print(f"{deleted} Einträge gelöscht ({path}).")
+        stdout.print(f"{counted(deleted, 'Eintrag', 'Einträge')} gelöscht ({path}).")
 
 
 def _day(timestamp: float | None) -> str:

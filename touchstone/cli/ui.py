@@ -25,7 +25,7 @@ from rich.text import Text
 from touchstone import german
 from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
 from touchstone.events import EventLog, in_flight_text
-from touchstone.german import counted
+from touchstone.german import count, counted
 from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
@@ -157,7 +157,11 @@ def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
 
 
 class ProgressView:
-    """Turns pipeline events into a rich progress bar on stderr."""
+    """Turns pipeline events into a rich progress bar on stderr.
+
+    The bar appears with the stage's first event, when the work begins: bad input fails
+    before that, and its message stands alone, not under an empty "0/?" bar.
+    """
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -173,8 +177,12 @@ class ProgressView:
             transient=False,
         )
         self.task = self.progress.add_task(label, total=None, note="")
+        self.started = False
 
     def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if not self.started:
+            self.started = True
+            self.progress.start()
         if kind == "start":
             self.progress.update(self.task, total=data.get("total"))
             done = data.get("already_done")
@@ -206,11 +214,11 @@ class ProgressView:
         return note + (f" ({skipped} übersprungen)" if skipped else "")
 
     def __enter__(self) -> ProgressView:
-        self.progress.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self.progress.stop()
+        if self.started:
+            self.progress.stop()
 
 
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
@@ -293,9 +301,11 @@ def show_run_outcome(outcome: RunOutcome) -> None:
     summary = outcome.summary
     stdout.print(
         plain(
-            f"{summary.recorded} Antworten gespeichert in {outcome.run_dir.path} "
-            f"({summary.already_done} waren schon da, {summary.failed_recorded} als Fehlschlag "
-            f"erfasst, {summary.left} offen)."
+            f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
+            f"{outcome.run_dir.path} ({count(summary.already_done)} "
+            f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
+            f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
+            f"{count(summary.left)} offen)."
         )
     )
     if not summary.complete:

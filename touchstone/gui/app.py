@@ -44,7 +44,13 @@ from touchstone.gui.guards import (
 )
 from touchstone.gui.job_state import JOB_STATES
 from touchstone.gui.jobs import JobManager
-from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
+from touchstone.gui.queries import (
+    FILTER_FIELDS,
+    VerdictQuery,
+    prompt_detail,
+    selected_verdicts,
+    verdict_page,
+)
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
@@ -230,12 +236,16 @@ def create_app(
         return comparison_page(gui.loaded(name).card, query)
 
     @app.get("/api/runs/{name}/verdicts.csv")
-    def api_verdicts_csv(name: str) -> Response:
-        view = gui.loaded(name).view
+    def api_verdicts_csv(name: str, query: Annotated[VerdictQuery, Query()]) -> Response:
+        """The verdicts the table's filters select (all without a filter), as CSV."""
+        run = gui.loaded(name)
+        filtered = query.model_dump(include=set(FILTER_FIELDS), exclude_defaults=True)
+        verdicts = selected_verdicts(run, query) if filtered else run.view.verdicts
+        file_name = f"{name}-verdicts{'-gefiltert' if filtered else ''}.csv"
         return StreamingResponse(
-            verdict_csv_lines(view.verdicts, view.responses),
+            verdict_csv_lines(verdicts, run.view.responses),
             media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{name}-verdicts.csv"'},
+            headers={"Content-Disposition": f'attachment; filename="{file_name}"'},
         )
 
     @app.get("/api/runs/{name}/prompts/{prompt_id}")

@@ -11,11 +11,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
-from touchstone.results import UNSCORED_REASONS, EvalResponse, Verdict
+from touchstone.results import EvalResponse, Verdict, unscored_label
 
 SortKey = Literal[
     "model", "variant", "prompt_id", "category", "repeat", "score", "red_flag", "judge_model"
 ]
+# The fields of ``VerdictQuery`` that select verdicts (the rest sort and page them).
+FILTER_FIELDS = (
+    "model",
+    "variant",
+    "category",
+    "prompt",
+    "min",
+    "max",
+    "red_flag",
+    "unscored",
+    "q",
+)
 PAGE_SIZE = 50
 MAX_PAGE = 500
 
@@ -75,15 +87,16 @@ def verdict_item(v: Verdict) -> dict[str, Any]:
         "safety_critical": v.safety_critical,
         "unscored": v.unscored,
         "unscored_reason": v.unscored_reason,
-        "unscored_label": UNSCORED_REASONS.get(v.unscored_reason, v.unscored_reason),
+        "unscored_label": unscored_label(v),
         "rationale": v.rationale,
         "judge_model": v.judge_model,
         "cached": v.cached,
     }
 
 
-def verdict_page(run: LoadedRun, query: VerdictQuery) -> dict[str, Any]:
-    """One page of the verdicts the filters keep, sorted (ties in a stable, natural order)."""
+def selected_verdicts(run: LoadedRun, query: VerdictQuery) -> list[Verdict]:
+    """Every verdict the filters keep, sorted as the table shows them (ties in a stable,
+    natural order): the table's pages and its CSV export."""
     kept = [v for v in run.view.verdicts if query.keeps(v)]
     natural = sorted(kept, key=lambda v: (v.model, v.variant, v.prompt_id, v.repeat))
     if query.sort == "score":
@@ -92,7 +105,13 @@ def verdict_page(run: LoadedRun, query: VerdictQuery) -> dict[str, Any]:
     else:
         key = query.sort
         natural.sort(key=lambda v: getattr(v, key), reverse=query.order == "desc")
-    page = natural[query.offset : query.offset + query.limit]
+    return natural
+
+
+def verdict_page(run: LoadedRun, query: VerdictQuery) -> dict[str, Any]:
+    """One page of the verdicts the filters keep, sorted."""
+    kept = selected_verdicts(run, query)
+    page = kept[query.offset : query.offset + query.limit]
     return {
         "total": len(kept),
         "offset": query.offset,

@@ -6,6 +6,7 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import HTTPException
 
@@ -195,7 +196,7 @@ class Gui:
         last = self._report
         if last is not None and last[0] is run:
             return last[1]
-        html = report_html(run.view, run.card)
+        html = report_html(run.view, run.card, csv_link=f"/api/runs/{quote(name)}/verdicts.csv")
         self._report = (run, html)
         return html
 

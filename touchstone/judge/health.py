@@ -10,7 +10,7 @@ from typing import Any
 
 from touchstone import german
 from touchstone.engine import Done
-from touchstone.errors import ERROR_KIND_NAMES
+from touchstone.errors import kind_label
 from touchstone.judge.backend import JudgeReply
 
 
@@ -104,7 +104,7 @@ class JudgeHealth:
         caller has it (sorting 100k latencies once is enough)."""
         failures = (
             ", ".join(
-                f"{ERROR_KIND_NAMES.get(kind, kind)}: {german.count(n)}"
+                f"{kind_label(kind)}: {german.count(n)}"
                 for kind, n in sorted(self.failures.items())
             )
             or "keine"

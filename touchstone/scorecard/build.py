@@ -10,6 +10,7 @@ from operator import attrgetter
 from typing import Any, TypeVar, cast
 
 from touchstone import german
+from touchstone.errors import kind_label
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -353,7 +354,8 @@ def unscored_text(row: ScoreRow) -> str:
         return "0"
     total = sum(row.unscored.values())
     parts = [
-        f"{UNSCORED_REASONS.get(k, k)}: {german.count(n)}" for k, n in sorted(row.unscored.items())
+        f"{UNSCORED_REASONS.get(k, kind_label(k))}: {german.count(n)}"
+        for k, n in sorted(row.unscored.items())
     ]
     return f"{german.count(total)} ({', '.join(parts)})"
 
@@ -363,6 +365,7 @@ def failed_text(row: ScoreRow) -> str:
     if not row.failed:
         return ""
     parts = [
-        f"{FAILED_REASONS.get(k, k)}: {german.count(n)}" for k, n in sorted(row.failed.items())
+        f"{FAILED_REASONS.get(k, kind_label(k))}: {german.count(n)}"
+        for k, n in sorted(row.failed.items())
     ]
     return f"davon fehlgeschlagen: {german.count(row.failed_count)} ({', '.join(parts)})"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from touchstone.export import scorecard_json, verdict_csv_lines
+from touchstone.german import counted
 from touchstone.pack import Pack
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
@@ -80,8 +81,9 @@ def answered_verdicts(
     )
     more = f" und {len(orphans) - 3} weitere" if len(orphans) > 3 else ""
     run.warnings.append(
-        f"{run.file(JUDGEMENTS)}: {len(orphans)} Bewertungen ohne Antwort in "
-        f"{RESPONSES} zählen nicht ({named}{more})."
+        f"{run.file(JUDGEMENTS)}: {counted(len(orphans), 'Bewertung', 'Bewertungen')} ohne "
+        f"Antwort in {RESPONSES} {'zählt' if len(orphans) == 1 else 'zählen'} nicht "
+        f"({named}{more})."
     )
     return [v for v in verdicts if cell_key(v) in answered]
 
@@ -92,8 +94,9 @@ def write_scorecard(run: RunDir, card: Scorecard) -> None:
     atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, input_stamps(run.path)))
 
 
-def report_html(view: RunView, card: Scorecard) -> str:
-    """The text of ``report.html`` for ``view`` (the GUI serves it when the file is stale)."""
+def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) -> str:
+    """The text of ``report.html`` for ``view``; ``csv_link``: see ``render_report`` (the GUI
+    renders the report itself and no verdicts.csv lies beside it)."""
     return render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
@@ -102,6 +105,7 @@ def report_html(view: RunView, card: Scorecard) -> str:
         reports=view.reports,
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
+        csv_link=csv_link,
     )
 
 

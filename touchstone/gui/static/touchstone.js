@@ -31,6 +31,37 @@ async function postJson(url, body) {
   return data;
 }
 
+// Numbers as a German reader expects them, as touchstone/german.py writes them: decimal
+// comma and thousands point ("4,85", "6.224"), "–" for no value. The API stays numeric.
+const GERMAN_FORMATS = new Map();
+
+function germanNumber(value, digits = 2) {
+  const number = typeof value === "number" ? value : Number.NaN;
+  if (!Number.isFinite(number)) { return "–"; }
+  if (!GERMAN_FORMATS.has(digits)) {
+    GERMAN_FORMATS.set(digits, new Intl.NumberFormat("de-DE",
+      // Rounded as the number is written, half away from zero, as german.number: 0.35 is "0,4".
+      {minimumFractionDigits: digits, maximumFractionDigits: digits, roundingMode: "halfExpand"}));
+  }
+  const text = GERMAN_FORMATS.get(digits).format(number).replace("\u2212", "-");
+  // "-0,00" reads as a sign where there is none.
+  return /^-[0.,]+$/.test(text) ? text.slice(1) : text;
+}
+
+function germanSigned(value, digits = 2) {
+  const text = germanNumber(value, digits);
+  return text === "–" || text.startsWith("-") ? text : "+" + text;
+}
+
+function germanCount(value) {
+  return Number.isInteger(value) ? germanNumber(value, 0) : asText(value);
+}
+
+// "1 Bewertung", "1.204 Bewertungen".
+function germanCounted(value, one, many) {
+  return `${germanCount(value)} ${value === 1 ? one : many}`;
+}
+
 function asText(value, fallback = "–") {
   return value === null || value === undefined || value === "" ? fallback : String(value);
 }
@@ -114,10 +145,11 @@ class JobBox {
     const done = Number.isInteger(p.done) ? Math.max(0, Math.min(p.done, total || p.done)) : 0;
     this.bar.max = total || 1;
     this.bar.value = done;
-    this.counts.textContent = `${done} / ${total || "?"}`;
+    this.counts.textContent = `${germanCount(done)} / ${total ? germanCount(total) : "?"}`;
     const errors = Number.isInteger(p.errors) ? p.errors : 0;
-    const skipped = Number.isInteger(p.skipped) && p.skipped ? ` · übersprungen: ${p.skipped}` : "";
-    this.errors.textContent = `Fehler: ${errors} · aktuelle Fehlerserie: ${asText(p.streak, "0")}${skipped}`;
+    const skipped = Number.isInteger(p.skipped) && p.skipped ? ` · übersprungen: ${germanCount(p.skipped)}` : "";
+    const streak = Number.isInteger(p.streak) ? germanCount(p.streak) : asText(p.streak, "0");
+    this.errors.textContent = `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
     this.errors.className = errors ? "warn" : "";
     this.inFlight.textContent = state === "running" ? asText(p.in_flight, "") : "";
     this.message.textContent = asText(job.message, "");
@@ -154,6 +186,10 @@ function fitnessCard(card) {
 // live in the page's URL, so a filtered view can be reloaded, bookmarked and shared.
 const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "q"];
 const PAGE = 50;
+
+function pageText(offset, total) {
+  return `Seite ${germanCount(Math.floor(offset / PAGE) + 1)} von ${germanCount(Math.max(1, Math.ceil(total / PAGE)))}`;
+}
 
 class VerdictTable {
   constructor(runName, parts) {
@@ -218,6 +254,19 @@ class VerdictTable {
       return;
     }
     this.render(data);
+    this.renderCsvLink(data.total);
+  }
+
+  // The CSV link exports what the filters select (sorted like the table), and says so.
+  renderCsvLink(total) {
+    if (!this.csv) { return; }
+    const params = this.params();
+    params.delete("offset");
+    const filtered = FILTERS.some((name) => params.has(name));
+    const query = params.toString();
+    this.csv.href = `/api/runs/${encodeURIComponent(this.runName)}/verdicts.csv${query ? `?${query}` : ""}`;
+    const what = germanCounted(total, "Bewertung", "Bewertungen");
+    this.csv.textContent = filtered ? `diese ${what} als CSV (wie gefiltert)` : `alle ${what} als CSV`;
   }
 
   render(data) {
@@ -225,12 +274,12 @@ class VerdictTable {
     this.body.replaceChildren(...data.items.map((v) => {
       const score = v.unscored
         ? el("span", {class: "warn", text: `⚠ ${asText(v.unscored_label, "unbewertet")}`})
-        : el("b", {text: asText(v.score)});
+        : el("b", {text: germanCount(v.score)});
       const flag = el("span", {class: v.red_flag ? "flag" : "", text: v.red_flag ? "⚑ ja" : "nein"});
       const link = el("a", {href: `/runs/${name}/prompts/${encodeURIComponent(v.prompt_id)}`, text: asText(v.prompt_id)});
       const row = el("tr", {dataset: {model: asText(v.model, ""), category: asText(v.category, "")}},
         el("td", {text: asText(v.model)}), el("td", {text: asText(v.variant)}), el("td", {}, link),
-        el("td", {text: asText(v.category)}), el("td", {class: "num", text: asText(v.repeat)}),
+        el("td", {text: asText(v.category)}), el("td", {class: "num", text: germanCount(v.repeat)}),
         el("td", {}, score), el("td", {}, flag, v.safety_critical ? " · krit." : ""),
         el("td", {class: "rationale", text: asText(v.rationale, "")}),
         el("td", {text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
@@ -240,8 +289,9 @@ class VerdictTable {
     }));
     const first = data.total ? data.offset + 1 : 0;
     const last = Math.min(data.offset + data.items.length, data.total);
-    this.count.textContent = `${data.total} Bewertungen` + (data.total ? ` · angezeigt ${first}–${last}` : "");
-    this.info.textContent = `Seite ${Math.floor(data.offset / PAGE) + 1} von ${Math.max(1, Math.ceil(data.total / PAGE))}`;
+    this.count.textContent = germanCounted(data.total, "Bewertung", "Bewertungen") +
+      (data.total ? ` · angezeigt ${germanCount(first)}–${germanCount(last)}` : "");
+    this.info.textContent = pageText(data.offset, data.total);
     this.prev.disabled = data.offset <= 0;
     this.next.disabled = data.offset + data.items.length >= data.total;
     for (const button of this.sorters) {
@@ -288,7 +338,6 @@ class RowComparisons {
   }
 
   render(data) {
-    const signed = (value) => (value >= 0 ? "+" : "") + Number(value).toFixed(2);
     this.body.replaceChildren(...data.items.map((c) => {
       let cell;
       if (c.diff === null || c.diff === undefined) {
@@ -296,18 +345,20 @@ class RowComparisons {
       } else {
         const mark = c.better === "a" ? "▲" : c.better === "b" ? "▼" : "≈";
         const style = c.better === "a" ? "better" : c.better === "b" ? "worse" : "tie";
-        cell = el("td", {class: `num ${style}`, text: `${mark} ${signed(c.diff)}`},
-          el("br"), el("small", {text: `[${signed(c.ci_low)}, ${signed(c.ci_high)}]`}));
+        cell = el("td", {class: `num ${style}`, text: `${mark} ${germanSigned(c.diff)}`},
+          el("br"), el("small", {text: c.ci_low === null || c.ci_low === undefined ? "–"
+            : `[${germanSigned(c.ci_low)} – ${germanSigned(c.ci_high)}]`}));
       }
-      const mean = c.b_mean === null || c.b_mean === undefined ? "–" : Number(c.b_mean).toFixed(2);
-      return el("tr", {}, el("td", {class: "num", text: asText(c.b_rank)}),
+      const mean = germanNumber(c.b_mean);
+      return el("tr", {}, el("td", {class: "num", text: germanCount(c.b_rank)}),
         el("th", {text: `${asText(c.b[0])} · ${asText(c.b[1])}`}),
         el("td", {class: "num", text: mean}), cell);
     }));
     const first = data.total ? data.offset + 1 : 0;
     const last = Math.min(data.offset + data.items.length, data.total);
-    this.count.textContent = `${data.total} Vergleiche` + (data.total ? ` · angezeigt ${first}–${last}` : "");
-    this.info.textContent = `Seite ${Math.floor(data.offset / PAGE) + 1} von ${Math.max(1, Math.ceil(data.total / PAGE))}`;
+    this.count.textContent = germanCounted(data.total, "Vergleich", "Vergleiche") +
+      (data.total ? ` · angezeigt ${germanCount(first)}–${germanCount(last)}` : "");
+    this.info.textContent = pageText(data.offset, data.total);
     this.prev.disabled = data.offset <= 0;
     this.next.disabled = data.offset + data.items.length >= data.total;
   }

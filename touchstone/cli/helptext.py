@@ -1,0 +1,92 @@
+"""``--help`` entirely in German (DESIGN §22).
+
+Typer translates its panel titles through module constants (set in ``app.py``); the rest of a
+help page comes from its vendored click, in English and without a hook: the usage line
+("Usage: … [OPTIONS] COMMAND [ARGS]..."), the help option's "Show this message and exit." and
+the value types ("<int>", "<path>", "<list[str]>"). ``germanize`` replaces them on the built
+command tree, once, before it runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Typer vendors click as ``typer._click``.
+from typer._click import core as click_core
+from typer.core import TyperGroup
+
+HELP_TEXT = "Diese Hilfe zeigen und beenden."
+USAGE_PREFIX = "Aufruf: "
+OPTIONS_METAVAR = "[OPTIONEN]"
+SUBCOMMAND_METAVAR = "BEFEHL [ARGUMENTE]..."
+
+# Typer's type labels (inside "<…>") in German; a flag shows none, a choice its choices.
+_TYPE_WORDS = {
+    "int": "Ganzzahl",
+    "float": "Zahl",
+    "str": "Text",
+    "path": "Pfad",
+    "file": "Datei",
+    "directory": "Verzeichnis",
+    "bool": "",
+    "int range": "Ganzzahl",
+    "float range": "Zahl",
+}
+_LIST = re.compile(r"^list\[(.+)\]$")
+
+
+def _german_type(label: str | None) -> str | None:
+    """``<list[str]>`` → ``<Text>``; a label it does not know (choices) stays as it is."""
+    if label is None or not (label.startswith("<") and label.endswith(">")):
+        return label
+    inner = label[1:-1]
+    listed = _LIST.match(inner)
+    if listed:
+        inner = listed.group(1)
+    if inner not in _TYPE_WORDS:
+        return label
+    word = _TYPE_WORDS[inner]
+    return f"<{word}>" if word else None
+
+
+def _germanize_param(param: Any, ctx: click_core.Context) -> None:
+    german = _german_type(param.display_type(ctx))
+    # An instance attribute: typer asks ``display_type`` for the type column.
+    param.display_type = lambda ctx, _german=german: _german
+
+
+def _germanize_help_option(command: click_core.Command) -> None:
+    original = command.get_help_option
+
+    def get_help_option(ctx: click_core.Context) -> Any:
+        option = original(ctx)
+        if option is not None and option.help != HELP_TEXT:
+            option.help = HELP_TEXT
+            _germanize_param(option, ctx)
+        return option
+
+    command.get_help_option = get_help_option  # type: ignore[method-assign]
+
+
+def _germanize_usage(command: click_core.Command) -> None:
+    def format_usage(ctx: click_core.Context, formatter: Any) -> None:
+        pieces = command.collect_usage_pieces(ctx)
+        formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=USAGE_PREFIX)
+
+    command.format_usage = format_usage  # type: ignore[method-assign]
+
+
+def germanize(command: click_core.Command) -> click_core.Command:
+    """``command`` and its subcommands with German help pages (changed in place)."""
+    ctx = click_core.Context(command)
+    command.options_metavar = OPTIONS_METAVAR
+    for param in command.params:
+        _germanize_param(param, ctx)
+    _germanize_help_option(command)
+    _germanize_usage(command)
+    if isinstance(command, TyperGroup):
+        command.subcommand_metavar = SUBCOMMAND_METAVAR
+        for sub in command.commands.values():
+            germanize(sub)
+    return command
