@@ -175,6 +175,7 @@ def test_the_score_filter_in_the_browser(tmp_path: Path, sim: SimServer) -> None
         page.fill("#filters input[name=max]", "")
         page.fill("#filters input[name=min]", "7")
         expect(page.locator("#verdict-count")).to_contain_text("außerhalb der Skala 0–5")
+        page.locator("#verdict-count").scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "score-filter-message.png"))
     # The page says it before asking: no refused request in the console either.
     assert problems == []
