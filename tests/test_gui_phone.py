@@ -85,7 +85,22 @@ def test_a_phone_shows_the_columns_that_decide(tmp_path: Path, sim: SimServer) -
         model = phone.locator("table.scorecard td.model").first.bounding_box()
         assert model and model["x"] >= 0, model
         scroller.screenshot(path=str(ARTIFACTS / "phone-scorecard-scrolled.png"))
-    assert problems == []
+        # The 404 page, on the phone and on the desktop.
+        for viewport, name in ((PHONE, "phone"), (DESKTOP, "desktop")):
+            page = browser.new_page(viewport=viewport)
+            watch(page, problems)
+            page.goto(base + "/runs/tiny/prompts/X9")
+            assert page.title() == "Nicht gefunden – touchstone"
+            assert "Unbekannter Prompt: X9" in page.get_by_test_id("error").inner_text()
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            page.screenshot(path=str(ARTIFACTS / f"not-found-{name}.png"))
+            if name == "desktop":
+                page.goto(base + "/runs/tiny/report.html")
+                page.locator("section.prompt").first.screenshot(
+                    path=str(ARTIFACTS / "desktop-answers.png")
+                )
+    # The 404 itself is a failed request in the console; nothing else may be.
+    assert [p for p in problems if "404" not in p] == []
 
 
 def test_job_boxes_offer_buttons_and_keep_the_summary(tmp_path: Path, sim: SimServer) -> None:

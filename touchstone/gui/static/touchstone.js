@@ -93,6 +93,8 @@ class JobBox {
     for (;;) {
       const response = await fetch(`/api/jobs/${encodeURIComponent(id)}`);
       if (generation !== this.generation) { return; }
+      // A job that is gone (a stale "?job=" link, a deleted run) is said once, not polled.
+      if (response.status === 404) { this.showError(`Job ${id} nicht gefunden.`); return; }
       if (response.ok) {
         const job = await response.json();
         if (generation !== this.generation) { return; }
