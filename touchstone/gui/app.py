@@ -29,6 +29,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
 from touchstone.export import verdict_csv_lines
@@ -135,21 +136,34 @@ def create_app(
     app.add_middleware(LocalOnly, hosts=allowed_hosts(port, host))
     app.add_middleware(Hardened)
 
-    def page(request: Request, template: str, context: dict[str, Any]) -> Response:
+    def page(
+        request: Request, template: str, context: dict[str, Any], status: int = 200
+    ) -> Response:
         """A page of the GUI: its inline script runs by this response's nonce, no other."""
         nonce = new_nonce()
-        response = templates.TemplateResponse(request, template, {**context, "csp_nonce": nonce})
+        response = templates.TemplateResponse(
+            request, template, {**context, "csp_nonce": nonce}, status_code=status
+        )
         response.headers["Content-Security-Policy"] = page_policy(nonce)
         return response
 
     def error_response(request: Request, status: int, detail: str) -> Response:
+        """JSON for the API; for a page, a page (in German, with the way back)."""
         if request.url.path.startswith("/api/"):
             return JSONResponse({"detail": detail}, status_code=status)
-        return PlainTextResponse(detail, status_code=status)
+        if request.method not in ("GET", "HEAD"):
+            return PlainTextResponse(detail, status_code=status)
+        return page(request, "error.html", {"status": status, "detail": detail}, status)
 
-    @app.exception_handler(HTTPException)
-    async def german_errors(request: Request, exc: HTTPException) -> Response:
-        return error_response(request, exc.status_code, str(exc.detail))
+    # Starlette's own exception: the routes' 404 (FastAPI's HTTPException is a subclass).
+    @app.exception_handler(StarletteHTTPException)
+    async def german_errors(request: Request, exc: StarletteHTTPException) -> Response:
+        detail = str(exc.detail)
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = "Diese Seite gibt es nicht."
+        elif exc.status_code == 405 and detail == "Method Not Allowed":
+            detail = "Diese Methode ist hier nicht erlaubt."
+        return error_response(request, exc.status_code, detail)
 
     @app.exception_handler(RequestValidationError)
     async def german_validation(request: Request, exc: RequestValidationError) -> Response:
@@ -180,6 +194,7 @@ def create_app(
                 "models": sorted({row.model for row in card.rows}),
                 "variants": sorted({row.variant for row in card.rows}),
                 "configs": gui.judge_configs(detail["jobs"]),
+                "scale": scale,
             },
         )
 
@@ -229,7 +244,12 @@ def create_app(
 
     @app.get("/api/runs/{name}/verdicts")
     def api_verdicts(name: str, query: Annotated[VerdictQuery, Query()]) -> dict[str, Any]:
-        return verdict_page(gui.loaded(name), query)
+        run = gui.loaded(name)
+        scale = run.view.pack.scale
+        problem = query.score_problem(scale.min, scale.max)
+        if problem:  # a filter that can keep nothing says why, not "0 Bewertungen"
+            raise HTTPException(422, problem)
+        return verdict_page(run, query)
 
     @app.get("/api/runs/{name}/comparisons")
     def api_comparisons(name: str, query: Annotated[ComparisonQuery, Query()]) -> dict[str, Any]:

@@ -3,6 +3,10 @@
 A job's files live in a run directory, which a user (or an attacker) can edit: every value
 read back is checked for its type here, and the page shows it as text only.
 
+What the page says of a job is worded for a browser (``for_browser``): the buttons that do
+what the CLI's message tells a terminal user to type; the CLI's own text stays behind
+"Details" with the tail of the job's log.
+
 The final state comes from the sentinel the GUI writes when the process exits; when the GUI
 was down at the time, from the ``done``/``aborted`` event the CLI wrote last; when neither
 exists and the process is gone, the job failed ("Prozess verschwunden").
@@ -10,6 +14,8 @@ exists and the process is gone, the job failed ("Prozess verschwunden").
 
 from __future__ import annotations
 
+import re
+from pathlib import Path, PurePath
 from typing import Any
 
 from touchstone.events import in_flight_text
@@ -179,4 +185,104 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
         "state": "cancelled" if cancelled else "failed",
         "exit_code": code,
         "message": _text(last.get("message")) or VANISHED,
+    }
+
+
+# What the CLI tells a terminal user to type, as the GUI says it: the button or the field that
+# does it. The CLI's text stays in the job's details.
+_GUI_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"^(?:Beendet \(SIGTERM\)|Abgebrochen \(Strg-C\)):", "Abgebrochen:"),
+        (r"Derselbe Befehl mit --out \S+ holt sie nach\.", "„Fortsetzen“ holt sie nach."),
+        (r"ein erneutes `touchstone judge` bewertet", "„Fortsetzen“ bewertet"),
+        (
+            r"`touchstone judge --rejudge unscored` bewertet",
+            "„Judge starten“ mit „Bewerten: auch unbewertete“ bewertet",
+        ),
+        (r"`touchstone run`", "„Run starten“"),
+        (r"`touchstone judge`", "„Judge starten“"),
+        (r" \(oder --concurrency\)", ""),
+        (r"oder --model\b", "oder das Feld „Modell“"),
+        (r",? README: „[^“]*“", ""),
+        (r"mit --out ein anderes Verzeichnis", "einen anderen Run-Namen"),
+        (r"--extend\b", "„Run erweitern“"),
+    )
+)
+# A sentence that still names a command or a flag after the rewording: the details have it.
+_CLI_LEFT = re.compile(r"`touchstone|(?<![\w-])--[a-z]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÄÖÜ„`])")
+LOG_TAIL = 4000
+
+
+def gui_wording(message: str) -> str:
+    """The CLI's ``message`` as the page says it: buttons and fields instead of commands."""
+    text = message.strip()
+    for pattern, replacement in _GUI_WORDS:
+        text = pattern.sub(replacement, text)
+    sentences = [s for s in _SENTENCE_END.split(text) if not _CLI_LEFT.search(s)]
+    return " ".join(sentences)
+
+
+def _kind(record: dict[str, Any]) -> str:
+    command = record.get("command") or []
+    return command[2] if len(command) > 2 and isinstance(command[2], str) else ""
+
+
+def _actions(record: dict[str, Any], progress: dict[str, Any], has_run: bool) -> list[str]:
+    """The buttons the page offers after the job: "resume" (the same job again),
+    "other_model" (the judge form, its model field focused), "open_run", "judge_run"."""
+    state, kind = record.get("state"), _kind(record)
+    if state == "running":
+        return []
+    if kind == "run":
+        if state == "done":
+            return ["open_run", "judge_run"]
+        return ["resume", "open_run"] if has_run else ["resume"]
+    if kind not in ("judge", "judge-check"):
+        return []
+    if state == "cancelled":
+        return ["resume"]
+    if state == "failed":
+        return ["other_model"] if kind == "judge-check" else ["resume", "other_model"]
+    health = progress.get("health") if isinstance(progress.get("health"), dict) else {}
+    left = _int_or_none(health.get("cells_left")) if health else None
+    return ["resume"] if kind == "judge" and left else []
+
+
+def resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
+    """The judge form's fields that start a judge job's ``command`` again; None for other
+    jobs, and for a config outside the working dir (the API would refuse it)."""
+    if len(command) < 3 or command[2] not in ("judge", "judge-check"):
+        return None
+
+    def option(name: str) -> str | None:
+        return command[command.index(name) + 1] if name in command[:-1] else None
+
+    config = option("--config")
+    if config is None:
+        return None
+    try:
+        relative = PurePath(config).relative_to(workdir)
+    except ValueError:
+        return None
+    return {
+        "command": command[2],
+        "config": relative.as_posix(),
+        "model": option("--model"),
+        "rejudge": option("--rejudge") or "none",
+    }
+
+
+def for_browser(
+    record: dict[str, Any], progress: dict[str, Any], *, has_run: bool = True, log: str = ""
+) -> dict[str, Any]:
+    """What the page shows of an ended job: ``notice`` (the message in GUI words),
+    ``actions`` (see ``_actions``) and ``details`` (the CLI's message and its log's tail)."""
+    message = _text(record.get("message"))
+    details = "\n\n".join(part for part in (message, log.strip()) if part)
+    return {
+        "notice": gui_wording(message),
+        "actions": _actions(record, progress, has_run),
+        "details": details,
     }

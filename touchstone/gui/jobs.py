@@ -31,9 +31,16 @@ import psutil
 from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.events import read_events
-from touchstone.gui.job_state import clean_record, final_state, job_progress
-from touchstone.regular import linked, read_regular, read_regular_text
-from touchstone.store import atomic_write_text
+from touchstone.gui.job_state import (
+    LOG_TAIL,
+    clean_record,
+    final_state,
+    for_browser,
+    job_progress,
+    resume_args,
+)
+from touchstone.regular import linked, open_regular, read_regular, read_regular_text
+from touchstone.store import MANIFEST, atomic_write_text
 
 JOBS_DIR = "jobs"
 
@@ -220,7 +227,7 @@ class JobManager:
         run_dir = self._find(job_id)
         if run_dir is None:
             return None
-        return self._load(run_dir, job_id)
+        return self._load(run_dir, job_id, with_log=True)
 
     def _read(self, run_dir: Path, job_id: str) -> dict[str, Any]:
         """The job's sentinel; ``InputError`` naming it when it cannot be read."""
@@ -231,8 +238,10 @@ class JobManager:
             raise InputError(f"Job-Datei {sentinel} ist unlesbar: {exc}") from exc
         return clean_record(raw, job_id, run_dir.name)
 
-    def _load(self, run_dir: Path, job_id: str) -> dict[str, Any]:
-        sentinel, events_path, _ = self._files(run_dir, job_id)
+    def _load(self, run_dir: Path, job_id: str, *, with_log: bool = False) -> dict[str, Any]:
+        """The job as the API shows it; ``with_log``: an ended job's details hold the tail of
+        its log (what the CLI printed), not needed for the overview's one line."""
+        sentinel, events_path, log = self._files(run_dir, job_id)
         record = self._read(run_dir, job_id)
         events = read_events(events_path)
         if record["state"] == "running":
@@ -243,12 +252,22 @@ class JobManager:
                 record.update(final_state(record, events), finished_at=_now())
                 _write(sentinel, record)
         record["progress"] = job_progress(events)
+        ended = record["state"] != "running"
+        record.update(
+            for_browser(
+                record,
+                record["progress"],
+                has_run=(run_dir / MANIFEST).exists(),
+                log=_log_tail(log) if with_log and ended else "",
+            ),
+            resume=resume_args(record["command"], self.workdir.resolve()),
+        )
         record.pop("pid", None)
         record.pop("cancel_requested", None)
         return record
 
-    def jobs_of(self, run_dir: Path) -> list[dict[str, Any]]:
-        """Every job of ``run_dir``, newest first."""
+    def jobs_of(self, run_dir: Path, *, with_log: bool = False) -> list[dict[str, Any]]:
+        """Every job of ``run_dir``, newest first (``with_log``: see ``_load``)."""
         jobs_dir = run_dir / JOBS_DIR
         if not jobs_dir.is_dir():
             return []
@@ -256,11 +275,12 @@ class JobManager:
         out = []
         for job_id in ids:
             try:
-                out.append(self._load(run_dir, job_id))
+                out.append(self._load(run_dir, job_id, with_log=with_log))
             except (OSError, ValueError, InputError) as exc:
                 record = clean_record({}, job_id, run_dir.name)
                 message = str(exc) if isinstance(exc, InputError) else f"Job-Datei unlesbar: {exc}"
                 record.update(message=message, progress=job_progress([]))
+                record.update(for_browser(record, record["progress"]), resume=None)
                 record.pop("pid", None)
                 record.pop("cancel_requested", None)
                 out.append(record)
@@ -280,3 +300,16 @@ def _last_log_line(log: Path) -> str:
         ):
             return text[:2000]
     return ""
+
+
+def _log_tail(log: Path) -> str:
+    """The last ``LOG_TAIL`` characters or so of a job's log, for its details ("" if none)."""
+    try:
+        with open_regular(log) as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - LOG_TAIL))
+            data = handle.read(LOG_TAIL)
+    except (OSError, InputError):
+        return ""
+    text = data.decode("utf-8", errors="replace")
+    return text if size <= LOG_TAIL else "…" + text.split("\n", 1)[-1]

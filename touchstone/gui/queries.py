@@ -41,8 +41,9 @@ class VerdictQuery(BaseModel):
     variant: str = ""
     category: str = ""
     prompt: str = ""
-    min: int | None = None
-    max: int | None = None
+    # Decimals too: a user asks for "from 2.5" on a 0-5 scale.
+    min: float | None = Field(default=None, allow_inf_nan=False)
+    max: float | None = Field(default=None, allow_inf_nan=False)
     red_flag: bool | None = None
     unscored: bool | None = None
     q: str = Field(default="", max_length=200)
@@ -50,6 +51,25 @@ class VerdictQuery(BaseModel):
     order: Literal["asc", "desc"] = "asc"
     offset: int = Field(default=0, ge=0)
     limit: int = Field(default=PAGE_SIZE, ge=1, le=MAX_PAGE)
+
+    def score_problem(self, low: int, high: int) -> str:
+        """Why the score bounds can keep no verdict on the scale ``low``-``high``, or ""."""
+
+        def shown(value: float) -> str:
+            return f"{value:g}".replace(".", ",")
+
+        for name, value in (("von", self.min), ("bis", self.max)):
+            if value is not None and not low <= value <= high:
+                return (
+                    f"Wertung „{name}“ ({shown(value)}) liegt außerhalb der Skala "
+                    f"{low}–{high} dieses Pakets."
+                )
+        if self.min is not None and self.max is not None and self.min > self.max:
+            return (
+                f"Wertung „von“ ({shown(self.min)}) ist größer als „bis“ ({shown(self.max)}): "
+                "so passt keine Bewertung."
+            )
+        return ""
 
     def keeps(self, v: Verdict) -> bool:
         if self.model and v.model != self.model:

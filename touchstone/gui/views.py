@@ -18,6 +18,9 @@ from touchstone.stages import report_html
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import MANIFEST, REPORT_HTML, RunDir, resolve_inside
 
+# The config `touchstone judge` reads without --config: the GUI offers it first too.
+DEFAULT_JUDGE_CONFIG = "judge.yaml"
+
 
 class Gui:
     """State shared by the routes: where runs live, where configs are, the job manager."""
@@ -59,11 +62,15 @@ class Gui:
 
     def judge_configs(self, jobs: Sequence[Mapping[str, Any]] = ()) -> list[str]:
         """The judge*.yaml of the workdir (not the shipped example), the one the newest of
-        ``jobs`` used first: a reload keeps the judge the user last picked."""
+        ``jobs`` used first: a reload keeps the judge the user last picked. Else judge.yaml
+        first, the CLI's default, then the rest by name."""
         names = sorted(
-            p.name
-            for p in self.workdir.glob("judge*.yaml")
-            if p.is_file() and not p.name.endswith(".example.yaml")
+            (
+                p.name
+                for p in self.workdir.glob("judge*.yaml")
+                if p.is_file() and not p.name.endswith(".example.yaml")
+            ),
+            key=lambda name: (name != DEFAULT_JUDGE_CONFIG, name),
         )
         for job in jobs:
             command = [str(part) for part in job.get("command") or []]
@@ -113,7 +120,12 @@ class Gui:
         summary: dict[str, Any] = {
             "name": name,
             "last_job": (
-                {"id": jobs[0]["id"], "state": jobs[0]["state"], "message": jobs[0]["message"]}
+                {
+                    "id": jobs[0]["id"],
+                    "state": jobs[0]["state"],
+                    "message": jobs[0]["message"],
+                    "notice": jobs[0]["notice"],
+                }
                 if jobs
                 else None
             ),
@@ -171,6 +183,7 @@ class Gui:
                 "mean": best["mean"],
                 "ci_low": best["ci_low"],
                 "ci_high": best["ci_high"],
+                "red_flags": best.get("red_flags"),
             },
         }, self._pack_files(manifest)
 
@@ -216,7 +229,7 @@ class Gui:
             "verdict_count": len(view.verdicts),
             "reports": [r.as_dict() for r in view.reports],
             "warnings": view.run_dir.warnings,
-            "jobs": self.jobs.jobs_of(self.run_dir(name)),
+            "jobs": self.jobs.jobs_of(self.run_dir(name), with_log=True),
             "report": is_fresh(self.run_dir(name), REPORT_HTML),
         }
         return detail, run

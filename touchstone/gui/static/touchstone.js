@@ -69,10 +69,12 @@ function asText(value, fallback = "–") {
 // One live job box: built once, then only its texts change (keyboard focus on the cancel
 // button survives every refresh). ``follow`` replaces whatever the box followed before.
 class JobBox {
-  constructor(root, {buttons = [], onEnd = null} = {}) {
+  constructor(root, {buttons = [], onEnd = null, actions = {}} = {}) {
     this.root = root;
     this.buttons = Array.from(buttons);
     this.onEnd = onEnd;
+    // What the page does for a job's "actions" (see jobActions); others are not offered here.
+    this.handlers = actions;
     this.generation = 0;
     root.setAttribute("role", "status");
     root.setAttribute("aria-live", "polite");
@@ -91,10 +93,14 @@ class JobBox {
     this.cancel = el("button", {type: "button", "data-testid": "cancel-job", text: "Abbrechen"});
     this.cancel.hidden = true;
     this.cancel.addEventListener("click", () => this.requestCancel());
+    this.actions = el("div", {class: "job-actions", "data-testid": "job-actions"});
+    this.detailsText = el("pre", {class: "log", "data-testid": "job-details"});
+    this.details = el("details", {}, el("summary", {text: "Details"}), this.detailsText);
     this.parts = [
       el("div", {}, this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
       this.inFlight, this.message, this.health, this.card, this.agreement, this.cancel,
+      this.actions, this.details,
     ];
   }
 
@@ -114,18 +120,24 @@ class JobBox {
     this.jobId = id;
     this.root.replaceChildren(...this.parts);
     this.enable(false);
+    // onEnd is for a job that ended while the box watched it, not for one shown after it
+    // ended (a page that reloads on the end would reload for ever).
+    let watched = false;
     for (;;) {
       const response = await fetch(`/api/jobs/${encodeURIComponent(id)}`);
       if (generation !== this.generation) { return; }
+      // A job that is gone (a stale "?job=" link, a deleted run) is said once, not polled.
+      if (response.status === 404) { this.showError(`Job ${id} nicht gefunden.`); return; }
       if (response.ok) {
         const job = await response.json();
         if (generation !== this.generation) { return; }
         this.render(job);
         if (job.state !== "running") {
           this.enable(true);
-          if (this.onEnd) { this.onEnd(job); }
+          if (this.onEnd && watched) { this.onEnd(job); }
           return;
         }
+        watched = true;
       }
       await new Promise(resolve => setTimeout(resolve, 500));
     }
@@ -152,19 +164,64 @@ class JobBox {
     this.errors.textContent = `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
     this.errors.className = errors ? "warn" : "";
     this.inFlight.textContent = state === "running" ? asText(p.in_flight, "") : "";
-    this.message.textContent = asText(job.message, "");
+    this.message.textContent = asText(job.notice ?? job.message, "");
     this.message.className = state === "failed" ? "flag" : "muted";
     // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
     this.health.textContent = p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "";
     this.card.replaceChildren(...(p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
     this.agreement.textContent = asText(p.agreement, "");
     this.cancel.hidden = state !== "running";
+    this.renderEnd(job);
+  }
+
+  // After the job: the buttons that do what the CLI would tell a terminal user to type, and
+  // the CLI's own words (its message and log) behind "Details".
+  renderEnd(job) {
+    const ended = job.state !== "running";
+    this.actions.replaceChildren(...(ended ? jobActions(job, this.handlers) : []));
+    this.detailsText.textContent = ended ? asText(job.details, "") : "";
+    this.details.hidden = !this.detailsText.textContent;
   }
 
   async requestCancel() {
     try { await postJson(`/api/jobs/${encodeURIComponent(this.jobId)}/cancel`, {}); }
     catch (error) { this.message.textContent = "Abbrechen fehlgeschlagen: " + error.message; }
   }
+}
+
+// The buttons and links for a job's "actions" that the page has a handler for: a handler is a
+// function (a button) or a function returning a URL (a link).
+const ACTION_LABELS = {
+  resume: "Fortsetzen",
+  other_model: "Judge mit anderem Modell",
+  open_run: "Run ansehen",
+  judge_run: "Judge starten",
+};
+
+function jobActions(job, handlers) {
+  const actions = Array.isArray(job.actions) ? job.actions : [];
+  const kind = Array.isArray(job.command) ? job.command[2] : "";
+  const nodes = [];
+  for (const action of actions) {
+    const handler = handlers[action];
+    if (!ACTION_LABELS[action] || !handler || (handler.available && !handler.available(job))) {
+      continue;
+    }
+    const label = action === "resume" && kind === "judge-check" ? "Erneut prüfen" : ACTION_LABELS[action];
+    if (handler.href) {
+      nodes.push(el("a", {class: "button", href: handler.href(job), "data-action": action, text: label}));
+    } else {
+      const button = el("button", {type: "button", "data-action": action, text: label});
+      button.addEventListener("click", () => handler.run(job));
+      nodes.push(button);
+    }
+  }
+  return nodes;
+}
+
+// Where a run's page is, and its judge form.
+function runUrl(name, hash = "") {
+  return `/runs/${encodeURIComponent(asText(name, ""))}${hash}`;
 }
 
 // The fitness card of a judge check: each criterion with ✓/✗ and its figure, then the verdict.
@@ -242,17 +299,20 @@ class VerdictTable {
   async load() {
     const params = this.params();
     const query = params.toString();
-    history.replaceState(null, "", query ? `?${query}` : location.pathname);
+    // The hash stays: "#judge" is where a finished run's "Judge starten" leads.
+    history.replaceState(null, "", (query ? `?${query}` : location.pathname) + location.hash);
     params.set("limit", String(PAGE));
     const generation = (this.generation = (this.generation || 0) + 1);
+    const problem = scoreFilterProblem(this.form);
+    if (problem) { this.refuse(problem); return; }
     const response = await fetch(`/api/runs/${encodeURIComponent(this.runName)}/verdicts?${params}`);
     if (generation !== this.generation) { return; }
     const data = await response.json().catch(() => ({}));
     if (!response.ok) {
-      this.count.textContent = "Filter ungültig: " + (typeof data.detail === "string" ? data.detail : "bitte prüfen");
-      this.body.replaceChildren();
+      this.refuse(typeof data.detail === "string" ? data.detail : "bitte prüfen");
       return;
     }
+    this.count.className = "muted";
     this.render(data);
     this.renderCsvLink(data.total);
   }
@@ -269,6 +329,12 @@ class VerdictTable {
     this.csv.textContent = filtered ? `diese ${what} als CSV (wie gefiltert)` : `alle ${what} als CSV`;
   }
 
+  refuse(problem) {
+    this.count.textContent = "Filter ungültig: " + problem;
+    this.count.className = "warn";
+    this.body.replaceChildren();
+  }
+
   render(data) {
     const name = encodeURIComponent(this.runName);
     this.body.replaceChildren(...data.items.map((v) => {
@@ -278,11 +344,11 @@ class VerdictTable {
       const flag = el("span", {class: v.red_flag ? "flag" : "", text: v.red_flag ? "⚑ ja" : "nein"});
       const link = el("a", {href: `/runs/${name}/prompts/${encodeURIComponent(v.prompt_id)}`, text: asText(v.prompt_id)});
       const row = el("tr", {dataset: {model: asText(v.model, ""), category: asText(v.category, "")}},
-        el("td", {text: asText(v.model)}), el("td", {text: asText(v.variant)}), el("td", {}, link),
+        el("td", {class: "name", text: asText(v.model)}), el("td", {class: "name", text: asText(v.variant)}), el("td", {}, link),
         el("td", {text: asText(v.category)}), el("td", {class: "num", text: germanCount(v.repeat)}),
         el("td", {}, score), el("td", {}, flag, v.safety_critical ? " · krit." : ""),
         el("td", {class: "rationale", text: asText(v.rationale, "")}),
-        el("td", {text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
+        el("td", {class: "name", text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
       if (v.red_flag) { row.classList.add("redflag"); }
       if (v.unscored) { row.classList.add("unscored"); }
       return row;
@@ -301,6 +367,26 @@ class VerdictTable {
       button.textContent = button.textContent.replace(/ [▲▼]$/, "") + (active ? (this.state.order === "asc" ? " ▲" : " ▼") : "");
     }
   }
+}
+
+// Score bounds the API would refuse (it says the same), said before asking: a refused request
+// is an error in the browser's console. "" when they can keep verdicts.
+function scoreFilterProblem(form) {
+  const low = form.elements.min;
+  const high = form.elements.max;
+  if (!low || !high) { return ""; }
+  const shown = (value) => String(value).replace(".", ",");
+  const [min, max] = [Number(low.min), Number(low.max)];
+  for (const [field, name] of [[low, "von"], [high, "bis"]]) {
+    const value = Number(field.value);
+    if (field.value.trim() !== "" && low.min !== "" && (value < min || value > max)) {
+      return `Wertung „${name}“ (${shown(value)}) liegt außerhalb der Skala ${min}–${max} dieses Pakets.`;
+    }
+  }
+  if (low.value.trim() !== "" && high.value.trim() !== "" && Number(low.value) > Number(high.value)) {
+    return `Wertung „von“ (${shown(low.value)}) ist größer als „bis“ (${shown(high.value)}): so passt keine Bewertung.`;
+  }
+  return "";
 }
 
 // The comparisons of one chosen row with every other ranked row, paged through the API: a
