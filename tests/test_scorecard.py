@@ -463,3 +463,15 @@ def test_through_the_stages_a_deadline_overrun_counts_as_the_minimum(
         # 4 on R1 (twice), the scale's minimum on R2 and S1 (twice each): not 4 over R1 alone.
         assert (flaky.model, flaky.mean, flaky.scored) == ("flaky", pytest.approx(8 / 6), 6)
         assert dict(flaky.failed) == {"timeout": 4} and not flaky.unscored
+
+
+def test_a_mean_s_interval_stays_on_the_scale() -> None:
+    """The floors that keep few prompts honest widen an interval symmetrically: a model with
+    every score 5 read "5,00 ±0,72" on 0..5, a bound no mean can reach."""
+    responses, verdicts = scored_run({"top": [5, 5, 5], "mitte": [2, 3, 3]})
+    card = build_scorecard(responses, verdicts, scale_min=0, scale_max=5)
+    for row in card.rows:
+        for interval in (row.interval, *row.category_intervals.values()):
+            assert interval is not None and interval.low is not None and interval.high is not None
+            assert 0 <= interval.low <= interval.mean <= interval.high <= 5
+    assert card.rows[0].interval.high == 5  # type: ignore[union-attr]

@@ -226,12 +226,15 @@ def build_scorecard(
     reports: Iterable[ModelReport] = (),
     *,
     scale_min: int,
+    scale_max: int | None = None,
     planned: Mapping[Pair, int] | None = None,
 ) -> Scorecard:
     """The scorecard; a failed answer (``failure_of``) scores ``scale_min``, the pack's
     scale minimum, in every mean, interval and comparison (DESIGN §16). ``planned``: the
     cells run.json plans per row; those without an answer yet are open too (a row with none
-    answered is shown, all open)."""
+    answered is shown, all open). ``scale_max``: a mean's interval never reaches past the
+    scale (the floors that keep few prompts honest widen it symmetrically, and a mean of
+    5,00 on 0..5 read "5,00 ±0,72"); clipped to ``scale_min``..``scale_max``."""
     # Counted with map/Counter/set in C where it can be: at 100k cells a Python loop per
     # record and per statistic is most of a resume's time.
     responses = list(responses)
@@ -294,9 +297,12 @@ def build_scorecard(
     dimensions: dict[str, None] = {}
     for pair, row in rows.items():
         row.clusters = _clusters(by_pair.get(pair, {}))
-        row.interval = mean_interval(row.clusters)
+        row.interval = _on_scale(mean_interval(row.clusters), scale_min, scale_max)
         row.category_intervals = {
-            c: mean_interval(_clusters(by_category.get((*pair, c), {}))) for c in categories
+            c: _on_scale(
+                mean_interval(_clusters(by_category.get((*pair, c), {}))), scale_min, scale_max
+            )
+            for c in categories
         }
         row.unanswered = max(0, (planned or {}).get(pair, 0) - row.cells)
         row.open = row.cells + row.unanswered - judged[pair]
@@ -369,3 +375,12 @@ def failed_text(row: ScoreRow) -> str:
         for k, n in sorted(row.failed.items())
     ]
     return f"davon fehlgeschlagen: {german.count(row.failed_count)} ({', '.join(parts)})"
+
+
+def _on_scale(interval: Interval | None, low: int, high: int | None) -> Interval | None:
+    """``interval`` with its bounds inside the scale: the true mean cannot lie outside it."""
+    if interval is None or interval.low is None or interval.high is None or high is None:
+        return interval
+    return Interval(
+        interval.mean, max(interval.low, float(low)), min(interval.high, float(high)), interval.n
+    )

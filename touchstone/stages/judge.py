@@ -282,6 +282,7 @@ def _judge_loaded(
         answered_verdicts(run, result.verdicts, responses),
         result.reports,
         scale_min=pack.scale.min,
+        scale_max=pack.scale.max,
         planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
     write_scorecard(run, card)

@@ -45,6 +45,7 @@ class RunView:
             self.verdicts,
             self.reports,
             scale_min=self.pack.scale.min,
+            scale_max=self.pack.scale.max,
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
 
