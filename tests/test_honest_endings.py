@@ -57,7 +57,7 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     assert detail is not None
     assert all(a["verdict"]["unscored_reason"] == "judge_refused" for a in detail["answers"])
     csv = "".join(verdict_csv_lines(run.view.verdicts, run.view.responses))
-    assert csv.count("judge_refused") == 8 and "Inhaltsfilter" in csv
+    assert csv.count("Judge-Filter") == 8 and "Inhaltsfilter" in csv
 
     # A later run judges them again: here a judge without that filter scores them.
     good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
@@ -81,7 +81,7 @@ def test_the_gui_finds_refused_cells_in_the_filter_the_prompt_page_and_the_csv(
         assert page.count("⚠ Judge-Filter") == 8 and "noch nicht bewertet" not in page
         assert "Inhaltsfilter des Judges" in page
         csv = client.get("/api/runs/tiny/verdicts.csv").text
-        assert csv.count("judge_refused") == 8
+        assert csv.count("Judge-Filter") == 8
 
 
 def test_a_stopped_judge_says_refused_cells_are_asked_again(

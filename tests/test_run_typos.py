@@ -46,6 +46,8 @@ def test_a_misspelt_model_is_told_in_german_with_the_names_the_endpoint_knows(
     text = " ".join(result.stderr.split())
     assert "Meinten Sie „sim-gut“?" in text
     assert "sim-gutt" in text and "--model" in text
+    # The right name is a new model for the run's other models: the advice says --extend.
+    assert "--model und --extend" in text
     assert not any(name in text for name in SDK_NAMES)
     # Running the same command again would fail the same way: no such advice after a 404.
     assert "Derselbe Befehl" not in text and "holt sie nach" not in text
@@ -55,8 +57,10 @@ def test_a_misspelt_model_is_told_in_german_with_the_names_the_endpoint_knows(
     # The model that never answered is not part of the run.
     assert manifest_models(out) == ["sim-gut"]
 
-    # With the name corrected, the run goes on and records the model.
-    fixed = run_cli(*args, "--model", "sim-gut", "--model", "sim-mittel", cwd=tmp_path)
+    # With the name corrected (and --extend, as advised), the run goes on and records it.
+    fixed = run_cli(
+        *args, "--model", "sim-gut", "--model", "sim-mittel", "--extend", cwd=tmp_path
+    )
     assert fixed.returncode == 0, fixed.stderr
     assert manifest_models(out) == ["sim-gut", "sim-mittel"]
 
@@ -179,6 +183,7 @@ def test_a_model_is_recorded_once_its_first_answer_lands(
         out=out,
         base_url=sim.base_url,
         call_timeout_s=0.3,
+        extend=True,  # a model the run does not record yet
     )
     assert manifest_models(out) == ["sim-gut", "sim-hang"]
 
