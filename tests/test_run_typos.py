@@ -58,9 +58,7 @@ def test_a_misspelt_model_is_told_in_german_with_the_names_the_endpoint_knows(
     assert manifest_models(out) == ["sim-gut"]
 
     # With the name corrected (and --extend, as advised), the run goes on and records it.
-    fixed = run_cli(
-        *args, "--model", "sim-gut", "--model", "sim-mittel", "--extend", cwd=tmp_path
-    )
+    fixed = run_cli(*args, "--model", "sim-gut", "--model", "sim-mittel", "--extend", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr
     assert manifest_models(out) == ["sim-gut", "sim-mittel"]
 
