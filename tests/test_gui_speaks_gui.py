@@ -113,9 +113,11 @@ def test_an_impossible_score_filter_is_a_german_message(
     client: TestClient, workspace: Path, sim: SimServer, params: dict[str, str], says: str
 ) -> None:
     judge(workspace, sim)
-    response = client.get("/api/runs/tiny/verdicts", params=params)
-    assert response.status_code == 422
-    assert says in response.json()["detail"]
+    # The table and its CSV download alike: never "0 Bewertungen" or a CSV of nothing.
+    for url in ("/api/runs/tiny/verdicts", "/api/runs/tiny/verdicts.csv"):
+        response = client.get(url, params=params)
+        assert response.status_code == 422, url
+        assert says in response.json()["detail"]
 
 
 def test_the_judge_select_prefers_judge_yaml_as_the_cli_does(

@@ -103,6 +103,11 @@ def test_a_dead_base_url_asks_whether_the_server_runs_and_judge_finds_no_answers
     assert "Scorecard" not in judged.stdout
     assert sorted(p.name for p in out.iterdir()) == before
     assert sim.calls.get("sim-judge", 0) == calls
+    # Nor is there anything to report: no report of nothing that looks like one of a run.
+    reported = run_cli("report", str(out), cwd=tmp_path)
+    assert reported.returncode == 2, reported.stderr
+    assert "Keine Antworten – zuerst `touchstone run`" in " ".join(reported.stderr.split())
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 def test_judge_on_a_run_without_answers_is_bad_input_and_writes_nothing(

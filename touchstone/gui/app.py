@@ -33,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
 from touchstone.export import verdict_csv_lines
+from touchstone.gui.cache import LoadedRun
 from touchstone.gui.comparisons import ComparisonQuery, comparison_page
 from touchstone.gui.guards import (
     REPORT_POLICY,
@@ -242,14 +243,19 @@ def create_app(
     def api_run(name: str) -> dict[str, Any]:
         return gui.run_detail(name)[0]
 
-    @app.get("/api/runs/{name}/verdicts")
-    def api_verdicts(name: str, query: Annotated[VerdictQuery, Query()]) -> dict[str, Any]:
+    def checked(name: str, query: VerdictQuery) -> LoadedRun:
+        """The run, if ``query`` can select anything from it: a filter that can keep nothing
+        says why (422), not "0 Bewertungen" nor a CSV of nothing."""
         run = gui.loaded(name)
         scale = run.view.pack.scale
         problem = query.score_problem(scale.min, scale.max)
-        if problem:  # a filter that can keep nothing says why, not "0 Bewertungen"
+        if problem:
             raise HTTPException(422, problem)
-        return verdict_page(run, query)
+        return run
+
+    @app.get("/api/runs/{name}/verdicts")
+    def api_verdicts(name: str, query: Annotated[VerdictQuery, Query()]) -> dict[str, Any]:
+        return verdict_page(checked(name, query), query)
 
     @app.get("/api/runs/{name}/comparisons")
     def api_comparisons(name: str, query: Annotated[ComparisonQuery, Query()]) -> dict[str, Any]:
@@ -258,7 +264,7 @@ def create_app(
     @app.get("/api/runs/{name}/verdicts.csv")
     def api_verdicts_csv(name: str, query: Annotated[VerdictQuery, Query()]) -> Response:
         """The verdicts the table's filters select (all without a filter), as CSV."""
-        run = gui.loaded(name)
+        run = checked(name, query)
         filtered = query.model_dump(include=set(FILTER_FIELDS), exclude_defaults=True)
         verdicts = selected_verdicts(run, query) if filtered else run.view.verdicts
         file_name = f"{name}-verdicts{'-gefiltert' if filtered else ''}.csv"

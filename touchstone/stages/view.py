@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.german import counted
 from touchstone.pack import Pack
@@ -111,7 +112,13 @@ def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) 
 
 
 def write_report(view: RunView, card: Scorecard) -> Path:
-    """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``."""
+    """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``; a run without
+    answers is bad input (a report of nothing would look like one of a run)."""
+    if not view.responses:
+        raise InputError(
+            f"Keine Antworten – zuerst `touchstone run`: {view.run_dir.path} enthält noch keine "
+            f"Antworten ({RESPONSES}), also nichts zu berichten."
+        )
     html = report_html(view, card)
     write_scorecard(view.run_dir, card)
     lines = verdict_csv_lines(view.verdicts, view.responses)
