@@ -142,7 +142,8 @@ def _nothing_to_do(
     on_event: EventSink | None,
 ) -> JudgeOutcome:
     """The outcome of a judge run on a settled run: what the last one found, no call."""
-    write_scorecard(run, settled.card)  # as every judge run does (it may have been removed)
+    # As every judge run does (it may have been removed); its inputs were just stamped.
+    write_scorecard(run, settled.card, settled.inputs)
     health = config.health()
     emit(
         on_event,

@@ -23,6 +23,7 @@ from touchstone.store import (
     SCORECARD_JSON,
     VERDICTS_CSV,
     RunDir,
+    Stamp,
     atomic_write_text,
     input_stamps,
 )
@@ -90,10 +91,12 @@ def answered_verdicts(
     return [v for v in verdicts if cell_key(v) in answered]
 
 
-def write_scorecard(run: RunDir, card: Scorecard) -> None:
+def write_scorecard(run: RunDir, card: Scorecard, inputs: Sequence[Stamp] | None = None) -> None:
     """``scorecard.json``, with the stamps of the files it says what of (the GUI's overview
-    shows it only while they are unchanged: content, not times, decides)."""
-    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, input_stamps(run.path)))
+    shows it only while they are unchanged: content, not times, decides). ``inputs``: those
+    stamps when the caller has just taken them (a settled resume: hashing twice costs time)."""
+    stamps = input_stamps(run.path) if inputs is None else inputs
+    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, stamps))
 
 
 def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) -> str:
