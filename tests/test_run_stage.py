@@ -10,7 +10,7 @@ from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
-from touchstone.stages.run import run_cells
+from touchstone.stages.answering import run_cells
 from touchstone.store import RunDir
 from touchstone.transport import ChatReply
 

@@ -5,14 +5,14 @@ from fractions import Fraction
 
 import pytest
 
+from touchstone.distributions import chi2_upper as _chi2_upper
+from touchstone.distributions import t_quantile as _t_quantile
 from touchstone.stats import (
     SEED,
     Cluster,
     Resampled,
-    _chi2_upper,
     _draws,
     _percentiles,
-    _t_quantile,
     _tail,
     mean_interval,
     paired_difference,

@@ -44,14 +44,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from touchstone.distributions import LEVEL, chi2_upper, t_quantile, t_upper
+
 RESAMPLES = 1000
 SEED = 20261130
-LEVEL = 0.95
 # The variance an integer score hides by rounding (uniform over one scale point): the least
 # noise a score can carry, used where the repeats show none.
 RESOLUTION_VARIANCE = 1 / 12
-# Degrees of freedom beyond which the t quantile is the normal one (to 3 decimals).
-_DF_CAP = 1000
 
 
 @dataclass(frozen=True)
@@ -119,30 +118,15 @@ class Noise:
             squares += ss
             df += d
         if df and squares / df >= RESOLUTION_VARIANCE:
-            return cls(max(RESOLUTION_VARIANCE, squares / _chi2_upper(df)), df)
+            return cls(max(RESOLUTION_VARIANCE, squares / chi2_upper(df)), df)
         return cls(RESOLUTION_VARIANCE, n - 1, estimated=False)
-
-
-@functools.lru_cache(maxsize=1024)
-def _chi2_upper(df: int, level: float = LEVEL) -> float:
-    """The ``level`` quantile of chi-squared with ``df`` degrees of freedom (Wilson-Hilferty,
-    within 1 % from 2 df up; below, a lower quantile makes the floor only wider)."""
-    z = statistics.NormalDist().inv_cdf(level)
-    k = 2 / (9 * df)
-    return float(df * (1 - k + z * math.sqrt(k)) ** 3)
-
-
-@functools.lru_cache(maxsize=1024)
-def _t_upper(df: int, level: float = LEVEL) -> float:
-    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom."""
-    return _t_quantile(1 - (1 - level) / 2, min(df, _DF_CAP))
 
 
 def _spread_floor(n: int, variance: float) -> float:
     """The t interval's half width for a mean over n prompts whose variance (from the spread
     between prompts) is ``variance``: the bootstrap's percentiles are too narrow with 2-4
     prompts (with 2 they are the two prompts' values)."""
-    return _t_upper(n - 1) * math.sqrt(max(0.0, variance))
+    return t_upper(n - 1) * math.sqrt(max(0.0, variance))
 
 
 def _noise_floor(parts: Iterable[tuple[Noise, float]]) -> float:
@@ -159,7 +143,7 @@ def _noise_floor(parts: Iterable[tuple[Noise, float]]) -> float:
         df = math.floor(variance * variance / sum(v * v / df for v, df in terms))
     else:
         df = min(df for _, df in terms)
-    return _t_upper(max(1, df)) * math.sqrt(variance)
+    return t_upper(max(1, df)) * math.sqrt(variance)
 
 
 def _widened(mean: float, low: float, high: float, floor: float, n: int) -> Interval:
@@ -170,67 +154,13 @@ def _widened(mean: float, low: float, high: float, floor: float, n: int) -> Inte
     return Interval(mean, min(low - extra, mean), max(high + extra, mean), n)
 
 
-def _t_quantile(p: float, df: int) -> float:
-    """The p-quantile of Student's t with ``df`` degrees of freedom (bisection on its CDF)."""
-    if df <= 0:
-        return math.inf
-    low, high = -1000.0, 1000.0
-    for _ in range(80):
-        mid = (low + high) / 2
-        if _t_cdf(mid, df) < p:
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
-
-
-def _t_cdf(x: float, df: int) -> float:
-    # Via the regularized incomplete beta function: I_{df/(df+x^2)}(df/2, 1/2).
-    ib = _betainc(df / 2, 0.5, df / (df + x * x))
-    return 1 - ib / 2 if x >= 0 else ib / 2
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b), continued fraction (Numerical Recipes)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    log_front = (
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    )
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(log_front) * _beta_fraction(a, b, x) / a
-    return 1 - math.exp(log_front) * _beta_fraction(b, a, 1 - x) / b
-
-
-def _beta_fraction(a: float, b: float, x: float) -> float:
-    tiny = 1e-300
-    c, d = 1.0, 1 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > tiny else tiny)
-    result = d
-    for m in range(1, 300):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > tiny else tiny)
-            c = 1 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            result *= d * c
-        if abs(d * c - 1) < 1e-12:
-            break
-    return result
-
-
 @functools.lru_cache(maxsize=256)
 def _tail(n: int, level: float = LEVEL) -> float:
     """The (lower) tail probability of the expanded percentile interval for n clusters."""
     alpha = (1 - level) / 2
     if n < 2:
         return alpha
-    t = _t_quantile(1 - alpha, n - 1) * math.sqrt(n / (n - 1))
+    t = t_quantile(1 - alpha, n - 1) * math.sqrt(n / (n - 1))
     return 0.5 * math.erfc(t / math.sqrt(2))  # Phi(-t)
 
 

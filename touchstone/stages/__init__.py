@@ -1,6 +1,7 @@
 """The stages as the CLI, the demo and the GUI drive them: run, judge, report.
 
     run.py       execute_run: answers of the evaluated models -> responses.jsonl
+    answering.py the cells a run plans, asked under the failure policy (run_cells)
     judge.py     execute_judge: verdicts -> judgements.jsonl, reports.json
     view.py      load_run, report_html, write_report: the run read back -> report.html
     check.py     execute_judge_check: the probe battery -> the judge's fitness card

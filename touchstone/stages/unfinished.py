@@ -18,7 +18,7 @@ from touchstone.errors import CallError
 from touchstone.german import counted
 
 if TYPE_CHECKING:
-    from touchstone.stages.run import RunSummary
+    from touchstone.stages.answering import RunSummary
 
 # What happened, by kind; the kinds a run leaves open or stops a model for (the others are
 # recorded as failed answers and never come here).
