@@ -13,11 +13,9 @@ from typing import Any, Literal
 from fastapi import HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
+from touchstone.gui.queries import MAX_PAGE, PAGE_SIZE
 from touchstone.scorecard import Scorecard, ScoreRow
 from touchstone.scorecard.compare import Comparison
-
-PAGE_SIZE = 50
-MAX_PAGE = 500
 
 
 class ComparisonQuery(BaseModel):

@@ -49,7 +49,6 @@ class RunSummary:
     skipped: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     stopped_models: dict[str, str] = field(default_factory=dict)
-    last_error: str = ""
     # What stopped each model, and the last failure of each kind that left a cell open.
     stop_causes: dict[str, CallError] = field(default_factory=dict)
     left_causes: dict[ErrorKind, CallError] = field(default_factory=dict)
@@ -154,7 +153,6 @@ async def answer_cells(
                 continue
             error = done.error
             summary.failures[error.kind] += 1
-            summary.last_error = str(error)
             if error.kind in PERSISTED_FAILURES:
                 on_response(cell.response(**failure_fields(str(error), error.kind)))
                 summary.recorded += 1

@@ -33,7 +33,7 @@ from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
-from touchstone.store import RESPONSES, RunDir
+from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
 
 
@@ -286,9 +286,11 @@ def _judge_loaded(
         scale_max=pack.scale.max,
         planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
-    write_scorecard(run, card)
+    # The run's files are written: stamped once, for scorecard.json and the settled state.
+    stamps = input_stamps(run.path)
+    write_scorecard(run, card, stamps)
     if result.settled and not answers_warned:
-        write_settled(run, pack, cells=len(responses), card=card)
+        write_settled(run, pack, cells=len(responses), card=card, inputs=stamps)
     outcome = JudgeOutcome(
         run_dir=run,
         pack=pack,

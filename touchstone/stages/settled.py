@@ -60,11 +60,19 @@ def pack_fingerprint(pack: Pack) -> str:
     return hashlib.sha256(pack.model_dump_json().encode("utf-8")).hexdigest()
 
 
-def write_settled(run: RunDir, pack: Pack, *, cells: int, card: Scorecard) -> None:
+def write_settled(
+    run: RunDir,
+    pack: Pack,
+    *,
+    cells: int,
+    card: Scorecard,
+    inputs: tuple[Stamp, ...] | None = None,
+) -> None:
+    """``inputs``: the run files' stamps when the caller has just taken them."""
     state = SettledRun(
         format=FORMAT,
         touchstone_version=__version__,
-        inputs=input_stamps(run.path),
+        inputs=input_stamps(run.path) if inputs is None else inputs,
         pack=pack_fingerprint(pack),
         cells=cells,
         card=card,

@@ -15,44 +15,42 @@ which the parse that a stamp saves never does).
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from pathlib import Path
 
+from touchstone.errors import InputError
+from touchstone.regular import open_regular
 from touchstone.store.rundir import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES
 
 # The files every view of a run is built from: while they keep their stamps, so does it.
 INPUTS = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
 Stamp = tuple[int, str]  # length in bytes, SHA-256 (hex) of the content
 MISSING: Stamp = (-1, "")
-# Not a regular file (a FIFO, a directory): never opened for reading here, so a FIFO cannot
-# block; reading the run names it, and no view of it is ever kept.
+# Not a regular file (a FIFO, a directory, a symbolic link): never read here, so a FIFO cannot
+# block and a link cannot make the GUI hash a file anywhere; reading the run names it, and no
+# view of it is ever kept.
 NOT_A_FILE: Stamp = (-2, "")
 _CHUNK = 1 << 20  # large enough that the loop's Python overhead vanishes beside the hashing
-# A FIFO opened without O_NONBLOCK would wait for a writer; O_BINARY is Windows' raw mode.
-_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def file_stamp(path: Path) -> Stamp:
     """The stamp of the file at ``path`` as it is now (``MISSING`` if there is none).
 
-    The length is what was hashed, not what ``stat`` said: a file appended to while it is
-    read gets a stamp that matches its content up to where the read ended.
+    Opened as every run-dir file is (``regular.open_regular``: regular files only, no link
+    followed). The length is what was hashed, not what ``stat`` said: a file appended to while
+    it is read gets a stamp that matches its content up to where the read ended.
     """
     try:
-        fd = os.open(path, _FLAGS)
+        handle = open_regular(path)
     except FileNotFoundError:
         return MISSING
-    with open(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return NOT_A_FILE
+    except InputError:
+        return NOT_A_FILE
+    with handle:
         digest = hashlib.sha256()
-        buffer = bytearray(_CHUNK)
-        view = memoryview(buffer)
         length = 0
-        while count := handle.readinto(buffer):
-            digest.update(view[:count])
-            length += count
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+            length += len(chunk)
     return length, digest.hexdigest()
 
 
