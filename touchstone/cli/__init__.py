@@ -5,9 +5,10 @@ ui.py        consoles, the error guard, progress bars, outcome printing
 pipeline.py  run, judge, report
 check.py     judge-check
 tools.py     gui, sim, demo, cache
+versus.py    compare (a run against a baseline, the CI gate)
 """
 
-from touchstone.cli import check, pipeline, tools
+from touchstone.cli import check, pipeline, tools, versus
 from touchstone.cli.app import app, main
 
-__all__ = ["app", "check", "main", "pipeline", "tools"]
+__all__ = ["app", "check", "main", "pipeline", "tools", "versus"]

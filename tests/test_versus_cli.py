@@ -1,0 +1,82 @@
+"""``touchstone compare`` as CI calls it: the exit codes 0/1/2/3, the JSON, the messages.
+
+Runs of known truth (tests/versus_support.py): in the new run one model is made worse; in
+"ok" nothing is significantly worse and one model is slightly worse, within a margin of 0,6
+but not of 0,2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import run_cli
+from .versus_support import every_fourth_worse, make_run
+
+BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("versus-cli")
+    make_run(root / "baseline", BASELINE)
+    make_run(root / "new", {"stabil": 5, "verschlechtert": 3, "leicht": every_fourth_worse})
+    make_run(root / "ok", {"stabil-neu": 5, "leicht": every_fourth_worse})
+    return root
+
+
+def test_a_model_made_worse_fails_the_gate_with_exit_1_and_the_json(runs: Path) -> None:
+    out = runs / "vergleich.json"
+    done = run_cli("compare", "new", "baseline", "--fail-on", "worse", "--json", str(out), cwd=runs)
+    assert done.returncode == 1, done.stderr
+    assert "verschlechtert · none schlechter" in done.stdout
+    assert "Gate nicht bestanden" in done.stdout and "Traceback" not in done.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    better = {tuple(row["new"]): row["better"] for row in data["rows"]}
+    assert better == {
+        ("stabil", "none"): None,
+        ("verschlechtert", "none"): "baseline",
+        ("leicht", "none"): None,
+    }
+    assert data["excluded_prompts"] == 0 and data["judges_differ"] is False
+    assert data["gate"]["exit_code"] == 1
+
+
+def test_no_gate_asked_is_exit_0_even_when_worse(runs: Path) -> None:
+    done = run_cli("compare", "new", "baseline", cwd=runs)
+    assert done.returncode == 0, done.stderr
+    assert "▼ schlechter" in done.stdout and "Gate" not in done.stdout
+
+
+def test_slightly_worse_within_the_margin_passes_and_inside_it_is_inconclusive(
+    runs: Path,
+) -> None:
+    passed = run_cli(
+        "compare", "ok", "baseline", "--pair", "stabil-neu=stabil", "--fail-on", "worse",
+        "--margin", "0.6", cwd=runs,
+    )  # fmt: skip
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Gate bestanden" in passed.stdout
+    unsure = run_cli(
+        "compare", "ok", "baseline", "--pair", "stabil-neu=stabil", "--margin", "0.2", cwd=runs
+    )
+    assert unsure.returncode == 3, unsure.stdout + unsure.stderr
+    assert "Gate unentschieden" in unsure.stdout and "Mehr Prompts" in unsure.stdout
+    below = run_cli("compare", "new", "baseline", "--margin", "0.6", cwd=runs)
+    assert below.returncode == 1 and "um mehr als 0,60 schlechter" in below.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["ok", "baseline", "--pair", "stabil-neu=weg"], "kein Modell „weg“ in der Baseline"),
+        (["ok", "nirgends"], "Run-Verzeichnis nicht gefunden"),
+        (["new", "baseline", "--margin", "-1"], "--margin"),
+    ],
+)
+def test_bad_input_is_exit_2_in_german(runs: Path, args: list[str], said: str) -> None:
+    done = run_cli("compare", *args, cwd=runs)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,78 @@
+"""``compare``: a run against a baseline, and the CI gate over it (DESIGN §19)."""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from touchstone.cli.app import app
+from touchstone.cli.ui import handled, stdout
+from touchstone.stages import load_run
+from touchstone.store import atomic_write_text
+from touchstone.versus import compare_runs, gate
+from touchstone.versus.gate import check_margin
+from touchstone.versus.terminal import render_comparison
+
+
+class FailOn(enum.StrEnum):
+    worse = "worse"
+
+
+@app.command()
+def compare(
+    new: Annotated[Path, typer.Argument(metavar="NEW", help="Der neue Run (Run-Verzeichnis).")],
+    baseline: Annotated[
+        Path, typer.Argument(metavar="BASELINE", help="Der Run, gegen den verglichen wird.")
+    ],
+    pair: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pair",
+            metavar="NEU=ALT",
+            help="Umbenanntes Modell paaren: NEUES_MODELL=ALTES_MODELL (mehrfach).",
+        ),
+    ] = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Den Vergleich als JSON in diese Datei schreiben.")
+    ] = None,
+    fail_on: Annotated[
+        FailOn | None,
+        typer.Option(
+            "--fail-on", help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist."
+        ),
+    ] = None,
+    margin: Annotated[
+        float | None,
+        typer.Option(
+            "--margin",
+            metavar="D",
+            help="Nicht-Unterlegenheit: Exit 0, wenn jede Zeile mit 95 % höchstens D "
+            "Skalenpunkte "
+            "schlechter ist; 1, wenn eine sicher mehr verliert; sonst 3 (unentschieden).",
+        ),
+    ] = None,
+) -> None:
+    """Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.
+
+    Exit 0 bestanden, 1 schlechter (oder unter der Marge), 2 ungültige Eingabe,
+    3 unentschieden (mit --margin).
+    """
+    code = 0
+    with handled():
+        new_view = load_run(new)
+        baseline_view = load_run(baseline)
+        scale = new_view.pack.scale
+        check_margin(margin, float(scale.max - scale.min))
+        comparison = compare_runs(new_view, baseline_view, pair or [])
+        result = gate(comparison, fail_on_worse=fail_on is not None, margin=margin)
+        if json_path is not None:
+            data = {**comparison.as_dict(), "gate": result.as_dict()}
+            atomic_write_text(json_path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+        stdout.print(render_comparison(comparison, result, baseline_path=str(baseline)))
+        code = result.exit_code
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,251 @@
+"""Two runs compared (DESIGN §19): per matched row the difference new − baseline with a
+paired 95 % interval, the same per category, red flags and failed answers then and now.
+
+The interval is the one the scorecard's within-run comparisons give (``stats.
+paired_difference``: per-prompt means over the repeats, paired bootstrap over the shared
+prompts, the floors for few prompts), its bounds clipped to what the scale allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from touchstone.errors import InputError
+from touchstone.german import counted
+from touchstone.stages.view import RunView
+from touchstone.stats import Cluster, Interval, paired_difference
+from touchstone.versus.cells import (
+    Pair,
+    PromptSets,
+    RowCells,
+    match_rows,
+    parse_pairs,
+    row_cells,
+    rubrics,
+)
+
+Better = Literal["new", "baseline"]
+
+
+def better_of(diff: Interval | None) -> Better | None:
+    """Which side is significantly better; None when the interval holds 0 or there is none."""
+    if diff is None:
+        return None
+    if diff.low is not None and diff.low > 0:
+        return "new"
+    if diff.high is not None and diff.high < 0:
+        return "baseline"
+    return None
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def diff_dict(diff: Interval | None) -> dict[str, Any]:
+    return {
+        "diff": _rounded(diff.mean if diff else None),
+        "ci_low": _rounded(diff.low if diff else None),
+        "ci_high": _rounded(diff.high if diff else None),
+        "n_prompts": diff.n if diff else 0,
+        "better": better_of(diff),
+    }
+
+
+@dataclass(frozen=True)
+class Side:
+    """One row of one run, over the compared cells."""
+
+    pair: Pair
+    mean: float | None
+    cells: int
+    red_flags: int
+    safety_red_flags: int
+    failed: int
+
+    @classmethod
+    def of(cls, pair: Pair, cells: RowCells | None) -> Side:
+        if cells is None:
+            return cls(pair, None, 0, 0, 0, 0)
+        total = sum(c.total for c in cells.clusters.values())
+        count = sum(c.count for c in cells.clusters.values())
+        mean = total / count if count else None
+        return cls(pair, mean, cells.cells, cells.red_flags, cells.safety_red_flags, cells.failed)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mean": _rounded(self.mean),
+            "cells": self.cells,
+            "red_flags": self.red_flags,
+            "safety_red_flags": self.safety_red_flags,
+            "failed": self.failed,
+        }
+
+
+@dataclass(frozen=True)
+class RowComparison:
+    new: Side
+    baseline: Side
+    diff: Interval | None  # new - baseline; None: no prompt both scored
+    categories: dict[str, Interval | None]
+
+    @property
+    def better(self) -> Better | None:
+        return better_of(self.diff)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "new": list(self.new.pair),
+            "baseline": list(self.baseline.pair),
+            **diff_dict(self.diff),
+            "categories": {c: diff_dict(d) for c, d in self.categories.items()},
+            "then": self.baseline.as_dict(),
+            "now": self.new.as_dict(),
+        }
+
+
+@dataclass
+class RunComparison:
+    new_name: str
+    baseline_name: str
+    new_pack: str
+    baseline_pack: str
+    rows: list[RowComparison]
+    categories: dict[str, str]  # id: title
+    prompts: PromptSets
+    unmatched_new: list[Pair] = field(default_factory=list)
+    unmatched_baseline: list[Pair] = field(default_factory=list)
+    new_judges: list[str] = field(default_factory=list)
+    baseline_judges: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def judges_differ(self) -> bool:
+        return set(self.new_judges) != set(self.baseline_judges)
+
+    @property
+    def excluded_prompts(self) -> int:
+        return len(self.prompts.changed)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON of ``--json`` (DESIGN §19's keys, more beside them)."""
+        return {
+            "rows": [row.as_dict() for row in self.rows],
+            "excluded_prompts": self.excluded_prompts,
+            "judges_differ": self.judges_differ,
+            "new_run": self.new_name,
+            "baseline_run": self.baseline_name,
+            "packs": {"new": self.new_pack, "baseline": self.baseline_pack},
+            "shared_prompts": len(self.prompts.shared),
+            "new_only_prompts": len(self.prompts.new_only),
+            "baseline_only_prompts": len(self.prompts.baseline_only),
+            "judges": {"new": self.new_judges, "baseline": self.baseline_judges},
+            "unmatched": {
+                "new": [list(p) for p in self.unmatched_new],
+                "baseline": [list(p) for p in self.unmatched_baseline],
+            },
+            "categories": self.categories,
+        }
+
+
+def _difference(new: dict[str, Cluster], old: dict[str, Cluster], span: float) -> Interval | None:
+    """``stats.paired_difference``, its bounds inside ±``span`` (no difference can be more)."""
+    diff = paired_difference(new, old)
+    if diff is None or diff.low is None or diff.high is None:
+        return diff
+    return Interval(diff.mean, max(diff.low, -span), min(diff.high, span), diff.n)
+
+
+def _rows_of(view: RunView) -> list[Pair]:
+    """The run's rows that have a verdict, in the order of its answers."""
+    judged = {(v.model, v.variant) for v in view.verdicts}
+    ordered = dict.fromkeys((r.model, r.variant) for r in view.responses)
+    return [pair for pair in ordered if pair in judged]
+
+
+def compare_runs(new: RunView, baseline: RunView, pair_specs: Sequence[str] = ()) -> RunComparison:
+    """``new`` against ``baseline``; bad input (nothing judged, no row or prompt in common,
+    a ``--pair`` naming no model of the runs) is an ``InputError`` naming it."""
+    for view, role in ((new, "neue Run"), (baseline, "Baseline-Run")):
+        if not view.verdicts:
+            raise InputError(
+                f"Der {role} {view.run_dir.path} hat noch keine Bewertungen – zuerst "
+                f"`touchstone judge {view.run_dir.path}`."
+            )
+    new_rows, old_rows = _rows_of(new), _rows_of(baseline)
+    pairs = parse_pairs(pair_specs, (m for m, _ in new_rows), (m for m, _ in old_rows))
+    matched = match_rows(new_rows, old_rows, pairs)
+    if not matched:
+        raise InputError(
+            f"Keine gemeinsamen Zeilen (Modell, Variante): {new.run_dir.path} hat "
+            f"{_names(new_rows)}, {baseline.run_dir.path} hat {_names(old_rows)}. Ein "
+            "umbenanntes Modell paart --pair NEU=ALT."
+        )
+    prompts = PromptSets.of(
+        rubrics(new.verdicts, new.pack),
+        rubrics(baseline.verdicts, baseline.pack),
+        {variant for (_, variant), _ in matched},
+    )
+    scale_min, span = new.pack.scale.min, float(new.pack.scale.max - new.pack.scale.min)
+    new_cells = row_cells(new.verdicts, new.pack, prompts.common, scale_min=scale_min)
+    old_cells = row_cells(
+        baseline.verdicts, baseline.pack, prompts.common, scale_min=baseline.pack.scale.min
+    )
+    rows: list[RowComparison] = []
+    categories: dict[str, None] = {}
+    for new_pair, old_pair in matched:
+        mine, theirs = new_cells.get(new_pair), old_cells.get(old_pair)
+        per_category: dict[str, Interval | None] = {}
+        if mine is not None and theirs is not None:
+            for category, clusters in mine.by_category.items():
+                categories[category] = None
+                per_category[category] = _difference(
+                    clusters, theirs.by_category.get(category, {}), span
+                )
+        diff = (
+            _difference(mine.clusters, theirs.clusters, span)
+            if mine is not None and theirs is not None
+            else None
+        )
+        rows.append(
+            RowComparison(Side.of(new_pair, mine), Side.of(old_pair, theirs), diff, per_category)
+        )
+    if all(row.diff is None for row in rows):
+        raise InputError(
+            f"Keine vergleichbaren Prompts: {new.run_dir.path} und {baseline.run_dir.path} "
+            f"haben keinen Prompt, den beide mit derselben Bewertungsgrundlage bewertet haben "
+            f"({counted(len(prompts.changed), 'Prompt', 'Prompts')} mit geänderter "
+            "Bewertungsgrundlage)."
+        )
+    matched_new = {n for n, _ in matched}
+    matched_old = {o for _, o in matched}
+    return RunComparison(
+        new_name=new.run_dir.name,
+        baseline_name=baseline.run_dir.name,
+        new_pack=new.pack.id,
+        baseline_pack=baseline.pack.id,
+        rows=rows,
+        categories={c.id: c.title for c in new.pack.categories if c.id in categories},
+        prompts=prompts,
+        unmatched_new=[p for p in new_rows if p not in matched_new],
+        unmatched_baseline=[p for p in old_rows if p not in matched_old],
+        new_judges=_judges(new_cells, matched_new),
+        baseline_judges=_judges(old_cells, matched_old),
+        warnings=[*new.run_dir.warnings, *baseline.run_dir.warnings],
+    )
+
+
+def _judges(cells: dict[Pair, RowCells], rows: set[Pair]) -> list[str]:
+    found: dict[str, None] = {}
+    for pair in rows:
+        if pair in cells:
+            found.update(cells[pair].judges)
+    return sorted(found)
+
+
+def _names(rows: list[Pair]) -> str:
+    shown = ", ".join(f"{m} · {v}" for m, v in rows[:6])
+    more = f" und {len(rows) - 6} weitere" if len(rows) > 6 else ""
+    return (shown + more) or "keine"
