@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,6 +24,7 @@ from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
     PlainTextResponse,
+    RedirectResponse,
     Response,
     StreamingResponse,
 )
@@ -54,6 +56,7 @@ from touchstone.gui.queries import (
     verdict_page,
 )
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
+from touchstone.gui.versus import baselines, comparison_context, comparison_json
 from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
@@ -196,8 +199,27 @@ def create_app(
                 "variants": sorted({row.variant for row in card.rows}),
                 "configs": gui.judge_configs(detail["jobs"]),
                 "scale": scale,
+                "baselines": baselines(gui, name, run.view.pack.id),
             },
         )
+
+    @app.get("/runs/{name}/compare")
+    def compare_choice(name: str, baseline: str = "") -> Response:
+        """The run page's "Vergleichen mit …" form lands here; the comparison's own URL."""
+        if not baseline:
+            raise HTTPException(422, "Bitte einen Run zum Vergleichen wählen.")
+        target = f"/runs/{quote(name, safe='')}/compare/{quote(baseline, safe='')}"
+        return RedirectResponse(target, status_code=303)
+
+    @app.get("/runs/{name}/compare/{baseline}", response_class=HTMLResponse)
+    def compare_page(
+        request: Request,
+        name: str,
+        baseline: str,
+        pair: Annotated[list[str] | None, Query()] = None,
+    ) -> Response:
+        context = comparison_context(gui, name, baseline, pair or [])
+        return page(request, "compare.html", context, 422 if context["error"] else 200)
 
     @app.get("/runs/{name}/prompts/{prompt_id}", response_class=HTMLResponse)
     def prompt_page(request: Request, name: str, prompt_id: str) -> Response:
@@ -260,6 +282,12 @@ def create_app(
     @app.get("/api/runs/{name}/comparisons")
     def api_comparisons(name: str, query: Annotated[ComparisonQuery, Query()]) -> dict[str, Any]:
         return comparison_page(gui.loaded(name).card, query)
+
+    @app.get("/api/runs/{name}/compare/{baseline}")
+    def api_compare(
+        name: str, baseline: str, pair: Annotated[list[str] | None, Query()] = None
+    ) -> dict[str, Any]:
+        return comparison_json(gui, name, baseline, pair or [])
 
     @app.get("/api/runs/{name}/verdicts.csv")
     def api_verdicts_csv(name: str, query: Annotated[VerdictQuery, Query()]) -> Response:

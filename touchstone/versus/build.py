@@ -165,23 +165,40 @@ def _rows_of(view: RunView) -> list[Pair]:
     return [pair for pair in ordered if pair in judged]
 
 
-def compare_runs(new: RunView, baseline: RunView, pair_specs: Sequence[str] = ()) -> RunComparison:
+# What to do about bad input, in the words of each surface (the GUI names what to click).
+_JUDGE_FIRST = {
+    "cli": "zuerst `touchstone judge {path}`",
+    "gui": "zuerst auf der Seite des Runs den Judge starten",
+}
+_PAIR_HINT = {
+    "cli": "Ein umbenanntes Modell paart --pair NEU=ALT.",
+    "gui": "Ein umbenanntes Modell paart „Modell paaren“ unten.",
+}
+
+
+def compare_runs(
+    new: RunView,
+    baseline: RunView,
+    pair_specs: Sequence[str] = (),
+    *,
+    surface: Literal["cli", "gui"] = "cli",
+) -> RunComparison:
     """``new`` against ``baseline``; bad input (nothing judged, no row or prompt in common,
     a ``--pair`` naming no model of the runs) is an ``InputError`` naming it."""
     for view, role in ((new, "neue Run"), (baseline, "Baseline-Run")):
         if not view.verdicts:
+            first = _JUDGE_FIRST[surface].format(path=view.run_dir.path)
             raise InputError(
-                f"Der {role} {view.run_dir.path} hat noch keine Bewertungen – zuerst "
-                f"`touchstone judge {view.run_dir.path}`."
+                f"Der {role} {view.run_dir.name} hat noch keine Bewertungen – {first}."
             )
     new_rows, old_rows = _rows_of(new), _rows_of(baseline)
     pairs = parse_pairs(pair_specs, (m for m, _ in new_rows), (m for m, _ in old_rows))
     matched = match_rows(new_rows, old_rows, pairs)
     if not matched:
         raise InputError(
-            f"Keine gemeinsamen Zeilen (Modell, Variante): {new.run_dir.path} hat "
-            f"{_names(new_rows)}, {baseline.run_dir.path} hat {_names(old_rows)}. Ein "
-            "umbenanntes Modell paart --pair NEU=ALT."
+            f"Keine gemeinsamen Zeilen (Modell, Variante): {new.run_dir.name} hat "
+            f"{_names(new_rows)}, {baseline.run_dir.name} hat {_names(old_rows)}. "
+            + _PAIR_HINT[surface]
         )
     prompts = PromptSets.of(
         rubrics(new.verdicts, new.pack),
@@ -214,7 +231,7 @@ def compare_runs(new: RunView, baseline: RunView, pair_specs: Sequence[str] = ()
         )
     if all(row.diff is None for row in rows):
         raise InputError(
-            f"Keine vergleichbaren Prompts: {new.run_dir.path} und {baseline.run_dir.path} "
+            f"Keine vergleichbaren Prompts: {new.run_dir.name} und {baseline.run_dir.name} "
             f"haben keinen Prompt, den beide mit derselben Bewertungsgrundlage bewertet haben "
             f"({counted(len(prompts.changed), 'Prompt', 'Prompts')} mit geänderter "
             "Bewertungsgrundlage)."

@@ -1,0 +1,66 @@
+"""The comparison page (DESIGN §19): a run against another run of its pack, with a URL of
+its own (``/runs/{new}/compare/{baseline}``, renamed models as ``?pair=NEU=ALT``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from touchstone.errors import InputError
+from touchstone.gui.views import Gui
+from touchstone.versus import compare_runs
+from touchstone.versus.build import better_of
+from touchstone.versus.notes import notes
+from touchstone.versus.terminal import verdict_word
+
+# Pairings offered in the form at most (unmatched new models x baseline models).
+MAX_PAIR_CHOICES = 200
+
+
+def baselines(gui: Gui, name: str, pack_id: str) -> list[str]:
+    """The other runs of ``pack_id``, newest first: what "Vergleichen mit …" offers."""
+    return [
+        summary["name"]
+        for summary in gui.runs()
+        if summary.get("pack") == pack_id and summary["name"] != name
+    ]
+
+
+def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> dict[str, Any]:
+    """What the page shows: the comparison, or why there is none (bad input: the runs'
+    pages are a click away), and the pairings a renamed model could use."""
+    new_run, old_run = gui.loaded(name), gui.loaded(baseline)
+    new_models = [row.model for row in new_run.card.rows]
+    old_models = [row.model for row in old_run.card.rows]
+    context: dict[str, Any] = {
+        "new": name,
+        "baseline": baseline,
+        "pairs": pairs,
+        "comparison": None,
+        "error": "",
+        "notes": [],
+        "better_of": better_of,
+        "verdict_word": lambda diff: verdict_word(diff).lstrip("▲▼≈– "),
+    }
+    try:
+        comparison = compare_runs(new_run.view, old_run.view, pairs, surface="gui")
+    except InputError as exc:
+        context["error"] = str(exc)
+        unmatched_new = [m for m in dict.fromkeys(new_models) if m not in old_models]
+    else:
+        context["comparison"] = comparison
+        context["notes"] = notes(comparison, "gui")
+        unmatched_new = list(dict.fromkeys(m for m, _ in comparison.unmatched_new))
+    paired = {spec.partition("=")[0] for spec in pairs}
+    context["pair_choices"] = [
+        f"{new}={old}"
+        for new in unmatched_new
+        if new not in paired
+        for old in dict.fromkeys(old_models)
+    ][:MAX_PAIR_CHOICES]
+    return context
+
+
+def comparison_json(gui: Gui, name: str, baseline: str, pairs: list[str]) -> dict[str, Any]:
+    """The comparison as ``compare --json`` writes it (bad input: an ``InputError``)."""
+    new_run, old_run = gui.loaded(name), gui.loaded(baseline)
+    return compare_runs(new_run.view, old_run.view, pairs, surface="gui").as_dict()
