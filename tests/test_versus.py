@@ -222,3 +222,13 @@ def test_a_damaged_run_dir_is_bad_input(runs: dict[str, Path], tmp_path: Path) -
         handle.write('{"model": "stabil", "score": "viel"}\n')
     with pytest.raises(InputError, match=r"judgements\.jsonl"):
         compared(runs["new"], damaged)
+
+
+def test_many_rows_show_only_the_categories_that_decide(tmp_path: Path) -> None:
+    models = [f"modell-{i:02d}" for i in range(14)]
+    baseline = make_run(tmp_path / "viele-alt", dict.fromkeys(models, 5))
+    new = make_run(tmp_path / "viele-neu", {**dict.fromkeys(models, 5), "modell-07": 1})
+    text = text_of(compared(new, baseline), width=100)
+    assert "Nach Kategorie: nur die 1 Zeile mit einer Kategorie" in " ".join(text.split())
+    assert "Nach Kategorie: modell-07 · none" in text
+    assert "Nach Kategorie: modell-06" not in text

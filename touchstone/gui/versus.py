@@ -7,6 +7,7 @@ from typing import Any
 
 from touchstone.errors import InputError
 from touchstone.gui.views import Gui
+from touchstone.store import RunDir
 from touchstone.versus import compare_runs
 from touchstone.versus.build import better_of
 from touchstone.versus.notes import notes
@@ -17,12 +18,19 @@ MAX_PAIR_CHOICES = 200
 
 
 def baselines(gui: Gui, name: str, pack_id: str) -> list[str]:
-    """The other runs of ``pack_id``, newest first: what "Vergleichen mit …" offers."""
-    return [
-        summary["name"]
-        for summary in gui.runs()
-        if summary.get("pack") == pack_id and summary["name"] != name
-    ]
+    """The other runs of ``pack_id``, newest first: what "Vergleichen mit …" offers. Read
+    from each run's run.json alone: the run page must not stamp every other run's files."""
+    found: list[tuple[str, str]] = []
+    for other in gui.run_names():
+        if other == name:
+            continue
+        try:
+            manifest = RunDir(gui.runs_dir / other).read_manifest()
+        except InputError:
+            continue  # a damaged or half-made run: its own page says what is wrong
+        if manifest.get("pack_id") == pack_id:
+            found.append((str(manifest.get("created_at") or ""), other))
+    return [other for _, other in sorted(found, reverse=True)]
 
 
 def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> dict[str, Any]:

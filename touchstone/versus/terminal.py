@@ -11,6 +11,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from touchstone import german
+from touchstone.german import counted
 from touchstone.plain import plain
 from touchstone.scorecard.columns import Column, FittedTable
 from touchstone.stats import Interval
@@ -23,6 +24,8 @@ VERDICT_WORDS: dict[Better | None, str] = {
     "baseline": "▼ schlechter",
     None: "≈ nicht unterscheidbar",
 }
+# Up to this many rows the categories of each are shown.
+ALL_CATEGORIES_UP_TO = 12
 _STYLES: dict[Better | None, str] = {"new": "green", "baseline": "bold red", None: ""}
 
 
@@ -53,7 +56,7 @@ def then_now(then: str, now: str) -> str:
 
 
 def _red_flags(count: int, safety: int) -> str:
-    return german.count(count) + (f" ({german.count(safety)} s.)" if safety else "")
+    return german.count(count) + (f" ({german.count(safety)} krit.)" if safety else "")
 
 
 def rows_table(comparison: RunComparison) -> FittedTable:
@@ -151,7 +154,20 @@ def render_comparison(
         parts.append(plain(note.text, style="bold yellow" if note.prominent else "dim"))
     parts.append(Text())
     parts.append(rows_table(comparison))
-    for row in comparison.rows:
+    shown = comparison.rows
+    if len(shown) > ALL_CATEGORIES_UP_TO:
+        # Beyond a dozen rows every row's categories would bury the table above: only the
+        # rows where some category decides, and where to find the rest.
+        shown = [r for r in shown if any(better_of(d) for d in r.categories.values())]
+        parts.append(Text())
+        parts.append(
+            plain(
+                f"Nach Kategorie: nur die {counted(len(shown), 'Zeile', 'Zeilen')} mit einer "
+                "Kategorie, die besser oder schlechter ist; alle in --json.",
+                style="dim",
+            )
+        )
+    for row in shown:
         table = categories_table(comparison, row)
         if table is not None:
             parts.append(Text())
@@ -160,7 +176,8 @@ def render_comparison(
         plain(
             "▲/▼: das 95-%-Intervall der Differenz (gepaarter Bootstrap über die Prompts, die "
             "beide Runs mit derselben Bewertungsgrundlage bewertet haben) liegt ganz über/unter "
-            "0; fehlgeschlagene Antworten zählen mit dem Skalenminimum.",
+            "0; fehlgeschlagene Antworten zählen mit dem Skalenminimum. Mittel, Warnsignale und "
+            "Fehlschläge über die verglichenen Prompts.",
             style="dim",
         )
     )
