@@ -232,3 +232,16 @@ def test_many_rows_show_only_the_categories_that_decide(tmp_path: Path) -> None:
     assert "Nach Kategorie: nur die 1 Zeile mit einer Kategorie" in " ".join(text.split())
     assert "Nach Kategorie: modell-07 · none" in text
     assert "Nach Kategorie: modell-06" not in text
+
+
+def test_answers_not_yet_judged_are_said(runs: dict[str, Path], tmp_path: Path) -> None:
+    partly = tmp_path / "teilweise"
+    shutil.copytree(runs["new"], partly)
+    verdicts = (partly / "judgements.jsonl").read_text(encoding="utf-8").splitlines(True)
+    (partly / "judgements.jsonl").write_text("".join(verdicts[5:]), encoding="utf-8")
+    comparison = compared(partly, runs["baseline"])
+    assert (comparison.unjudged_new, comparison.unjudged_baseline) == (5, 0)
+    text = " ".join(text_of(comparison).split())
+    assert (
+        "Noch nicht bewertet: 5 Antworten im neuen Run; verglichen wird, was bewertet ist" in text
+    )

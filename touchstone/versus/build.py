@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from touchstone.errors import InputError
 from touchstone.german import counted
+from touchstone.results import cell_key
 from touchstone.stages.view import RunView
 from touchstone.stats import Cluster, Interval, paired_difference
 from touchstone.versus.cells import (
@@ -120,6 +121,9 @@ class RunComparison:
     new_judges: list[str] = field(default_factory=list)
     baseline_judges: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Answers of the matched rows without a verdict yet (a judge run still to come).
+    unjudged_new: int = 0
+    unjudged_baseline: int = 0
 
     @property
     def judges_differ(self) -> bool:
@@ -147,6 +151,7 @@ class RunComparison:
                 "baseline": [list(p) for p in self.unmatched_baseline],
             },
             "categories": self.categories,
+            "unjudged": {"new": self.unjudged_new, "baseline": self.unjudged_baseline},
         }
 
 
@@ -251,6 +256,16 @@ def compare_runs(
         new_judges=_judges(new_cells, matched_new),
         baseline_judges=_judges(old_cells, matched_old),
         warnings=[*new.run_dir.warnings, *baseline.run_dir.warnings],
+        unjudged_new=_unjudged(new, matched_new),
+        unjudged_baseline=_unjudged(baseline, matched_old),
+    )
+
+
+def _unjudged(view: RunView, rows: set[Pair]) -> int:
+    """Answers of ``rows`` that have no verdict."""
+    judged = set(map(cell_key, view.verdicts))
+    return sum(
+        1 for r in view.responses if (r.model, r.variant) in rows and cell_key(r) not in judged
     )
 
 

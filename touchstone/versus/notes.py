@@ -90,6 +90,22 @@ def notes(comparison: RunComparison, surface: Surface, baseline_path: str = "") 
     if unmatched:
         hint = " Ein umbenanntes Modell paart --pair NEU=ALT." if surface == "cli" else ""
         out.append(Note(f"Ohne Gegenstück, nicht verglichen: {'; '.join(unmatched)}.{hint}"))
+    open_cells = []
+    if comparison.unjudged_new:
+        open_cells.append(
+            f"{counted(comparison.unjudged_new, 'Antwort', 'Antworten')} im neuen Run"
+        )
+    if comparison.unjudged_baseline:
+        open_cells.append(
+            f"{counted(comparison.unjudged_baseline, 'Antwort', 'Antworten')} in der Baseline"
+        )
+    if open_cells:
+        out.append(
+            Note(
+                f"Noch nicht bewertet: {' und '.join(open_cells)}; verglichen wird, was "
+                "bewertet ist."
+            )
+        )
     for warning in comparison.warnings:
         out.append(Note(f"Warnung: {warning}"))
     return out
