@@ -117,9 +117,9 @@ class PromptSets:
                 sets.common[key] = same
             else:
                 sets.changed.add(key[1])
-        sets.shared = {p for _, p in sets.common}
-        # A prompt judged by the same rubric in one variant and another in a second is
+        # A prompt judged by the same rubric in one variant and by another in a second is
         # compared where it can be, and counted as changed too: some of its cells are out.
+        sets.shared = {p for _, p in sets.common}
         sets.new_only = new_ids - old_ids
         sets.baseline_only = old_ids - new_ids
         return sets
