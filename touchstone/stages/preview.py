@@ -28,6 +28,7 @@ from touchstone.judge.cells import CellTask, Judge
 from touchstone.judge.holistic import dimensions_user_prompt, input_hash
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.rubric import RubricHashes, judge_system_prompt
+from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.stages.answering import plan_cells
@@ -239,6 +240,8 @@ def preview_judge(
     use_cache: bool = True,
 ) -> Preview:
     """What ``execute_judge`` with these arguments would ask, and what it would cost."""
+    if concurrency is not None:  # bad input here as there; the judge's time is not known
+        check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
     run = RunDir.existing(run_path)
     pack = pack_of_run(run)
     if not run.file(RESPONSES).is_file():
