@@ -150,18 +150,19 @@ def test_a_run_stops_at_its_budget_under_concurrency_and_resumes(
         "base_url": own_sim.base_url,
         "max_tokens": 100,
         "concurrency": 4,
-        "price": PER_OUTPUT_TOKEN,
+        # Half a unit per input token, one per output token.
+        "price": Price(500_000.0, 1_000_000.0),
     }
     outcome = execute_run(**options, budget=250.0)  # type: ignore[arg-type]
     summary = outcome.summary
     assert summary.budget is not None and summary.budget.reached
     assert own_sim.generations["peak"] > 1  # the calls did overlap
     saved = answers(out)
-    spent = sum(r.completion_tokens or 0 for r in saved)
+    spent = sum((r.prompt_tokens or 0) / 2 + (r.completion_tokens or 0) for r in saved)
     # The cap holds on what the server reported, and it stopped only when the next worst case
-    # (100 tokens) no longer fitted.
+    # (100 tokens out and a short prompt in) no longer fitted.
     assert spent == pytest.approx(summary.budget.spent)
-    assert 150 < spent <= 250
+    assert 140 < spent <= 250
     assert summary.over_budget == 36 - len(saved) == summary.left > 0
     # Resumable: the same call with room goes on where it stopped.
     again = execute_run(**options, budget=10_000.0)  # type: ignore[arg-type]
@@ -290,6 +291,47 @@ def test_without_usage_reports_the_judge_cap_counts_estimates_and_says_so(
     # A fake reports no usage: each call counts its worst case, 10; the fourth does not fit.
     assert len(judge.history) == 3 == len(verdicts(answered_run))
     assert "3 Aufrufe ohne Verbrauchsangabe des Servers" in str(stop.value)
+
+
+def test_a_re_judge_stopped_by_its_budget_says_which_verdicts_stand(answered_run: Path) -> None:
+    config = JudgeConfig(
+        endpoint=JudgeEndpoint(base_url="http://127.0.0.1:9/v1"),
+        model="fake-judge",
+        max_tokens=10,
+        price_per_million=PricePerMillion(input=0.0, output=1_000_000.0),
+    )
+    execute_judge(answered_run, config=config, backend=FakeJudge())
+    config.budget = 35.0
+    with pytest.raises(BudgetReached) as stop:
+        execute_judge(answered_run, config=config, backend=FakeJudge(), rejudge="all")
+    message = str(stop.value)
+    assert "9 Zellen nicht neu bewertet: die bisherigen bleiben." in message
+    assert "fehlgeschlagene oder unlesbare Neubewertung" not in message  # not what happened
+    assert len(verdicts(answered_run)) == 12
+
+
+def test_a_budget_reached_before_the_holistic_pass_keeps_every_verdict(
+    answered_run: Path,
+) -> None:
+    config = JudgeConfig(
+        endpoint=JudgeEndpoint(base_url="http://127.0.0.1:9/v1"),
+        model="fake-judge",
+        max_tokens=10,
+        price_per_million=PricePerMillion(input=0.0, output=1_000_000.0),
+        budget=125.0,  # the 12 answers' calls (10 each) fit, a holistic call no more
+    )
+    judge = FakeJudge()
+    with pytest.raises(BudgetReached) as stop:
+        execute_judge(answered_run, config=config, backend=judge, concurrency=3)
+    assert len(judge.history) == 12 == len(verdicts(answered_run))
+    assert "Jede Zelle ist bewertet und gespeichert" in str(stop.value)
+    reports = json.loads((answered_run / "reports.json").read_text(encoding="utf-8"))
+    assert all("das Budget war erreicht" in r["dim_rationales"]["_error"] for r in reports)
+    assert (answered_run / "scorecard.json").is_file()
+    # The next judge run asks for the holistic reports only.
+    config.budget = 1000.0
+    execute_judge(answered_run, config=config, backend=judge)
+    assert len(judge.history) == 12 + 4
 
 
 def test_a_judge_budget_without_price_or_max_tokens_is_a_config_error(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from touchstone.budget import Budget
 from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
+from touchstone.german import counted
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.advice import after_stop
 from touchstone.judge.agreement import Agreement
@@ -258,9 +259,17 @@ def _judge_loaded(
             and key not in refused
         )
         unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
+        over_budget = isinstance(exc, BudgetReached)
         left = after_stop(
-            open_cells=health.cells_left, kept=kept, unreadable=unreadable, refused=len(refused)
+            open_cells=health.cells_left,
+            # Not re-judged for want of budget, not for a failed re-judge: said apart.
+            kept=0 if over_budget else kept,
+            unreadable=unreadable,
+            refused=len(refused),
         )
+        if over_budget and kept:
+            stands = "die bisherige Bewertung bleibt" if kept == 1 else "die bisherigen bleiben"
+            left = f"{counted(kept, 'Zelle', 'Zellen')} nicht neu bewertet: {stands}. {left}"
         exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
         emit(
