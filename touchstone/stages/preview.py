@@ -121,7 +121,7 @@ class Preview:
 def duration(seconds: float) -> str:
     """``45 s``, ``3 min``, ``1,5 h``: a duration as rough as an estimate is."""
     if seconds < 90:
-        return f"{german.number(max(1.0, seconds), 0)} s"
+        return f"{german.number(max(1.0, seconds) if seconds else 0, 0)} s"
     if seconds < 90 * 60:
         return f"{german.number(seconds / 60, 0)} min"
     return f"{german.number(seconds / 3600, 1)} h"
