@@ -179,7 +179,10 @@ def create_app(
     # -- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
     def index(request: Request) -> Response:
-        return page(request, "index.html", {"runs": gui.runs(), "packs": gui.packs()})
+        # "Run fortsetzen" of a run page fills the form in (name, pack, endpoint).
+        prefill = {k: request.query_params.get(k, "") for k in ("name", "pack", "base_url")}
+        context = {"runs": gui.runs(), "packs": gui.packs(), "prefill": prefill}
+        return page(request, "index.html", context)
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
