@@ -55,6 +55,7 @@ from touchstone.gui.queries import (
 )
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.views import Gui
+from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
 from touchstone.report import MeansChart, template_environment
@@ -127,6 +128,7 @@ def create_app(
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     env = template_environment(TEMPLATES)
     env.globals.update(states=JOB_STATES)
+    env.filters.update(whole=keep_whole)
     templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gui = gui
