@@ -164,3 +164,43 @@ def test_the_expected_cells_are_the_planned_cells(client: TestClient, workspace:
     row = overview_row(client.get("/").text, "tiny")
     # 2 models x 1 variant x 1 repeat x 3 prompts.
     assert "6 / 6" in row
+
+
+# -- 5. calls cut at their deadline: the card and the Judge-Bilanz say the same ------------
+
+
+def test_calls_cut_at_the_deadline_are_told_alike_by_card_and_bilanz() -> None:
+    from touchstone.errors import JudgeCallError
+    from touchstone.judge.probes import probe_battery
+    from touchstone.pack import load_pack
+
+    from .test_judge_check import BUERO, ProbeJudge, check, verdict
+
+    pack = load_pack(BUERO)
+    cut = JudgeCallError("keine vollständige Antwort innerhalb der Frist", kind="timeout")
+    # Every call of one kind cut at the deadline, the rest answered at once.
+    judge = ProbeJudge(pack, {"reference": cut, "counterexample": verdict(1, True)})
+    card = check(pack, judge, call_timeout_s=2)
+    cut_calls = card.health.failures["timeout"]
+    # (The guard stops after a few cut calls in a row.)
+    assert 1 < cut_calls <= sum(1 for p in probe_battery(pack) if p.kind == "reference")
+    latency = next(c for c in card.criteria if c.name == "Latenz p95")
+    summary = card.health.summary_de(resumable=False)
+    # Both name the calls cut at the deadline; the card's p95 is a lower bound with them.
+    told = f"{cut_calls} Aufrufe an der Frist abgebrochen"
+    assert told in latency.figure and told in summary, (latency.figure, summary)
+    assert latency.figure.startswith("mindestens "), latency.figure
+
+
+def test_a_judge_with_every_call_cut_says_why_there_is_no_latency() -> None:
+    from collections import Counter
+
+    from touchstone.judge.health import JudgeHealth
+
+    health = JudgeHealth(calls=3, failures=Counter(timeout=3))
+    assert "Latenz: – (3 Aufrufe an der Frist abgebrochen)" in health.summary_de()
+    one = JudgeHealth(calls=1, failures=Counter(timeout=1))
+    assert "Latenz: – (1 Aufruf an der Frist abgebrochen)" in one.summary_de()
+    assert (
+        "an der Frist" not in JudgeHealth(calls=2, successes=2, latencies_s=[0.1, 0.2]).summary_de()
+    )
