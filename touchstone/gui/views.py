@@ -232,6 +232,7 @@ class Gui:
             "report": is_fresh(self.run_dir(name), REPORT_HTML),
             # Without an answer there is nothing to judge or report: the page offers the run.
             "answered": bool(view.responses),
+            "endpoints": endpoints(view.manifest),
             "continue_url": self.continue_url(name, view.manifest),
         }
         return detail, run
@@ -246,7 +247,13 @@ class Gui:
             if path is not None:
                 fields["pack"] = str(path.relative_to(self.workdir))
                 break
-        urls = [url for url in manifest.get("base_urls") or [] if isinstance(url, str)]
+        urls = endpoints(manifest)
         if urls:
             fields["base_url"] = urls[-1]
         return "/?" + urlencode(fields) + "#run-form"
+
+
+def endpoints(manifest: Mapping[str, Any]) -> list[str]:
+    """The endpoints run.json names (a run dir may be someone else's: only strings count)."""
+    named = manifest.get("base_urls")
+    return [url for url in named if isinstance(url, str)] if isinstance(named, list) else []
