@@ -58,6 +58,7 @@ from touchstone.gui.queries import (
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.versus import baselines, comparison_context, comparison_json
 from touchstone.gui.views import Gui
+from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
 from touchstone.report import MeansChart, template_environment
@@ -130,6 +131,7 @@ def create_app(
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     env = template_environment(TEMPLATES)
     env.globals.update(states=JOB_STATES)
+    env.filters.update(whole=keep_whole)
     templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.gui = gui
@@ -182,7 +184,10 @@ def create_app(
     # -- pages ----------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
     def index(request: Request) -> Response:
-        return page(request, "index.html", {"runs": gui.runs(), "packs": gui.packs()})
+        # "Run fortsetzen" of a run page fills the form in (name, pack, endpoint).
+        prefill = {k: request.query_params.get(k, "") for k in ("name", "pack", "base_url")}
+        context = {"runs": gui.runs(), "packs": gui.packs(), "prefill": prefill}
+        return page(request, "index.html", context)
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:

@@ -41,12 +41,14 @@ class RunCache:
         # One load per run at a time: two requests for a big run must not load it twice.
         self._loading: dict[Path, threading.Lock] = {}
 
-    def get(self, path: Path) -> LoadedRun:
-        """The run at ``path``; ``InputError`` when it cannot be read (bad input)."""
+    def get(self, path: Path, inputs: tuple[Stamp, ...] | None = None) -> LoadedRun:
+        """The run at ``path``; ``InputError`` when it cannot be read (bad input).
+        ``inputs``: the run's ``input_stamps`` when the caller has just taken them (the
+        overview: hashing a big run's files twice in one request costs time)."""
         with self._lock:
             gate = self._loading.setdefault(path, threading.Lock())
         with gate:
-            stamp = input_stamps(path)
+            stamp = input_stamps(path) if inputs is None else inputs
             with self._lock:
                 entry = self._entries.get(path)
                 if entry is not None and entry[0] == stamp:
@@ -72,7 +74,8 @@ def file_stamp(path: Path) -> Stamp:
 
 
 Summary = dict[str, Any]
-SummaryBuilder = Callable[[Path], tuple[Summary, tuple[Path, ...]]]
+# Builds a run's summary from its path and the ``input_stamps`` just taken of it.
+SummaryBuilder = Callable[[Path, tuple[Stamp, ...]], tuple[Summary, tuple[Path, ...]]]
 
 
 class SummaryCache:
@@ -87,26 +90,24 @@ class SummaryCache:
         self._entries: dict[Path, tuple[tuple[Stamp, ...], tuple[Path, ...], Summary]] = {}
         self._lock = threading.Lock()
 
-    @staticmethod
-    def _stamps(path: Path, packs: tuple[Path, ...]) -> tuple[Stamp, ...]:
-        return (
-            *input_stamps(path),
-            file_stamp(path / SCORECARD_JSON),
-            *(file_stamp(pack) for pack in packs),
-        )
-
     def get(self, path: Path, build: SummaryBuilder) -> Summary:
         """The summary of the run at ``path``; ``build`` makes it (and names the pack files
         it read) when there is none or the files changed. Its errors are not kept: a
-        damaged run is read again next time, as its page would."""
+        damaged run is read again next time, as its page would.
+
+        The run's files are stamped once per call, and ``build`` is given those stamps:
+        hashing a big run's answers two or three times per overview was most of its cost."""
         with self._lock:
             entry = self._entries.get(path)
-        if entry is not None and entry[0] == self._stamps(path, entry[1]):
-            return dict(entry[2])
-        # The run's stamps are taken before it is read: a change while reading makes the
-        # next request read again, never keeps a stale line.
-        before = self._stamps(path, ())
-        summary, packs = build(path)
+        # Taken before the run is read: a change while reading makes the next request read
+        # again, never keeps a stale line.
+        inputs = input_stamps(path)
+        before = (*inputs, file_stamp(path / SCORECARD_JSON))
+        if entry is not None:
+            packs = entry[1]
+            if entry[0] == (*before, *(file_stamp(pack) for pack in packs)):
+                return dict(entry[2])
+        summary, packs = build(path, inputs)
         stamps = (*before, *(file_stamp(pack) for pack in packs))
         with self._lock:
             self._entries[path] = (stamps, packs, summary)
@@ -129,11 +130,12 @@ def is_fresh(path: Path, written_name: str) -> bool:
     return all(mtime <= written for mtime in input_mtimes(path))
 
 
-def fresh_scorecard(path: Path) -> dict[str, Any] | None:
+def fresh_scorecard(path: Path, inputs: tuple[Stamp, ...] | None = None) -> dict[str, Any] | None:
     """The run's ``scorecard.json`` if nothing it was built from changed since, else None.
 
     The judge stage and ``touchstone report`` write it; the overview reads it instead of
-    loading every verdict of every run.
+    loading every verdict of every run. ``inputs``: the run's ``input_stamps`` when the
+    caller has just taken them.
     """
     if not is_fresh(path, SCORECARD_JSON):
         return None
@@ -143,7 +145,8 @@ def fresh_scorecard(path: Path) -> dict[str, Any] | None:
         return None
     # Times can lie (a same-size edit with the old mtime kept, a file from someone else with
     # one in the future): only the content of the files it was built from makes it current.
-    if not isinstance(data, dict) or recorded_inputs(data) != input_stamps(path):
+    current = input_stamps(path) if inputs is None else inputs
+    if not isinstance(data, dict) or recorded_inputs(data) != current:
         return None
     rows = data.get("rows")
     if not isinstance(rows, list) or not all(_summary_row(row) for row in rows):

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import HTTPException
 
@@ -15,8 +15,9 @@ from touchstone.gui.cache import LoadedRun, RunCache, SummaryCache, fresh_scorec
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
 from touchstone.stages import report_html
+from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
-from touchstone.store import MANIFEST, REPORT_HTML, RunDir, resolve_inside
+from touchstone.store import MANIFEST, REPORT_HTML, RunDir, Stamp, resolve_inside
 
 # The config `touchstone judge` reads without --config: the GUI offers it first too.
 DEFAULT_JUDGE_CONFIG = "judge.yaml"
@@ -145,25 +146,23 @@ class Gui:
         summary["report"] = is_fresh(path, REPORT_HTML)
         return summary
 
-    def _scored_summary(self, path: Path) -> tuple[dict[str, Any], tuple[Path, ...]]:
+    def _scored_summary(
+        self, path: Path, inputs: tuple[Stamp, ...]
+    ) -> tuple[dict[str, Any], tuple[Path, ...]]:
         """Counts and the best row: from a fresh ``scorecard.json`` when there is one (a
         100k-cell run is not loaded for one line of the overview), else from the run. And
-        the files the pack may have been read from (it gives the expected cell count)."""
-        card = fresh_scorecard(path)
+        the files the pack may have been read from (it gives the expected cell count).
+        ``inputs``: the run's stamps, taken once for this request."""
+        card = fresh_scorecard(path, inputs)
         if card is None:
-            loaded = self.cache.get(path)
+            loaded = self.cache.get(path, inputs)
             manifest, pack, card = loaded.view.manifest, loaded.view.pack, loaded.card.as_dict()
         else:
             run = RunDir.existing(path)
             manifest, pack = run.read_manifest(), pack_of_run(run, within=self.workdir)
         rows = card["rows"]
         best = next((row for row in rows if row.get("mean") is not None), None)
-        expected = (
-            len(manifest.get("models") or [])
-            * len(manifest.get("variants") or [])
-            * int(manifest.get("repeats") or 1)
-            * pack.prompt_count
-        )
+        expected = sum(planned_cells(manifest, pack.prompt_count).values())
         unscored = sum(sum(row["unscored"].values()) for row in rows)
         return {
             "pack": manifest.get("pack_id", ""),
@@ -231,5 +230,30 @@ class Gui:
             "warnings": view.run_dir.warnings,
             "jobs": self.jobs.jobs_of(self.run_dir(name), with_log=True),
             "report": is_fresh(self.run_dir(name), REPORT_HTML),
+            # Without an answer there is nothing to judge or report: the page offers the run.
+            "answered": bool(view.responses),
+            "endpoints": endpoints(view.manifest),
+            "continue_url": self.continue_url(name, view.manifest),
         }
         return detail, run
+
+    def continue_url(self, name: str, manifest: Mapping[str, Any]) -> str:
+        """The overview with its run form filled in to go on with run ``name``: its name,
+        its pack (when inside the working dir) and the endpoint it used last."""
+        fields = {"name": name}
+        for key in ("pack_path", "pack_abspath"):
+            named = manifest.get(key)
+            path = resolve_inside(self.workdir, named) if isinstance(named, str) and named else None
+            if path is not None:
+                fields["pack"] = str(path.relative_to(self.workdir))
+                break
+        urls = endpoints(manifest)
+        if urls:
+            fields["base_url"] = urls[-1]
+        return "/?" + urlencode(fields) + "#run-form"
+
+
+def endpoints(manifest: Mapping[str, Any]) -> list[str]:
+    """The endpoints run.json names (a run dir may be someone else's: only strings count)."""
+    named = manifest.get("base_urls")
+    return [url for url in named if isinstance(url, str)] if isinstance(named, list) else []

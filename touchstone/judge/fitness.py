@@ -172,6 +172,18 @@ def _seconds(value: float) -> str:
     return f"{german.number(value)} s"
 
 
+def _latency_figure(health: JudgeHealth, p95: float | None, limit: float) -> str:
+    """``0,40 s (Grenze …)``; with calls cut at their deadline counted at it, the p95 is a
+    lower bound and the figure says so and how many, as the Judge-Bilanz does."""
+    if p95 is None:
+        return "keine Antwort"
+    bound = f"Grenze {_seconds(limit)}: die Hälfte von call_timeout_s"
+    cut = health.cut_at_deadline()
+    if not cut:
+        return f"{_seconds(p95)} ({bound})"
+    return f"mindestens {_seconds(p95)} ({cut}; {bound})"
+
+
 def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) -> list[Criterion]:
     """Parse rate, failed and reasoning-only calls, p95 latency: how the calls went."""
     answered = health.successes
@@ -203,11 +215,7 @@ def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) ->
             reasoning_only / calls <= MAX_REASONING_ONLY_RATE,
         ),
         Criterion(
-            "Latenz p95",
-            "keine Antwort"
-            if p95 is None
-            else f"{_seconds(p95)} (Grenze {_seconds(limit)}: die Hälfte von call_timeout_s)",
-            p95 is not None and p95 <= limit,
+            "Latenz p95", _latency_figure(health, p95, limit), p95 is not None and p95 <= limit
         ),
     ]
 

@@ -68,6 +68,13 @@ class JudgeHealth:
     def percentile(self, share: float) -> float | None:
         return percentile(self.latencies_s, share)
 
+    def cut_at_deadline(self) -> str:
+        """``3 Aufrufe an der Frist abgebrochen``, or "" when no call hit its deadline."""
+        cut = self.failures.get("timeout", 0)
+        if not cut:
+            return ""
+        return f"{german.counted(cut, 'Aufruf', 'Aufrufe')} an der Frist abgebrochen"
+
     def latency(self) -> tuple[float | None, float | None]:
         """Median and p95 of the answered calls' latencies (None without any)."""
         median = statistics.median(self.latencies_s) if self.latencies_s else None
@@ -115,6 +122,11 @@ class JudgeHealth:
             if median is None
             else f"Median {german.number(median)} s, p95 {german.number(p95)} s"
         )
+        # Calls cut at their deadline have no latency, only a lower bound: said beside the
+        # figures of the answered ones, as the judge-check card says it (not a bare "–").
+        cut = self.cut_at_deadline()
+        if cut:
+            latency_text += f" ({cut})"
         waits = (
             f"; Rate-Limit abgewartet: {german.count(self.rate_limited)}-mal"
             if self.rate_limited

@@ -16,6 +16,26 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+// Text as nodes a narrow screen wraps, but never inside a hyphenated name or id ("sim-judge",
+// a job id) nor between a number and its unit ("100 %", "2,00 s"): those go into no-wrap
+// spans, the text itself unchanged (gui/whole.py has the same rule for the server's pages).
+const WHOLE = /[\p{L}\p{N}_.%\/:]+(?:-[\p{L}\p{N}_.%\/:]+)+|\d[\d.,]*\s(?:%|s\b|ms\b|Tok\/s)/gu;
+
+function wholeNodes(text) {
+  const nodes = [];
+  let last = 0;
+  for (const match of text.matchAll(WHOLE)) {
+    nodes.push(text.slice(last, match.index), el("span", {class: "nowrap", text: match[0]}));
+    last = match.index + match[0].length;
+  }
+  nodes.push(text.slice(last));
+  return nodes.filter((node) => node !== "");
+}
+
+function setWhole(node, text) {
+  node.replaceChildren(...wholeNodes(text));
+}
+
 async function postJson(url, body) {
   const response = await fetch(url, {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
@@ -80,7 +100,7 @@ class JobBox {
     root.setAttribute("aria-live", "polite");
     this.title = el("b");
     this.state = el("span", {"data-testid": "job-state"});
-    this.exit = el("span", {class: "muted"});
+    this.exit = el("span", {class: "muted nowrap"});
     this.bar = el("progress", {max: "1", value: "0"});
     this.counts = el("span");
     this.errors = el("span");
@@ -149,7 +169,7 @@ class JobBox {
     this.root.className = "box " + state;
     this.root.dataset.state = state;
     const kind = Array.isArray(job.command) && job.command.length > 2 ? job.command[2] : "";
-    this.title.textContent = `Job ${asText(job.id, "?")}${kind ? ` (${kind})` : ""}`;
+    setWhole(this.title, `Job ${asText(job.id, "?")}${kind ? ` (${kind})` : ""}`);
     this.state.textContent = STATES[state];
     this.state.className = "state-" + state;
     this.exit.textContent = Number.isInteger(job.exit_code) ? `Exit-Code ${job.exit_code}` : "";
@@ -163,13 +183,13 @@ class JobBox {
     const streak = Number.isInteger(p.streak) ? germanCount(p.streak) : asText(p.streak, "0");
     this.errors.textContent = `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
     this.errors.className = errors ? "warn" : "";
-    this.inFlight.textContent = state === "running" ? asText(p.in_flight, "") : "";
-    this.message.textContent = asText(job.notice ?? job.message, "");
+    setWhole(this.inFlight, state === "running" ? asText(p.in_flight, "") : "");
+    setWhole(this.message, asText(job.notice ?? job.message, ""));
     this.message.className = state === "failed" ? "flag" : "muted";
     // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
-    this.health.textContent = p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "";
+    setWhole(this.health, p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "");
     this.card.replaceChildren(...(p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
-    this.agreement.textContent = asText(p.agreement, "");
+    setWhole(this.agreement, asText(p.agreement, ""));
     this.cancel.hidden = state !== "running";
     this.renderEnd(job);
   }
@@ -229,13 +249,13 @@ function fitnessCard(card) {
   const rows = card.criteria.map((c) => {
     const mark = c.passed === true ? "✓" : c.passed === false ? "✗" : "–";
     const style = c.passed === true ? "ok" : c.passed === false ? "flag" : "muted";
-    return el("tr", {}, el("td", {class: style, text: mark}), el("td", {text: asText(c.name)}),
-              el("td", {text: asText(c.figure)}));
+    return el("tr", {}, el("td", {class: style, text: mark}), el("td", {}, ...wholeNodes(asText(c.name))),
+              el("td", {}, ...wholeNodes(asText(c.figure))));
   });
   const table = el("table", {class: "fitness", "data-testid": "fitness-card"},
-    el("caption", {text: `Judge-Check: ${asText(card.judge_model)}`}), el("tbody", {}, ...rows));
+    el("caption", {}, ...wholeNodes(`Judge-Check: ${asText(card.judge_model)}`)), el("tbody", {}, ...rows));
   const verdict = el("p", {class: card.suitable ? "ok" : "flag"},
-    el("b", {text: `Urteil: ${asText(card.verdict)}`}));
+    el("b", {}, ...wholeNodes(`Urteil: ${asText(card.verdict)}`)));
   return [table, verdict];
 }
 
