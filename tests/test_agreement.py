@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from touchstone.judge.agreement import weighted_kappa
+from touchstone.quality.agreement import weighted_kappa
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
 

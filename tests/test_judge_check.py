@@ -15,8 +15,8 @@ import pytest
 
 from touchstone.errors import JudgeCallError
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_user_prompt
-from touchstone.judge.probes import MAX_PROBES, NON_ANSWERS, Bounds, probe_battery
 from touchstone.pack import Pack, load_pack
+from touchstone.quality.probes import MAX_PROBES, NON_ANSWERS, Bounds, probe_battery
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge_check
 

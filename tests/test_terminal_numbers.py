@@ -12,9 +12,9 @@ from rich.console import Console
 
 from touchstone.cli import ui
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.judge.agreement import Agreement
 from touchstone.judge.health import JudgeHealth
 from touchstone.pack import Pack
+from touchstone.quality.agreement import Agreement
 from touchstone.scorecard import render_fitness_card
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge

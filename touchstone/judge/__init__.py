@@ -13,8 +13,9 @@ cache.py     the verdict cache
 plan.py      which cells a judge run judges (open, stale, re-judged)
 session.py   one judge invocation: call, identity, guard settings, health
 advice.py    what to do when the judge stopped, by cause
-agreement.py how re-judged cells agree with their previous verdicts
-probes.py    the probe battery of judge-check; fitness.py: its fitness card
+
+Judge quality (judge-check's probes and fitness card, agreement, human spot checks) lives
+in touchstone.quality.
 """
 
 from touchstone.errors import JudgeAborted, JudgeCallError

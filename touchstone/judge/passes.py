@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
-from touchstone.judge.agreement import Agreement
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
 from touchstone.judge.cells import CellTask, refusal
@@ -35,6 +34,7 @@ from touchstone.judge.policy import Breaker, keep_better
 from touchstone.judge.rubric import RubricHashes, judge_system_prompt
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
+from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 
 OnVerdict = Callable[[Verdict], None]

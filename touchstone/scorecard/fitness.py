@@ -13,8 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone import german
-from touchstone.judge.fitness import UNREACHED, FitnessCard
 from touchstone.plain import plain
+from touchstone.quality.fitness import UNREACHED, FitnessCard
 
 # Probes that missed their expectation, shown under the card (the rest are in --events).
 MISSES_SHOWN = 8

@@ -15,11 +15,11 @@ from touchstone.engine import run_blocking
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
-from touchstone.judge.fitness import FitnessCard, assess
 from touchstone.judge.passes import judge_cells
-from touchstone.judge.probes import probe_battery, probe_variant
 from touchstone.judge.session import open_session
 from touchstone.pack import Pack, load_pack
+from touchstone.quality.fitness import FitnessCard, assess
+from touchstone.quality.probes import probe_battery, probe_variant
 from touchstone.results import Verdict
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import RunDir

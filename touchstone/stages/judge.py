@@ -20,7 +20,6 @@ from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.german import counted
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.advice import after_stop
-from touchstone.judge.agreement import Agreement
 from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
 from touchstone.judge.health import JudgeHealth
@@ -29,6 +28,7 @@ from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
+from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone import german
-from touchstone.judge.health import percent
 from touchstone.pack import Scale
 from touchstone.results import Verdict
 
@@ -80,11 +79,11 @@ class Agreement:
             lead = f"Übereinstimmung mit dem bisherigen Judge ({previous})"
         else:
             lead = f"Übereinstimmung mit den bisherigen Judges ({previous})"
-        within = f"±1 Punkt {percent(self.within_one)}, " if 1 < self.span <= 10 else ""
+        within = f"±1 Punkt {german.percent(self.within_one)}, " if 1 < self.span <= 10 else ""
         cells = german.counted(self.cells, "neu bewerteten Zelle", "neu bewerteten Zellen")
         return (
-            f"{lead} auf {cells}: exakt {percent(self.exact)}, "
-            f"{within}gewichtetes Kappa {kappa}, Warnsignal {percent(self.red_flag)}."
+            f"{lead} auf {cells}: exakt {german.percent(self.exact)}, "
+            f"{within}gewichtetes Kappa {kappa}, Warnsignal {german.percent(self.red_flag)}."
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from typing import Any
 
 from touchstone import german
 from touchstone.judge.health import JudgeHealth, percent, percentile
-from touchstone.judge.probes import Bounds, Probe, ProbeKind
 from touchstone.pack import Scale
+from touchstone.quality.probes import Bounds, Probe, ProbeKind
 from touchstone.results import Verdict
 
 # Share of references / counterexamples that must meet their expectation.

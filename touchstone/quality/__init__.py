@@ -1,0 +1,9 @@
+"""How far the judge's verdicts can be trusted (DESIGN §14, §17): judge quality, not calls.
+
+probes.py     the probe battery of judge-check; fitness.py: its fitness card
+agreement.py  weighted_kappa (the one kappa); how re-judged cells agree with their previous
+              verdicts
+bootstrap.py  bootstrap_interval: a seeded percentile bootstrap over any units
+
+``judge/`` stays the calls, the guard and the verdicts; this package judges the judge.
+"""
