@@ -171,8 +171,8 @@ def test_the_expected_cells_are_the_planned_cells(client: TestClient, workspace:
 
 def test_calls_cut_at_the_deadline_are_told_alike_by_card_and_bilanz() -> None:
     from touchstone.errors import JudgeCallError
-    from touchstone.judge.probes import probe_battery
     from touchstone.pack import load_pack
+    from touchstone.quality.probes import probe_battery
 
     from .test_judge_check import BUERO, ProbeJudge, check, verdict
 
