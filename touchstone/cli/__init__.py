@@ -5,6 +5,7 @@ ui.py        consoles, the error guard, progress bars, outcome printing
 pipeline.py  run, judge, report
 check.py     judge-check
 tools.py     gui, sim, demo, cache
+packs.py     pack check, pack import (the ``pack`` group)
 """
 
 from touchstone.cli import check, pipeline, tools
