@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
-from touchstone.cli.ui import handled, show_warnings, stdout
+from touchstone.cli.ui import handled, show_warnings, stderr, stdout
 from touchstone.errors import InputError
+from touchstone.german import counted
 from touchstone.pack import load_pack
 from touchstone.packs.check import check
+from touchstone.packs.importer import import_pack
 from touchstone.packs.terminal import render_pack_check
 from touchstone.stages.view import load_run
 
@@ -51,4 +53,36 @@ def pack_check(
         result = check(loaded, spread, run=str(run or ""))
         stdout.print(render_pack_check(result))
     if not result.usable:
+        raise typer.Exit(1)
+
+
+@pack_app.command("import")
+def pack_import(
+    source: Annotated[Path, typer.Argument(help="CSV- oder JSONL-Datei mit den Prompts.")],
+    out: Annotated[Path, typer.Option("--out", help="Das neue Paket (YAML).")],
+    pack_id: Annotated[
+        str | None, typer.Option("--id", help="Paket-ID (Standard: der Dateiname).")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="Titel (Standard: die ID).")] = None,
+    scale: Annotated[str, typer.Option("--scale", help="Skala, z. B. 0-5 oder 1..10.")] = "0-5",
+    force: Annotated[bool, typer.Option("--force", help="Ein vorhandenes --out ersetzen.")] = False,
+) -> None:
+    """Legt aus CSV oder JSONL ein Paket an und prüft es wie pack check. Exit 0 brauchbar, 1
+    geschrieben, aber mit Fehlern im Paket, 2 ungültige Eingabe (nichts geschrieben)."""
+    with handled():
+        imported = import_pack(source, out, pack_id=pack_id, title=title, scale=scale, force=force)
+        # The file as written: it must load like any pack.
+        pack = load_pack(imported.out)
+        stdout.print(
+            f"Importiert: {counted(pack.prompt_count, 'Prompt', 'Prompts')} in "
+            f"{counted(len(pack.categories), 'Kategorie', 'Kategorien')} nach {imported.out}."
+        )
+        result = check(pack)
+        stdout.print(render_pack_check(result))
+    if not result.usable:
+        stderr.print(
+            f"pack check meldet {counted(result.errors, 'Fehler', 'Fehler')} (oben): das Paket ist "
+            f"geschrieben; bessern Sie {imported.out} nach und prüfen Sie mit "
+            f"touchstone pack check {imported.out}."
+        )
         raise typer.Exit(1)
