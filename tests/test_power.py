@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from itertools import pairwise
 
 import pytest
 
+from touchstone import german
 from touchstone.distributions import t_upper
-from touchstone.pack import Scale
+from touchstone.pack import Pack, Scale
 from touchstone.packs.power import (
     Spread,
     about,
@@ -129,3 +131,42 @@ def test_identical_rows_still_leave_the_scales_resolution() -> None:
 def test_no_pair_no_resolution() -> None:
     assert run_resolution([_row({"P1": [5], "P2": [3]})]) is None
     assert run_resolution([_row({"P1": [5]}), _row({"P1": [4]})]) is None
+
+
+def test_the_scorecard_says_what_the_run_cannot_resolve(tiny_pack: Pack) -> None:
+    from rich.console import Console
+
+    from touchstone.report import render_report
+    from touchstone.scorecard import build_scorecard, render_scorecard
+
+    from .test_scorecard import scored_run
+
+    rng = random.Random(5)
+    quality = {m: [rng.randint(1, 5) for _ in range(20)] for m in ("a", "b", "c")}
+    responses, verdicts = scored_run(quality)
+    card = build_scorecard(responses, verdicts, scale_min=0, scale_max=5)
+    assert card.resolution is not None
+    # The neighbours in the ranking, their per-prompt differences, 20 prompts.
+    ranked = [quality[row.model] for row in card.rows]
+    diffs = [[x - y for x, y in zip(a, b, strict=True)] for a, b in pairwise(ranked)]
+    pooled = sum(statistics.variance(d) * 19 for d in diffs) / 38
+    expected = detectable_difference(20, pooled)
+    assert card.resolution.difference == pytest.approx(expected)
+    shown = german.number(expected)
+    line = f"Unterschiede unter {shown} Punkten kann dieser Lauf nicht auflösen"
+    console = Console(width=80, record=True)
+    console.print(render_scorecard(card))
+    assert line in " ".join(console.export_text().split())
+    html = render_report(
+        run_name="r", pack=tiny_pack, responses=responses, verdicts=verdicts, reports=[], card=card
+    )
+    assert line in html
+    data = card.as_dict()["resolution"]
+    assert data["min_difference"] == pytest.approx(expected, abs=1e-4)
+    assert data["prompts"] == 20 and data["pairs"] == 2 and not data["repeat_share_measured"]
+    # One row: nothing to pair, no line.
+    alone = build_scorecard(*scored_run({"a": quality["a"]}), scale_min=0, scale_max=5)
+    assert alone.resolution is None and alone.as_dict()["resolution"] is None
+    assert "Punkten kann dieser Lauf" not in render_report(
+        run_name="r", pack=tiny_pack, responses=[], verdicts=[], reports=[], card=alone
+    )

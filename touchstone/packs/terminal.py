@@ -92,8 +92,15 @@ def spread_text(result: Power) -> str:
         f"Prompt {sd} Punkte bei 1 Wiederholung, davon {share} der Varianz aus Wiederholungen "
         f"({how}); aus {german.counted(spread.pairs, 'Paar', 'Paaren')} benachbarter Zeilen "
         f"über bis zu {german.counted(spread.prompts, 'Prompt', 'Prompts')}, "
-        f"{german.number(spread.repeats, 1)} Wiederholungen je Prompt."
+        f"{_repeats(spread.repeats)} je Prompt und Zeile."
     )
+
+
+def _repeats(value: float) -> str:
+    """``1 Wiederholung``, ``3 Wiederholungen``, ``2,6 Wiederholungen`` (a mean)."""
+    if abs(value - round(value)) < 0.05:
+        return german.counted(round(value), "Wiederholung", "Wiederholungen")
+    return f"{german.number(value, 1)} Wiederholungen"
 
 
 def _verdict(result: PackCheck) -> Text:
