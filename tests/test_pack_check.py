@@ -199,3 +199,13 @@ def test_a_runs_measured_spread(
     resolution = card["resolution"]
     assert resolution["prompts"] == 3 and resolution["min_difference"] > 0
     assert resolution["power"] == 0.8 and resolution["level"] == 0.95
+
+
+def test_the_readmes_power_table_is_buero_s() -> None:
+    from touchstone.packs.readme import power_table, readme_table
+
+    shown = readme_table(REPO / "README.md")
+    assert shown == power_table(REPO / "packs" / "buero.yaml"), (
+        "README's power table is stale: "
+        "uv run python -m touchstone.packs.readme packs/buero.yaml README.md"
+    )

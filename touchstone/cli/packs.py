@@ -34,8 +34,7 @@ def pack_check(
         ),
     ] = None,
 ) -> None:
-    """Prüft ein Paket: Befunde und kleinster trennbarer Unterschied. Exit 0 brauchbar, 1
-    Fehler im Paket, 2 ungültige Eingabe."""
+    """Prüft ein Paket und sagt, welche Unterschiede es trennt: Exit 0 brauchbar, 1 Fehler."""
     with handled():
         loaded = load_pack(pack)
         spread = None
@@ -67,8 +66,7 @@ def pack_import(
     scale: Annotated[str, typer.Option("--scale", help="Skala, z. B. 0-5 oder 1..10.")] = "0-5",
     force: Annotated[bool, typer.Option("--force", help="Ein vorhandenes --out ersetzen.")] = False,
 ) -> None:
-    """Legt aus CSV oder JSONL ein Paket an und prüft es wie pack check. Exit 0 brauchbar, 1
-    geschrieben, aber mit Fehlern im Paket, 2 ungültige Eingabe (nichts geschrieben)."""
+    """Legt aus CSV oder JSONL ein Paket an und prüft es: Exit 0 brauchbar, 1 Fehler im Paket."""
     with handled():
         imported = import_pack(source, out, pack_id=pack_id, title=title, scale=scale, force=force)
         # The file as written: it must load like any pack.
