@@ -209,3 +209,24 @@ def test_the_readmes_power_table_is_buero_s() -> None:
         "README's power table is stale: "
         "uv run python -m touchstone.packs.readme packs/buero.yaml README.md"
     )
+
+
+def test_the_check_reads_at_80_columns() -> None:
+    from rich.console import Console
+
+    from touchstone.packs.terminal import render_pack_check
+
+    data = json.loads(json.dumps(GOOD))
+    data["categories"][0]["prompts"][0]["expectations"] = []
+    data["categories"].append(
+        {"id": "B", "title": "Eine sehr lange Kategorie", "prompts": [_prompt("B1", "kurz")]}
+    )
+    console = Console(width=80, record=True)
+    console.print(render_pack_check(check(Pack.model_validate(data))))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text  # nothing cut
+    flat = " ".join(text.split())
+    assert "✗ Fehler Ohne Erwartungen (expectations): A0." in flat
+    assert "⚠ Warnung Kategorie B (Eine sehr lange Kategorie) hat nur 1 Prompt" in flat
+    assert "Mit 7 Prompts und 1 Wiederholung trennt dieses Paket Modelle" in flat

@@ -244,3 +244,34 @@ def test_the_cli_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap
     )
     assert code == 1 and "Ohne Erwartungen (expectations): A1" in stdout
     assert "pack check meldet 1 Fehler" in err and load_pack(tmp_path / "c.yaml")
+
+
+def test_texts_that_yaml_or_a_spreadsheet_would_read_otherwise_stay_text(tmp_path: Path) -> None:
+    texts = [
+        "=1+1",
+        "+49 30 123",
+        "-5 % Rabatt",
+        "@chef bitte prüfen",
+        "- keine Liste",
+        "# kein Kommentar",
+        "yes",
+        "null",
+        "~",
+        "0x1F",
+        "1e3",
+        ": Doppelpunkt",
+        "Zeile 1\n  eingerückt\n",
+        "\tTab vorne",
+        "'einfach' und \"doppelt\"",
+        "Ende mit Leerzeichen   x",
+    ]
+    lines = [
+        json.dumps({"id": f"P{i}", "category": "K", "text": text, "expectations": [text]})
+        for i, text in enumerate(texts)
+    ]
+    out = tmp_path / "p.yaml"
+    import_pack(_write(tmp_path, "p.jsonl", "\n".join(lines)), out)
+    pack = load_pack(out)
+    for i, text in enumerate(texts):
+        assert pack.prompt(f"P{i}").text == text.strip()
+        assert pack.prompt(f"P{i}").expectations == [text.strip()]

@@ -32,22 +32,26 @@ def _empirical_power(
     prompt effect (variance P); each repeat adds the noise of one cell's difference
     (variance R). A paired t test at 95 % per pack; the share that finds a > b."""
     rng = random.Random(seed)
+    gauss = rng.gauss
     sd_prompt = math.sqrt(spread.prompt_variance)
     sd_repeat = math.sqrt(spread.repeat_variance)
     critical = t_upper(prompts - 1)
     found = 0
     for _ in range(packs):
-        diffs = []
-        for _ in range(prompts):
-            gap = difference + rng.gauss(0, sd_prompt)
-            diffs.append(gap + statistics.fmean(rng.gauss(0, sd_repeat) for _ in range(repeats)))
-        mean = statistics.fmean(diffs)
-        t = mean / (statistics.stdev(diffs) / math.sqrt(prompts))
-        found += t > critical
+        diffs = [
+            difference
+            + gauss(0, sd_prompt)
+            + sum(gauss(0, sd_repeat) for _ in range(repeats)) / repeats
+            for _ in range(prompts)
+        ]
+        # statistics.stdev is exact (fractions) and slow; plain sums are enough here.
+        mean = math.fsum(diffs) / prompts
+        variance = (math.fsum(d * d for d in diffs) - prompts * mean * mean) / (prompts - 1)
+        found += mean / math.sqrt(variance / prompts) > critical
     return found / packs
 
 
-@pytest.mark.parametrize(("prompts", "repeats"), [(27, 1), (27, 3), (40, 5), (12, 1)])
+@pytest.mark.parametrize(("prompts", "repeats"), [(27, 1), (27, 3), (15, 5), (8, 1)])
 def test_the_computed_difference_is_found_four_times_in_five(prompts: int, repeats: int) -> None:
     spread = assumed_spread(Scale(min=0, max=5))
     difference = detectable_difference(prompts, spread.variance(repeats))
@@ -56,7 +60,7 @@ def test_the_computed_difference_is_found_four_times_in_five(prompts: int, repea
     # 2000 packs: the standard error of a share of 0,8 is 0,009.
     assert power == pytest.approx(0.8, abs=0.03)
     # Half the difference is found far less often: the figure is no loose upper bound.
-    assert _empirical_power(prompts, repeats, spread, difference / 2, 1000, seed=1) < 0.45
+    assert _empirical_power(prompts, repeats, spread, difference / 2, 500, seed=1) < 0.45
 
 
 def test_the_assumed_spread_gives_the_issues_figures_for_27_prompts() -> None:

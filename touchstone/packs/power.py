@@ -35,7 +35,6 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from touchstone import german
@@ -146,29 +145,43 @@ def measured_spread(rows: Sequence[Mapping[str, Cluster]]) -> Spread | None:
     """The spread a run shows: ``rows`` are the rows' clusters by prompt id, in the
     scorecard's order (best first); neighbours are paired. None when no two neighbouring
     rows share two prompts."""
-    squares, df, inverse, shared_total, pairs, most = 0.0, 0, 0.0, 0, 0, 0
-    for a, b in pairwise(rows):
-        shared = [key for key in a if key in b and a[key].count and b[key].count]
-        if len(shared) < 2:
+    # Per row, once (a row is in two pairs): each prompt's mean and 1 / its cells, and the
+    # within-prompt sum of squares of the repeats with its degrees of freedom.
+    means: list[dict[str, float]] = []
+    inverses: list[dict[str, float]] = []
+    within_ss, within_df = 0.0, 0
+    for row in rows:
+        mean, inverse = {}, {}
+        for key, cluster in row.items():
+            if cluster.count:
+                mean[key] = cluster.total / cluster.count
+                inverse[key] = 1 / cluster.count
+                if cluster.count > 1:
+                    ss, d = cluster.within
+                    within_ss += ss
+                    within_df += d
+        means.append(mean)
+        inverses.append(inverse)
+    squares, df, inverse_sum, shared_total, pairs, most = 0.0, 0, 0.0, 0, 0, 0
+    for i in range(len(rows) - 1):
+        a, b = means[i], means[i + 1]
+        shared = list(a) if a.keys() == b.keys() else [key for key in a if key in b]
+        n = len(shared)
+        if n < 2:
             continue
-        diffs = [a[key].mean - b[key].mean for key in shared]
-        mean = math.fsum(diffs) / len(diffs)
-        squares += math.fsum((d - mean) ** 2 for d in diffs)
-        df += len(diffs) - 1
-        inverse += math.fsum(1 / a[key].count + 1 / b[key].count for key in shared)
-        shared_total += len(shared)
+        diffs = [a[key] - b[key] for key in shared]
+        total = math.fsum(diffs)
+        squares += max(0.0, math.fsum(d * d for d in diffs) - total * total / n)
+        df += n - 1
+        ia, ib = inverses[i], inverses[i + 1]
+        inverse_sum += math.fsum(ia[key] + ib[key] for key in shared)
+        shared_total += n
         pairs += 1
-        most = max(most, len(shared))
+        most = max(most, n)
     if not pairs:
         return None
     # Per prompt, the noise weight of the difference: 1/cells of a + 1/cells of b.
-    weight = inverse / shared_total
-    within_ss, within_df = 0.0, 0
-    for row in rows:
-        for cluster in row.values():
-            ss, d = cluster.within
-            within_ss += ss
-            within_df += d
+    weight = inverse_sum / shared_total
     variance = max(squares / df, RESOLUTION_VARIANCE * weight)
     if within_df:
         cell_noise = max(within_ss / within_df, RESOLUTION_VARIANCE)
