@@ -138,6 +138,8 @@ def test_every_bad_jsonl_row_is_named_by_line_and_key(tmp_path: Path) -> None:
         '["keine", "Zuordnung"]',
         '{"id": "A6", "category": ',
         "[" * 100_000 + "]" * 100_000,
+        '{"id": "A7", "category": "B", "text": "T", "text": "U"}',
+        '{"id": "A8", "text": "T"}',
     ]
     path = _write(tmp_path, "p.jsonl", "\n".join(lines))
     body = "\n".join(_failed(path, tmp_path / "p.yaml"))
@@ -149,6 +151,9 @@ def test_every_bad_jsonl_row_is_named_by_line_and_key(tmp_path: Path) -> None:
     assert f"{path}, Zeile 7, Spalte 26: kein gültiges JSON (Wert erwartet)" in body
     # Nesting too deep to parse is bad JSON like any other, not a RecursionError.
     assert f"{path}, Zeile 8, Spalte" in body
+    # json would keep the last of two keys silently.
+    assert f"{path}, Zeile 9, Schlüssel text: steht doppelt im Objekt." in body
+    assert f"{path}, Zeile 10, Schlüssel category: fehlt oder leer." in body
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ Findings are errors or warnings. An error makes the pack's scores mean less than
     error    a prompt without expectations: the judge has no rubric for it
     error    a safety-critical prompt without red flags: nothing a safety finding could name
     warning  near-duplicate texts: the Jaccard similarity of their word sets (the same
-             normalisation) is at least ``NEAR_DUPLICATE`` (0,9), e.g. 19 of 20 words shared
+             normalisation) is at least ``NEAR_DUPLICATE`` (0.9), e.g. 19 of 20 words shared
     warning  a category with fewer than ``MIN_CATEGORY_PROMPTS`` (3) prompts: its mean says
              little (one prompt: no interval at all)
     warning  a variant whose system prompt is the same as ``none``'s (or another variant's):
@@ -64,7 +64,7 @@ class Finding:
 def _ids(ids: Sequence[str]) -> str:
     named = ", ".join(ids[:MAX_NAMED])
     rest = len(ids) - MAX_NAMED
-    return f"{named} und {rest} weitere" if rest > 0 else named
+    return f"{named} und {german.count(rest)} weitere" if rest > 0 else named
 
 
 def words(text: str) -> tuple[str, ...]:

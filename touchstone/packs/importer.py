@@ -75,7 +75,8 @@ def _text(row: Row, column: str, problems: list[Problem], *, required: bool) -> 
     value = row.cells.get(column)
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
-            problems.append(Problem(row.line, row.names.get(column, column), "fehlt oder leer."))
+            name = row.names.get(column) or (f"Schlüssel {column}" if row.jsonl else column)
+            problems.append(Problem(row.line, name, "fehlt oder leer."))
         return None
     if not isinstance(value, str):
         problems.append(

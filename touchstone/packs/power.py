@@ -17,9 +17,11 @@ Where V comes from:
 
 - From the pack alone (``assumed_spread``): a typical spread, stated with the figures. The
   standard deviation of a paired per-prompt difference at one repeat is ``ASSUMED_SD_SHARE``
-  (16 %) of the scale's span, 0,8 points on 0..5, and ``ASSUMED_REPEAT_SHARE`` (40 %) of its
+  (16 %) of the scale's span, 0.8 points on 0..5, and ``ASSUMED_REPEAT_SHARE`` (40 %) of its
   variance comes from repeats (answer and verdict noise), 60 % from prompts. With 27 prompts
-  that gives 0,45 points at one repeat and 0,38 at three.
+  that gives 0.45 points at one repeat and 0.38 at three, the figures issue 28 starts from;
+  the simulator's demo run measures more (1.1 points), real runs differ: ``--run`` replaces
+  the assumption by what a run measured.
 - From a run (``measured_spread``): the rows next to each other in the scorecard's order
   (the pairs whose decision is closest, one pair per row: linear in the rows) pooled. V at
   the run's repeats is the pooled variance of their per-prompt differences; R is twice the

@@ -255,6 +255,23 @@ def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names a key twice (``json`` would keep the last silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key[:60]
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
 def jsonl_rows(text: str) -> Iterator[Row | Problem]:
     """The rows of a JSONL file, or the problems of each."""
     if not text.strip():
@@ -265,7 +282,10 @@ def jsonl_rows(text: str) -> Iterator[Row | Problem]:
         if not raw.strip():
             continue
         try:
-            value = loads(raw)
+            value = loads(raw, object_pairs_hook=_unique_keys)
+        except DuplicateKey as exc:
+            yield Problem(line, f"Schlüssel {exc.key}", "steht doppelt im Objekt.")
+            continue
         except json.JSONDecodeError as exc:
             yield Problem(
                 line, f"Spalte {exc.colno}", f"kein gültiges JSON{_json_reason(exc.msg)}."
