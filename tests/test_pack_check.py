@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,13 @@ from .test_cache import config
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> Any:
     """The CLI in-process: (exit code, stdout, stderr)."""
     monkeypatch.setattr(sys, "argv", ["touchstone", *args])
-    with pytest.raises(SystemExit) as ended:
-        main()
+    # main installs its SIGTERM handler; the test process keeps its own.
+    handler = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit) as ended:
+            main()
+    finally:
+        signal.signal(signal.SIGTERM, handler)
     out = capsys.readouterr()
     return ended.value.code, out.out, out.err
 
