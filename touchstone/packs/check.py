@@ -181,7 +181,7 @@ def _thin_categories(pack: Pack) -> list[Finding]:
     return [
         Finding(
             "warning",
-            f"Kategorie {c.id} ({c.title}) hat nur "
+            f"Kategorie {c.id}{f' ({c.title})' if c.title != c.id else ''} hat nur "
             f"{german.counted(len(c.prompts), 'Prompt', 'Prompts')}: ihr Mittel sagt wenig "
             f"(mindestens {MIN_CATEGORY_PROMPTS} empfohlen).",
         )
