@@ -259,6 +259,9 @@ def _help(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *
         ("demo",),
         ("cache",),
         ("cache", "clear"),
+        ("pack",),
+        ("pack", "check"),
+        ("pack", "import"),
     ],
 )
 def test_help_is_german_with_defaults(

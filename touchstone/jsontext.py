@@ -9,12 +9,15 @@ bad file handles a deep one too.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 
-def loads(text: str | bytes) -> Any:
+def loads(
+    text: str | bytes, *, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None
+) -> Any:
     """``json.loads(text)``; nesting too deep to parse is a ``json.JSONDecodeError``."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=object_pairs_hook)
     except RecursionError:
         raise json.JSONDecodeError("zu tief verschachtelt", "", 0) from None

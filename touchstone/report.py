@@ -20,6 +20,7 @@ import jinja2
 
 from touchstone import german
 from touchstone.pack import Pack, Prompt
+from touchstone.packs.power import resolution_text
 from touchstone.results import (
     UNSCORED_REASONS,
     EvalResponse,
@@ -83,6 +84,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         speed_text=speed_text,
         reasons=UNSCORED_REASONS,
         matrix_rows=MATRIX_ROWS,
+        resolution_text=resolution_text,
     )
     return env
 

@@ -6,6 +6,7 @@ pipeline.py  run, judge, report
 check.py     judge-check
 tools.py     gui, sim, demo, cache
 versus.py    compare (a run against a baseline, the CI gate)
+packs.py     pack check, pack import (the ``pack`` group)
 """
 
 from touchstone.cli import check, pipeline, tools, versus

@@ -22,6 +22,7 @@ from typer._click import exceptions as click_errors
 
 from touchstone import __version__
 from touchstone.cli.helptext import germanize
+from touchstone.cli.packs import pack_app
 from touchstone.cli.ui import say_error, stdout
 from touchstone.engine import raise_terminated
 
@@ -41,6 +42,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["--help", "-h"]},
 )
+app.add_typer(pack_app, name="pack")
 
 
 def version_callback(value: bool) -> None:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar, cast
 
 from touchstone import german
 from touchstone.errors import kind_label
+from touchstone.packs.power import Resolution, run_resolution
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -151,6 +152,8 @@ class Scorecard:
     # else each row against its neighbours in the ranking and the row its rank was decided by.
     comparisons: list[Comparison] = field(default_factory=list)
     comparisons_complete: bool = True
+    # What differences the run can resolve at all (DESIGN §20); None: no two rows to pair.
+    resolution: Resolution | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -209,6 +212,7 @@ class Scorecard:
         data.update(
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
         )
+        data["resolution"] = self.resolution.as_dict() if self.resolution else None
         return data
 
 
@@ -324,6 +328,7 @@ def build_scorecard(
         judge_models=list(all_judges),
         comparisons=comparisons,
         comparisons_complete=complete,
+        resolution=run_resolution([row.clusters for row in ordered]),
     )
 
 

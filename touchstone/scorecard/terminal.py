@@ -17,6 +17,7 @@ from rich.text import Text
 from touchstone import german
 from touchstone.german import DASH, count
 from touchstone.pack import Pack
+from touchstone.packs.power import resolution_text
 from touchstone.plain import plain
 from touchstone.scorecard.build import (
     Scorecard,
@@ -59,6 +60,8 @@ def render_scorecard(
     ties = tie_text(card)
     if ties:
         parts.append(plain(ties))
+    if card.resolution is not None:
+        parts.append(Text(resolution_text(card.resolution)))
     parts += _dimensions(card, dimension_titles or {})
     if card.judge_models:
         label = "Judge-Modelle" if card.mixed_judges else "Judge-Modell"

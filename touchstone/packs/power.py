@@ -1,0 +1,243 @@
+"""How small a difference a pack (or a run) can tell apart (DESIGN §20).
+
+The scorecard calls a row better than another when the 95 % interval of their paired
+difference excludes 0 (``stats``: a bootstrap over prompts whose expanded percentiles behave
+like a t interval). The smallest true difference that decision finds with 80 % power is,
+for a paired t test over n prompts,
+
+    difference = (t(0.975, n - 1) + t(0.80, n - 1)) * sqrt(V / n)
+
+where V is the variance of one prompt's paired difference (row a's mean on the prompt minus
+row b's). V has two parts: how much the two models' gap changes from prompt to prompt (P),
+which no repeat removes, and the noise of one answer and its verdict (R, for the difference
+of two single cells), which k repeats divide: V(k) = P + R / k. The t + t form is the usual
+approximation of the non-central t; ``tests/test_power.py`` checks its power by simulation.
+
+Where V comes from:
+
+- From the pack alone (``assumed_spread``): a typical spread, stated with the figures. The
+  standard deviation of a paired per-prompt difference at one repeat is ``ASSUMED_SD_SHARE``
+  (16 %) of the scale's span, 0.8 points on 0..5, and ``ASSUMED_REPEAT_SHARE`` (40 %) of its
+  variance comes from repeats (answer and verdict noise), 60 % from prompts. With 27 prompts
+  that gives 0.45 points at one repeat and 0.38 at three, the figures issue 28 starts from;
+  the simulator's demo run measures more (1.1 points), real runs differ: ``--run`` replaces
+  the assumption by what a run measured.
+- From a run (``measured_spread``): the rows next to each other in the scorecard's order
+  (the pairs whose decision is closest, one pair per row: linear in the rows) pooled. V at
+  the run's repeats is the pooled variance of their per-prompt differences; R is twice the
+  pooled within-prompt variance of the rows' cells (the repeats' noise), so the split is
+  measured when the run has repeats and assumed (40 %) when it has one. Neither is taken
+  below the scale's resolution (``stats.RESOLUTION_VARIANCE`` per cell, as the intervals do):
+  two identical rows do not make a run that resolves every difference.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from touchstone import german
+from touchstone.distributions import LEVEL, t_quantile, t_upper
+from touchstone.pack import Scale
+from touchstone.stats import RESOLUTION_VARIANCE, Cluster
+
+POWER = 0.8
+REPEATS = (1, 3, 5)
+ASSUMED_SD_SHARE = 0.16
+ASSUMED_REPEAT_SHARE = 0.4
+# The difference "für X Punkte braucht es …" asks about: 4 % of the span (0,2 on 0..5).
+TARGET_SHARE = 0.04
+# Beyond this many prompts "how many would it take" has no useful answer.
+MAX_PROMPTS = 10_000_000
+# As distributions.t_upper: beyond this many degrees of freedom t is the normal quantile.
+_DF_CAP = 1000
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The variance of one prompt's paired difference between two rows, by source."""
+
+    prompt_variance: float  # P: the models' gap varies from prompt to prompt
+    repeat_variance: float  # R: the noise of one cell's difference (divided by repeats)
+    measured: bool = False  # from a run (else assumed from the pack's scale)
+    share_measured: bool = False  # the split P/R measured (the run had repeats)
+    pairs: int = 0  # pairs of rows pooled
+    prompts: int = 0  # the most prompts a pooled pair shared
+    repeats: float = 1.0  # the run's cells per prompt and row (harmonic mean)
+
+    def variance(self, repeats: float) -> float:
+        return self.prompt_variance + self.repeat_variance / repeats
+
+    @property
+    def repeat_share(self) -> float:
+        """The share of the variance at one repeat that repeats would remove."""
+        total = self.variance(1)
+        return self.repeat_variance / total if total > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "sd_paired_one_repeat": round(math.sqrt(self.variance(1)), 4),
+            "repeat_share": round(self.repeat_share, 4),
+            "repeat_share_measured": self.share_measured,
+            "pairs": self.pairs,
+            "repeats": round(self.repeats, 2),
+        }
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_power(df: int, power: float) -> float:
+    return t_quantile(power, min(df, _DF_CAP))
+
+
+def detectable_difference(
+    prompts: int, variance: float, *, power: float = POWER, level: float = LEVEL
+) -> float | None:
+    """The smallest true difference a paired decision over ``prompts`` finds with ``power``
+    at ``level``, for a per-prompt difference of ``variance``; None below two prompts (one
+    prompt gives no interval, no decision)."""
+    if prompts < 2:
+        return None
+    df = prompts - 1
+    return (t_upper(df, level) + _t_power(df, power)) * math.sqrt(max(0.0, variance) / prompts)
+
+
+def prompts_needed(difference: float, variance: float) -> int | None:
+    """The fewest prompts that find ``difference`` with 80 % power; None beyond
+    ``MAX_PROMPTS``. The difference shrinks as prompts grow: a bisection."""
+    found = detectable_difference(MAX_PROMPTS, variance)
+    if difference <= 0 or found is None or found > difference:
+        return None
+    low, high = 1, MAX_PROMPTS  # detectable(low) > difference (or none) >= detectable(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        value = detectable_difference(mid, variance)
+        if value is not None and value <= difference:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def about(prompts: int) -> int:
+    """``prompts`` rounded up to two significant digits (127 -> 130): "etwa 130 Prompts"."""
+    if prompts < 100:
+        return prompts
+    step = int(10 ** (len(str(prompts)) - 2))
+    return -(-prompts // step) * step
+
+
+def target_difference(scale: Scale) -> float:
+    """The difference "für X Punkte braucht es …" asks about: 0,2 on 0..5 (one decimal)."""
+    return max(0.1, round(TARGET_SHARE * (scale.max - scale.min), 1))
+
+
+def assumed_spread(scale: Scale) -> Spread:
+    """A typical spread for a pack on ``scale`` (see the module's docstring)."""
+    variance = (ASSUMED_SD_SHARE * (scale.max - scale.min)) ** 2
+    return Spread(
+        prompt_variance=(1 - ASSUMED_REPEAT_SHARE) * variance,
+        repeat_variance=ASSUMED_REPEAT_SHARE * variance,
+    )
+
+
+def measured_spread(rows: Sequence[Mapping[str, Cluster]]) -> Spread | None:
+    """The spread a run shows: ``rows`` are the rows' clusters by prompt id, in the
+    scorecard's order (best first); neighbours are paired. None when no two neighbouring
+    rows share two prompts."""
+    # Per row, once (a row is in two pairs): each prompt's mean and 1 / its cells, and the
+    # within-prompt sum of squares of the repeats with its degrees of freedom.
+    means: list[dict[str, float]] = []
+    inverses: list[dict[str, float]] = []
+    within_ss, within_df = 0.0, 0
+    for row in rows:
+        mean, inverse = {}, {}
+        for key, cluster in row.items():
+            if cluster.count:
+                mean[key] = cluster.total / cluster.count
+                inverse[key] = 1 / cluster.count
+                if cluster.count > 1:
+                    ss, d = cluster.within
+                    within_ss += ss
+                    within_df += d
+        means.append(mean)
+        inverses.append(inverse)
+    squares, df, inverse_sum, shared_total, pairs, most = 0.0, 0, 0.0, 0, 0, 0
+    for i in range(len(rows) - 1):
+        a, b = means[i], means[i + 1]
+        shared = list(a) if a.keys() == b.keys() else [key for key in a if key in b]
+        n = len(shared)
+        if n < 2:
+            continue
+        diffs = [a[key] - b[key] for key in shared]
+        total = math.fsum(diffs)
+        squares += max(0.0, math.fsum(d * d for d in diffs) - total * total / n)
+        df += n - 1
+        ia, ib = inverses[i], inverses[i + 1]
+        inverse_sum += math.fsum(ia[key] + ib[key] for key in shared)
+        shared_total += n
+        pairs += 1
+        most = max(most, n)
+    if not pairs:
+        return None
+    # Per prompt, the noise weight of the difference: 1/cells of a + 1/cells of b.
+    weight = inverse_sum / shared_total
+    variance = max(squares / df, RESOLUTION_VARIANCE * weight)
+    if within_df:
+        cell_noise = max(within_ss / within_df, RESOLUTION_VARIANCE)
+        share = min(1.0, cell_noise * weight / variance)
+    else:
+        share = ASSUMED_REPEAT_SHARE
+    repeats = 2 / weight
+    return Spread(
+        prompt_variance=(1 - share) * variance,
+        repeat_variance=share * variance * repeats,
+        measured=True,
+        share_measured=bool(within_df),
+        pairs=pairs,
+        prompts=most,
+        repeats=repeats,
+    )
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a judged run can resolve: differences below ``difference`` it cannot tell apart
+    (80 % power, 95 % level), with the spread it measured."""
+
+    difference: float
+    spread: Spread
+
+    def as_dict(self) -> dict[str, Any]:
+        """``scorecard.json`` ``resolution``."""
+        return {
+            "min_difference": round(self.difference, 4),
+            "power": POWER,
+            "level": LEVEL,
+            "prompts": self.spread.prompts,
+            **self.spread.as_dict(),
+        }
+
+
+def run_resolution(rows: Sequence[Mapping[str, Cluster]]) -> Resolution | None:
+    """The resolution of a run whose rows (clusters by prompt, scorecard order) are given;
+    None when no two neighbouring rows share two prompts."""
+    spread = measured_spread(rows)
+    if spread is None:
+        return None
+    difference = detectable_difference(spread.prompts, spread.variance(spread.repeats))
+    return None if difference is None else Resolution(difference, spread)
+
+
+def resolution_text(resolution: Resolution) -> str:
+    """The scorecard's line: "Unterschiede unter 0,45 Punkten kann dieser Lauf nicht
+    auflösen …" (terminal, report.html, the GUI's run page)."""
+    prompts = german.counted(resolution.spread.prompts, "Prompt", "Prompts")
+    return (
+        f"Unterschiede unter {german.number(resolution.difference)} Punkten kann dieser Lauf "
+        f"nicht auflösen: erst ab dieser Größe erkennt er einen Unterschied zweier Zeilen mit "
+        f"{german.percent(POWER)} Wahrscheinlichkeit (95-%-Niveau; aus der gemessenen "
+        f"Streuung benachbarter Zeilen, {prompts})."
+    )

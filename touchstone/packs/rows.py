@@ -1,0 +1,311 @@
+"""Reading the rows of a CSV or JSONL file for ``pack import`` (DESIGN §15: hostile input).
+
+Every row becomes a ``Row`` (its line and its cells by column) or a ``Problem`` naming line
+and column. The file is read whole but bounded (``MAX_BYTES``, as a YAML pack), only if it is
+a regular file; UTF-8 with or without byte order mark, or UTF-16 with one (Excel's "Unicode
+text"); anything else is a problem at the line and column of the first bad byte.
+
+CSV: the header names the columns (any order, any case); the delimiter is the one of ``,``,
+``;`` and tab that splits the header into known columns (German Excel writes ``;``). Lists
+are separated by ``;`` inside a cell (quoted, when ``;`` is the delimiter); a ``;`` within
+one expectation is not possible in CSV (JSONL has arrays). Wholly blank rows are skipped
+(spreadsheets leave them at the end). JSONL: one JSON object per line, blank lines skipped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import difflib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from touchstone import german
+from touchstone.errors import InputError
+from touchstone.jsontext import loads
+from touchstone.regular import open_regular
+from touchstone.yamlfile import MAX_BYTES
+
+COLUMNS = (
+    "id",
+    "category",
+    "text",
+    "expectations",
+    "red_flags",
+    "reference",
+    "counterexample",
+    "safety_critical",
+)
+REQUIRED = ("id", "category", "text")
+LISTS = ("expectations", "red_flags")
+DELIMITERS = (",", ";", "\t")
+# Python's csv refuses longer fields (131,072 characters); a prompt is far shorter.
+MAX_CELL = 100_000
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int  # 0: the file as a whole
+    column: str  # "" for the whole line
+    text: str
+    # The rest of the file cannot be read past it (an empty file, a bad header, a quote).
+    fatal: bool = False
+
+    def where(self, path: Path) -> str:
+        if not self.line:
+            return f"{path}: {self.text}"
+        column = f", {self.column}" if self.column else ""
+        return f"{path}, Zeile {self.line}{column}: {self.text}"
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    # Column -> value: CSV gives strings; JSONL whatever JSON holds.
+    cells: dict[str, Any]
+    # Column -> how a message names it ("Spalte 3 (text)", "Schlüssel text").
+    names: dict[str, str]
+    # JSONL: values have JSON's types (lists are arrays); CSV: every value is a string.
+    jsonl: bool = False
+
+
+def read_text(path: Path) -> str:
+    """The file's text; bad input (missing, not regular, too large, not UTF-8) is an
+    ``InputError`` naming it (and line and column for a bad byte)."""
+    try:
+        with open_regular(path, follow_links=True) as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{path} nicht gefunden.") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} ist ein Verzeichnis, keine Datei.") from None
+    if len(data) > MAX_BYTES:
+        raise InputError(
+            f"{path} ist größer als {MAX_BYTES // 1024 // 1024} MB; so große Dateien liest "
+            "pack import nicht."
+        )
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: kein gültiges UTF-16 ({exc.reason}).") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start
+        line = data.count(b"\n", 0, start) + 1
+        column = start - (data.rfind(b"\n", 0, start) + 1) + 1
+        raise InputError(
+            f"{path}, Zeile {line}, Spalte {column}: kein UTF-8 (Byte 0x{data[start]:02x}). "
+            "Speichern Sie die Datei als UTF-8 (in Excel: „CSV UTF-8“)."
+        ) from None
+
+
+def _guess(name: str) -> str:
+    close = difflib.get_close_matches(name, COLUMNS, n=1, cutoff=0.6)
+    return f" Meinten Sie „{close[0]}“?" if close else ""
+
+
+def _controls(value: str) -> str | None:
+    """The first control character in ``value`` (tab and line breaks are text), or None."""
+    for char in value:
+        if (char < " " and char not in "\t\n\r") or char == "\x7f":
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def _cell_problem(value: str) -> str | None:
+    if len(value) > MAX_CELL:
+        return f"länger als {german.count(MAX_CELL)} Zeichen"
+    control = _controls(value)
+    return f"enthält ein Steuerzeichen ({control})" if control else None
+
+
+def csv_rows(text: str) -> Iterator[Row | Problem]:
+    """The rows of a CSV file (after its header), or the problems of each."""
+    found = _header(text)
+    if isinstance(found, Problem):
+        yield found
+        return
+    header, delimiter = found
+    names = {column: f"Spalte {i + 1} ({column})" for i, column in enumerate(header)}
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        next(reader)
+        while True:
+            line = reader.line_num + 1
+            try:
+                cells = next(reader)
+            except StopIteration:
+                return
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(cells) != len(header):
+                yield Problem(
+                    line,
+                    "",
+                    f"{german.counted(len(cells), 'Zelle', 'Zellen')}, die Kopfzeile hat "
+                    f"{len(header)} (ein Trennzeichen „{_shown(delimiter)}“ im Text? Dann "
+                    "die Zelle in Anführungszeichen setzen).",
+                )
+                continue
+            row: dict[str, Any] = {}
+            for column, cell in zip(header, cells, strict=True):
+                problem = _cell_problem(cell)
+                if problem:
+                    yield Problem(line, names[column], problem)
+                row[column] = cell
+            yield Row(line, row, names)
+    except csv.Error as exc:
+        # After a broken quote the rest of the file cannot be told apart into rows.
+        yield Problem(
+            reader.line_num,
+            "",
+            f"kein gültiges CSV{_csv_reason(str(exc))}; hier endet das Lesen.",
+            fatal=True,
+        )
+
+
+# What Python's parsers say, in German (the rest: no reason given).
+_JSON_REASONS = {
+    "Expecting value": "Wert erwartet",
+    "Expecting property name enclosed in double quotes": "Schlüssel in doppelten "
+    "Anführungszeichen erwartet",
+    "Unterminated string": "Text ohne schließendes Anführungszeichen",
+    "Extra data": "überzählige Zeichen nach dem Objekt",
+    "Expecting ',' delimiter": "Komma erwartet",
+    "Expecting ':' delimiter": "Doppelpunkt erwartet",
+    "Invalid control character": "Steuerzeichen in einem Text",
+    "Invalid \\escape": "ungültige Escape-Sequenz",
+    "zu tief verschachtelt": "zu tief verschachtelt",
+}
+_CSV_REASONS = {
+    "field larger than field limit": "eine Zelle ist länger als 131.072 Zeichen",
+    "unexpected end of data": "Anführungszeichen nicht geschlossen",
+    "expected after": "nach einem schließenden Anführungszeichen muss ein Trennzeichen folgen",
+    "NUL": "enthält ein NUL-Zeichen",
+}
+
+
+def _json_reason(message: str) -> str:
+    reason = next((v for k, v in _JSON_REASONS.items() if message.startswith(k)), "")
+    return f" ({reason})" if reason else ""
+
+
+def _csv_reason(message: str) -> str:
+    reason = next((v for k, v in _CSV_REASONS.items() if k in message), "")
+    return f" ({reason})" if reason else ""
+
+
+def _shown(delimiter: str) -> str:
+    return "Tab" if delimiter == "\t" else delimiter
+
+
+def _header(text: str) -> tuple[list[str], str] | Problem:
+    if not text.strip():
+        return Problem(0, "", "die Datei ist leer.", fatal=True)
+    first = text.split("\n", 1)[0]
+    best: tuple[list[str], str] | None = None
+    for delimiter in DELIMITERS:
+        try:
+            cells = next(csv.reader([first], delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            continue
+        header = [cell.strip().lower() for cell in cells]
+        if all(column in header for column in REQUIRED):
+            best = header, delimiter
+            break
+    if best is None:
+        return Problem(
+            1,
+            "",
+            "die Kopfzeile nennt nicht die Spalten id, category und text (getrennt "
+            f"durch Komma, Semikolon oder Tab); gefunden: „{first[:120]}“. Mögliche Spalten: "
+            f"{', '.join(COLUMNS)}.",
+            fatal=True,
+        )
+    header, delimiter = best
+    for index, column in enumerate(header):
+        where = f"Spalte {index + 1}"
+        if column not in COLUMNS:
+            known = ", ".join(COLUMNS)
+            text = f"unbekannte Spalte „{column[:60]}“.{_guess(column)} Mögliche: {known}."
+            return Problem(1, where, text, fatal=True)
+        if header.index(column) != index:
+            return Problem(1, where, f"Spalte „{column}“ steht doppelt.", fatal=True)
+    return header, delimiter
+
+
+_JSON_TYPES = {
+    dict: "ein Objekt",
+    list: "eine Liste",
+    str: "ein Text",
+    bool: "ein Wahrheitswert",
+    int: "eine Zahl",
+    float: "eine Zahl",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names a key twice (``json`` would keep the last silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key[:60]
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+def jsonl_rows(text: str) -> Iterator[Row | Problem]:
+    """The rows of a JSONL file, or the problems of each."""
+    if not text.strip():
+        yield Problem(0, "", "die Datei ist leer.", fatal=True)
+        return
+    for index, raw in enumerate(text.split("\n")):
+        line = index + 1
+        if not raw.strip():
+            continue
+        try:
+            value = loads(raw, object_pairs_hook=_unique_keys)
+        except DuplicateKey as exc:
+            yield Problem(line, f"Schlüssel {exc.key}", "steht doppelt im Objekt.")
+            continue
+        except json.JSONDecodeError as exc:
+            yield Problem(
+                line, f"Spalte {exc.colno}", f"kein gültiges JSON{_json_reason(exc.msg)}."
+            )
+            continue
+        if not isinstance(value, dict):
+            yield Problem(line, "", f"erwartet ein JSON-Objekt {{…}}, gefunden {json_type(value)}.")
+            continue
+        names = {key: f"Schlüssel {key}" for key in value}
+        problems = []
+        for key, cell in value.items():
+            if key not in COLUMNS:
+                shown = str(key)[:60]
+                problems.append(Problem(line, f"Schlüssel {shown}", f"unbekannt.{_guess(shown)}"))
+                continue
+            for text_value in cell if isinstance(cell, list) else [cell]:
+                problem = _cell_problem(text_value) if isinstance(text_value, str) else None
+                if problem:
+                    problems.append(Problem(line, names[key], problem))
+                    break
+        yield from problems
+        if not problems:
+            yield Row(line, value, names, jsonl=True)
