@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from touchstone import german
-from touchstone.judge.probes import PER_KIND
 from touchstone.pack import Pack
 from touchstone.packs.power import (
     REPEATS,
@@ -44,6 +43,7 @@ from touchstone.packs.power import (
     prompts_needed,
     target_difference,
 )
+from touchstone.quality.probes import PER_KIND
 
 Severity = Literal["error", "warning"]
 

@@ -11,10 +11,10 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone import german
-from touchstone.judge.probes import PER_KIND
 from touchstone.packs.check import PackCheck, Power, summary_sentence
 from touchstone.packs.power import ASSUMED_SD_SHARE, POWER, about
 from touchstone.plain import plain
+from touchstone.quality.probes import PER_KIND
 
 _MARKS = {"error": ("✗ Fehler", "bold red"), "warning": ("⚠ Warnung", "yellow")}
 
