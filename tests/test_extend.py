@@ -306,3 +306,23 @@ def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
         base_url=sim.base_url,
     )
     assert right.summary.recorded == 3
+
+
+def test_the_same_command_resumes_a_model_that_had_not_answered_yet(
+    tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    """A run stopped before a later model answered (a dropped connection, Ctrl-C, the budget)
+    is resumed by the same command, as its advice says: no --extend for a model it asked."""
+    from .test_run_stage import ScriptedAnswers
+
+    out = tmp_path / "run"
+    asked = {"pack_path": tiny_pack_path, "models": ["ok", "later"], "variants": ["none"]}
+    down = ScriptedAnswers({"later": "connection"})
+    first = execute_run(out=out, backend=down, **asked)
+    assert manifest(out)["models"] == ["ok"]
+    assert "derselbe Befehl mit --out" in first.unfinished()
+    # Not part of the run's table while it has no answer (no eternal "0 / 3").
+    assert set(open_by_row(out)) == {("ok", "none")}
+    again = execute_run(out=out, backend=ScriptedAnswers({}), **asked)
+    assert again.summary.recorded == 3
+    assert manifest(out)["models"] == ["ok", "later"]

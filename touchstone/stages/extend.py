@@ -100,7 +100,9 @@ def differences(manifest: Mapping[str, Any], asked: AskedRun) -> list[Difference
         ("Varianten", "variants", asked.variants or []),
     ):
         stored = list(manifest.get(key) or [])
-        new = [name for name in wanted if name not in stored]
+        # A model asked before but stopped before its first answer resumes, not extends.
+        known = [*stored, *(manifest.get("asked_models") or [])] if key == "models" else stored
+        new = [name for name in wanted if name not in known]
         if stored and new:
             found.append(
                 Difference(f"{title}: neu {_names(new)} (gespeichert: {_names(stored)})", True)

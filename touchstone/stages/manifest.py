@@ -28,12 +28,15 @@ def run_manifest(
     models: list[str],
     variants: list[str],
     repeats: int,
+    asked_models: list[str] | None = None,
 ) -> dict[str, Any]:
     """The manifest after this run: what the directory had, united with what is asked now.
 
     ``models``: the models to record now, those with an answer in the run; a model asked for
     is added once its first answer lands (``execute_run``), so that one the endpoint never
-    answered (a misspelt name) is no part of the run.
+    answered (a misspelt name) is no part of the run's table. ``asked_models`` (all asked
+    so far, answered or not) is what a resume compares with: the same command goes on with a
+    model that had not answered yet when the run stopped.
     """
     manifest = run.read_manifest() if run.file(MANIFEST).exists() else {}
     if manifest and manifest.get("pack_id") not in (None, pack.id):
@@ -54,6 +57,7 @@ def run_manifest(
         "pack_sha256": file_sha256(pack_path),
         "base_urls": union("base_urls", [base_url]),
         "models": union("models", models),
+        "asked_models": union("asked_models", [*models, *(asked_models or [])]),
         "variants": union("variants", variants),
         "repeats": max(int(manifest.get("repeats") or 0), repeats),
         "created_at": manifest.get("created_at") or now_iso(),

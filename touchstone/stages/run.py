@@ -211,6 +211,7 @@ def execute_run(
             [model for model in chosen_models if model in answered],
             chosen_variants,
             chosen_repeats,
+            asked_models=list(chosen_models),
         )
         run.path.mkdir(parents=True, exist_ok=True)
         manifest["max_tokens"] = max_tokens
