@@ -332,7 +332,7 @@ def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer
         page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
         page.get_by_test_id("check-judge").click()
         expect(page.get_by_test_id("start-judge")).to_be_disabled()
-        expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
+        expect(page.get_by_test_id("job-state")).to_have_text("fertig", timeout=20_000)
         card = page.locator("#current-job").get_by_test_id("fitness-card")
         expect(card).to_contain_text("✗")
         expect(card).to_contain_text("Nicht-Antworten unten")

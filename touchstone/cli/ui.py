@@ -99,34 +99,40 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     path is bad input like any other. Never a traceback for an expected failure.
     """
     code, prefix, message = 0, "", ""
+    # How the command ended, and its facts, for the ``aborted`` event (``touchstone.events``).
+    ending, facts = "", dict[str, object]()
     events: EventLog | None = None
     events_error: OSError | None = None
     try:
         events = EventLog(events_path) if events_path is not None else None
         yield events
     except InputError as exc:
-        code, prefix, message = 2, "Fehler:", str(exc)
+        code, prefix, message, ending = 2, "Fehler:", str(exc), "input"
     except JudgeAborted as exc:
-        code, prefix, message = 1, "Judge abgebrochen:", str(exc)
+        code, prefix, message, ending = 1, "Judge abgebrochen:", str(exc), "judge_stopped"
+        facts = dict(exc.facts)
         if exc.health_summary:
             stderr.print(plain(exc.health_summary))
     except RunIncomplete as exc:
-        code, prefix, message = 1, "Run unvollständig:", str(exc)
+        code, prefix, message, ending = 1, "Run unvollständig:", str(exc), "run_incomplete"
+        facts = dict(exc.facts)
     except JudgeUnfit as exc:
-        code, prefix, message = 1, "Judge-Check:", str(exc)
+        code, prefix, message, ending = 1, "Judge-Check:", str(exc), "judge_unfit"
+        facts = dict(exc.facts)
     except OSError as exc:
         # What reaches here is the machine failing (a read-only or full disk): the calls
         # map their own network errors to kinds long before.
-        code, prefix, message = 2, "Fehler:", os_error_message(exc)
+        code, prefix, message, ending = 2, "Fehler:", os_error_message(exc), "system"
     except KeyboardInterrupt:
-        code, prefix = 130, "Abgebrochen (Strg-C):"
+        code, prefix, ending = 130, "Abgebrochen (Strg-C):", "cancelled"
         message = "alles bisher Gespeicherte bleibt erhalten."
     except Terminated:
-        code, prefix = 143, "Beendet (SIGTERM):"
+        code, prefix, ending = 143, "Beendet (SIGTERM):", "cancelled"
         message = "alles bisher Gespeicherte bleibt erhalten."
     finally:
         if events is not None:
-            events_error = _close_events(events, code, f"{prefix} {message}")
+            ended = {"message": f"{prefix} {message}", "exit_code": code, "ending": ending}
+            events_error = _close_events(events, code, {**facts, **ended})
     if code:
         say_error(prefix, message)
     if events_error is not None:
@@ -136,8 +142,8 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         raise typer.Exit(code)
 
 
-def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
-    """Write the ``aborted`` event (after a failure) and close the log.
+def _close_events(events: EventLog, code: int, ended: dict[str, Any]) -> OSError | None:
+    """Write the ``aborted`` event (after a failure, with ``ended``'s fields) and close the log.
 
     An events file that fails here (the disk filled up meanwhile) is returned, to be said
     after the failure that ended the command, never raised over it. A log that broke before
@@ -146,7 +152,7 @@ def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
     error: OSError | None = None
     if code and events.broken is None:
         try:
-            events("aborted", {"message": message, "exit_code": code})
+            events("aborted", ended)
         except OSError as exc:
             error = exc
     try:
@@ -309,4 +315,6 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         )
     )
     if not summary.complete:
-        raise RunIncomplete(outcome.unfinished())
+        error = RunIncomplete(outcome.unfinished())
+        error.facts = outcome.facts()
+        raise error
