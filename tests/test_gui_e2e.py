@@ -257,7 +257,7 @@ def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: Si
         expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
         expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
         page.wait_for_timeout(2000)  # no reload wipes it
-        expect(page.get_by_test_id("job-message")).to_contain_text("gestoppt")
+        expect(page.get_by_test_id("job-message")).to_contain_text("Meinten Sie „sim-gut“?")
         assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)

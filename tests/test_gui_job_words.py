@@ -94,6 +94,15 @@ def test_a_misspelt_model_added_to_a_run_asks_for_run_erweitern(
     assert state["fix"]["extend"] is True
 
 
+def test_a_misspelt_model_corrected_to_one_in_the_run_needs_no_extend(
+    client: TestClient, sim: SimServer
+) -> None:
+    body = run_body(sim, name="tippfehler", models=["sim-gut", "sim-gutt"], variants=["none"])
+    state = ended(client, "/api/runs", body)
+    assert "Meinten Sie „sim-gut“?" in state["notice"]
+    assert "Run erweitern" not in state["notice"] and state["fix"]["extend"] is False
+
+
 def test_a_run_refused_access_names_the_key_of_the_gui_not_fortsetzen(
     client: TestClient, sim: SimServer
 ) -> None:

@@ -168,7 +168,8 @@ def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]
         if cause == "not_found":
             close = stopped.get("suggestions", [])
             hint = f" Meinten Sie {_quoted(close)}?" if close else ""
-            new = bool(run_models) and model not in run_models
+            # The corrected model is new to a run with models: that takes "Run erweitern".
+            new = bool(run_models) and (close[0] if close else model) not in run_models
             tick = " mit Haken bei „Run erweitern“" if new else ""
             parts.append(
                 f"Das Modell „{model}“ gibt es beim Endpunkt nicht.{hint} Korrigieren Sie den "
