@@ -478,12 +478,13 @@ def test_a_judge_check_job_shows_its_card(client: TestClient) -> None:
     assert client.get("/api/runs").json()[0]["judged"] == 0
 
 
-def test_a_gullible_judge_fails_its_check_job_with_the_reasons(client: TestClient) -> None:
+def test_a_gullible_judge_ends_its_check_job_with_the_reasons(client: TestClient) -> None:
     job = client.post(
         "/api/runs/tiny/judge-check", json={"config": "judge-leichtglaeubig.yaml"}, headers=ORIGIN
     ).json()["job"]
     state = finished(client, job)
-    assert (state["state"], state["exit_code"]) == ("failed", 1)
+    # The check did its work (exit 1 says "unfit" to a script): a finished job with a verdict.
+    assert (state["state"], state["exit_code"]) == ("done", 1)
     assert state["message"].startswith("Judge-Check: ungeeignet:")
     assert "Nicht-Antworten" in state["message"]
     card = state["progress"]["card"]

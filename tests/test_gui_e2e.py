@@ -257,7 +257,7 @@ def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: Si
         expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
         expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
         page.wait_for_timeout(2000)  # no reload wipes it
-        expect(page.get_by_test_id("job-message")).to_contain_text("gestoppt")
+        expect(page.get_by_test_id("job-message")).to_contain_text("Meinten Sie „sim-gut“?")
         assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
@@ -332,7 +332,7 @@ def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer
         page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
         page.get_by_test_id("check-judge").click()
         expect(page.get_by_test_id("start-judge")).to_be_disabled()
-        expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
+        expect(page.get_by_test_id("job-state")).to_have_text("fertig", timeout=20_000)
         card = page.locator("#current-job").get_by_test_id("fitness-card")
         expect(card).to_contain_text("✗")
         expect(card).to_contain_text("Nicht-Antworten unten")

@@ -150,8 +150,8 @@ def test_a_pack_outside_the_working_dir_is_not_read(
     shown.append(json.dumps(summary, ensure_ascii=False))
     shown.append(client.get("/").text)
     assert all(SECRET not in text for text in shown)
-    assert "außerhalb des Arbeitsverzeichnisses der GUI" in summary["error"]
-    assert "außerhalb des Arbeitsverzeichnisses der GUI" in client.get("/api/runs/tiny").text
+    assert "nicht im Arbeitsverzeichnis der GUI" in summary["error"]
+    assert "nicht im Arbeitsverzeichnis der GUI" in client.get("/api/runs/tiny").text
 
 
 def test_a_pack_inside_the_working_dir_is_found_by_either_path(

@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
-from touchstone.gui.job_state import for_browser
+from touchstone.gui.job_notice import for_browser
+from touchstone.gui.job_state import job_progress
 from touchstone.gui.jobs import JobManager
-from touchstone.judge.advice import advice, after_stop
 from touchstone.sim import SimServer
 
 from .gui_support import make_workspace, wait_for
@@ -160,36 +160,43 @@ def judge_record(state: str, message: str, code: int | None) -> dict:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_stopped_judge_says_what_to_click_not_what_to_type(kind: str) -> None:
-    cli = (
-        "Judge abgebrochen: 2 Fehler in Folge. "
-        + advice(kind, judge_model="sim-jugde", base_url="http://x/v1", available=["sim-judge"])  # type: ignore[arg-type]
-        + " "
-        + after_stop(open_cells=3, kept=0, unreadable=2)
-    )
-    shown = for_browser(judge_record("failed", cli, 1), {})
+    cli = "Judge abgebrochen: 2 Fehler in Folge. `touchstone judge` bewertet …"
+    facts = {"ending": "judge_stopped", "cause": kind, "model": "sim-jugde", "open_cells": 3}
+    events = [{"event": "aborted", "message": cli, "exit_code": 1, **facts}]
+    shown = for_browser(judge_record("failed", cli, 1), job_progress(events))
     assert not CLI_WORDS.search(shown["notice"]), shown["notice"]
-    assert "Judge abgebrochen" in shown["notice"]
-    assert {"resume", "other_model"} <= set(shown["actions"])
+    assert shown["notice"].startswith("Judge abgebrochen")
+    # After a 404 or a refused key the same job fails the same way: no "Fortsetzen".
+    hopeless = kind in ("auth", "not_found")
+    assert ("Fortsetzen" in shown["notice"]) is not hopeless, shown["notice"]
+    assert shown["actions"] == (["other_model"] if hopeless else ["resume", "other_model"])
     assert cli in shown["details"]  # the CLI's own words stay, behind "Details"
 
 
 def test_a_cancelled_job_is_abgebrochen_with_fortsetzen() -> None:
     cli = "Beendet (SIGTERM): alles bisher Gespeicherte bleibt erhalten."
     shown = for_browser(judge_record("cancelled", cli, 143), {})
-    assert shown["notice"] == "Abgebrochen: alles bisher Gespeicherte bleibt erhalten."
+    assert shown["notice"] == (
+        "Abgebrochen: alles bisher Gespeicherte bleibt erhalten. "
+        "„Fortsetzen“ bewertet die offenen Zellen."
+    )
     assert shown["actions"] == ["resume"]
 
 
 def test_an_incomplete_run_offers_fortsetzen_instead_of_the_command() -> None:
-    cli = (
-        "Run unvollständig: 3 Zellen offen (Modell sim-gutt gestoppt: nicht gefunden). "
-        "Derselbe Befehl mit --out /w/runs/tiny holt sie nach."
-    )
+    cli = "Run unvollständig: 3 Zellen offen. Derselbe Befehl mit --out /w/runs/tiny holt sie nach."
+    facts = {
+        "ending": "run_incomplete",
+        "open_cells": 3,
+        "run_models": ["sim-gut"],
+        "left": [{"cause": "server", "calls": 3, "server_busy": False}],
+    }
+    events = [{"event": "aborted", "message": cli, "exit_code": 1, **facts}]
     record = {**judge_record("failed", cli, 1), "command": ["-m", "touchstone", "run"]}
-    shown = for_browser(record, {})
+    shown = for_browser(record, job_progress(events))
     assert shown["notice"] == (
-        "Run unvollständig: 3 Zellen offen (Modell sim-gutt gestoppt: nicht gefunden). "
-        "„Fortsetzen“ holt sie nach."
+        "Run unvollständig: 3 Zellen offen. 3 Aufrufe ohne Antwort – Serverfehler. "
+        "„Fortsetzen“ holt die offenen Zellen nach."
     )
     assert shown["actions"] == ["resume", "open_run"]
 

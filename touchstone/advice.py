@@ -66,18 +66,26 @@ RUN_SETTINGS = Settings(
 )
 
 
+def close_names(model: str, available: Sequence[str]) -> list[str]:
+    """The names of ``available`` the user probably meant by ``model``, the closest first
+    (the facts behind "Meinten Sie …?", for the GUI's own wording too)."""
+    close = difflib.get_close_matches(model, available, n=3, cutoff=0.5)
+    if not close:
+        return []
+    best = difflib.SequenceMatcher(None, model, close[0]).ratio()
+    return [
+        name
+        for name in close
+        if difflib.SequenceMatcher(None, model, name).ratio() >= best - _CLOSENESS_MARGIN
+    ]
+
+
 def suggestions(model: str, available: Sequence[str]) -> str:
     """ "Meinten Sie …?" from the names an endpoint lists, or what it offers at all."""
     if not available:
         return ""
-    close = difflib.get_close_matches(model, available, n=3, cutoff=0.5)
+    close = close_names(model, available)
     if close:
-        best = difflib.SequenceMatcher(None, model, close[0]).ratio()
-        close = [
-            name
-            for name in close
-            if difflib.SequenceMatcher(None, model, name).ratio() >= best - _CLOSENESS_MARGIN
-        ]
         return "Meinten Sie " + " oder ".join(f"„{name}“" for name in close) + "?"
     shown = ", ".join(sorted(available)[:12])
     more = f" (und {len(available) - 12} weitere)" if len(available) > 12 else ""

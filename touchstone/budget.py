@@ -212,7 +212,13 @@ class Budget:
     def check(self) -> None:
         """``BudgetReached`` once the cap was reached (after the calls in flight ended)."""
         if self.reached:
-            raise BudgetReached(self.message())
+            raise self.error(self.message())
+
+    def error(self, message: str) -> BudgetReached:
+        """``BudgetReached`` with ``message``, its facts naming the cap's state for the GUI."""
+        error = BudgetReached(message)
+        error.facts = {"budget": self.message()}
+        return error
 
     def message(self) -> str:
         """``Budget erreicht: 4,98 von 5,00`` and why the next call did not start."""

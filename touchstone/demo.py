@@ -18,9 +18,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-import touchstone
 from touchstone import german
-from touchstone.errors import InputError, JudgeAborted
+from touchstone.bundled import bundled_pack
+from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import load_pack
 from touchstone.plain import plain
@@ -40,18 +40,6 @@ RUNAWAY_JUDGE = "sim-think-endless"
 GOOD_JUDGE = "sim-judge"
 GULLIBLE_JUDGE = "sim-gullible"
 ProgressFactory = Callable[[str], AbstractContextManager[Callable[[str, dict[str, Any]], None]]]
-
-
-def bundled_pack(name: str) -> Path:
-    """A pack shipped with touchstone: in the wheel, or in the repository checkout."""
-    package = Path(touchstone.__file__).resolve().parent
-    for candidate in (
-        package / "_packs" / f"{name}.yaml",
-        package.parent / "packs" / f"{name}.yaml",
-    ):
-        if candidate.is_file():
-            return candidate
-    raise InputError(f"Das mitgelieferte Paket „{name}“ wurde nicht gefunden.")
 
 
 def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFactory) -> Path:

@@ -25,6 +25,8 @@ Foreign exceptions (the openai SDK's) are mapped once, at the boundary, by ``cla
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Literal, get_args
 
 ErrorKind = Literal[
@@ -69,7 +71,14 @@ def kind_label(kind: str) -> str:
 
 
 class TouchstoneError(Exception):
-    """Base of every error touchstone raises on purpose."""
+    """Base of every error touchstone raises on purpose.
+
+    ``facts``: what the ``aborted`` event carries beside the message (the cause's kind, the
+    model, the names the endpoint offers, the open cells), for a reader such as the GUI that
+    words its own message. Assigned whole, never changed in place (the default is shared).
+    """
+
+    facts: Mapping[str, object] = MappingProxyType({})
 
 
 class InputError(TouchstoneError):

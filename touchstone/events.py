@@ -6,6 +6,18 @@ oldest call's age) and ``deadline_s`` (``null`` without one); ``in_flight_text``
 German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`` of ``run``
 and ``judge`` and the judge's ``aborted`` carry ``budget``: ``limit``, ``spent``, ``reached``,
 ``measured_calls``, ``estimated_calls`` and the German line ``summary`` (absent without a cap).
+
+The last ``aborted`` event of a failed command has ``message`` (the CLI's text) and
+``exit_code``, and the facts a reader words its own message from: ``ending`` (``input``,
+``judge_stopped``, ``run_incomplete``, ``judge_unfit``, ``budget_reached``, ``system``,
+``cancelled``). A judge
+stop adds ``cause`` (the error kind, or ``unparseable``), ``model``, ``base_url``,
+``suggestions`` (close names the endpoint lists), ``server_busy``, and of a judge run
+``open_cells``, ``kept``, ``unreadable``, ``refused``. An incomplete run adds ``open_cells``,
+``base_url``, ``run_models`` (those run.json records), ``stopped`` (``[{model, cause,
+suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy}]``). The ``done`` of
+``judge-check`` has ``fitness`` (``suitable``, ``unfit``, ``unassessable``, ``aborted``) and
+``stop`` (a stop's facts, as above). Fields are only ever added: a reader takes what it knows.
 """
 
 from __future__ import annotations

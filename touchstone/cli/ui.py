@@ -107,40 +107,47 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
     path is bad input like any other. Never a traceback for an expected failure.
     """
     code, prefix, message = 0, "", ""
+    # How the command ended, and its facts, for the ``aborted`` event (``touchstone.events``).
+    ending, facts = "", dict[str, object]()
     events: EventLog | None = None
     events_error: OSError | None = None
     try:
         events = EventLog(events_path) if events_path is not None else None
         yield events
     except InputError as exc:
-        code, prefix, message = 2, "Fehler:", str(exc)
+        code, prefix, message, ending = 2, "Fehler:", str(exc), "input"
     except BudgetReached as exc:
         # Stops like the breaker: "Budget erreicht: 4,98 von 5,00 (…)", resumable.
-        code, prefix = 1, "Budget erreicht:"
+        code, prefix, ending = 1, "Budget erreicht:", "budget_reached"
         message = str(exc).removeprefix(prefix).strip()
+        facts = dict(exc.facts)
         if exc.health_summary:
             stderr.print(plain(exc.health_summary))
     except JudgeAborted as exc:
-        code, prefix, message = 1, "Judge abgebrochen:", str(exc)
+        code, prefix, message, ending = 1, "Judge abgebrochen:", str(exc), "judge_stopped"
+        facts = dict(exc.facts)
         if exc.health_summary:
             stderr.print(plain(exc.health_summary))
     except RunIncomplete as exc:
-        code, prefix, message = 1, "Run unvollständig:", str(exc)
+        code, prefix, message, ending = 1, "Run unvollständig:", str(exc), "run_incomplete"
+        facts = dict(exc.facts)
     except JudgeUnfit as exc:
-        code, prefix, message = 1, "Judge-Check:", str(exc)
+        code, prefix, message, ending = 1, "Judge-Check:", str(exc), "judge_unfit"
+        facts = dict(exc.facts)
     except OSError as exc:
         # What reaches here is the machine failing (a read-only or full disk): the calls
         # map their own network errors to kinds long before.
-        code, prefix, message = 2, "Fehler:", os_error_message(exc)
+        code, prefix, message, ending = 2, "Fehler:", os_error_message(exc), "system"
     except KeyboardInterrupt:
-        code, prefix = 130, "Abgebrochen (Strg-C):"
+        code, prefix, ending = 130, "Abgebrochen (Strg-C):", "cancelled"
         message = "alles bisher Gespeicherte bleibt erhalten."
     except Terminated:
-        code, prefix = 143, "Beendet (SIGTERM):"
+        code, prefix, ending = 143, "Beendet (SIGTERM):", "cancelled"
         message = "alles bisher Gespeicherte bleibt erhalten."
     finally:
         if events is not None:
-            events_error = _close_events(events, code, f"{prefix} {message}")
+            ended = {"message": f"{prefix} {message}", "exit_code": code, "ending": ending}
+            events_error = _close_events(events, code, {**facts, **ended})
     if code:
         say_error(prefix, message)
     if events_error is not None:
@@ -150,8 +157,8 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         raise typer.Exit(code)
 
 
-def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
-    """Write the ``aborted`` event (after a failure) and close the log.
+def _close_events(events: EventLog, code: int, ended: dict[str, Any]) -> OSError | None:
+    """Write the ``aborted`` event (after a failure, with ``ended``'s fields) and close the log.
 
     An events file that fails here (the disk filled up meanwhile) is returned, to be said
     after the failure that ended the command, never raised over it. A log that broke before
@@ -160,7 +167,7 @@ def _close_events(events: EventLog, code: int, message: str) -> OSError | None:
     error: OSError | None = None
     if code and events.broken is None:
         try:
-            events("aborted", {"message": message, "exit_code": code})
+            events("aborted", ended)
         except OSError as exc:
             error = exc
     try:
@@ -316,16 +323,8 @@ def _over_budget(outcome: RunOutcome, budget: Budget) -> str:
     """What a run stopped by its budget left, and the command that goes on."""
     not_started = counted(outcome.summary.over_budget, "Zelle", "Zellen")
     text = f"{budget.message()} {not_started} nicht gestartet, alles Gespeicherte bleibt."
-    path = outcome.run_dir.path
-    # run.json records a model with its first answer: one the cap never reached is new to
-    # the run then, and only --extend takes it on.
-    unrecorded = [m for m in outcome.asked_models if m not in outcome.models]
-    if outcome.models and unrecorded:
-        return (
-            f"{text} Derselbe Befehl mit --out {path} und --extend holt sie nach "
-            f"({', '.join(unrecorded)} noch ohne Antwort im Run)."
-        )
-    return f"{text} Derselbe Befehl mit --out {path} holt sie nach."
+    # run.json remembers the models asked (asked_models): the same command resumes them all.
+    return f"{text} Derselbe Befehl mit --out {outcome.run_dir.path} holt sie nach."
 
 
 def show_run_outcome(outcome: RunOutcome) -> None:
@@ -342,8 +341,10 @@ def show_run_outcome(outcome: RunOutcome) -> None:
     )
     budget = summary.budget
     if budget is not None and budget.reached:
-        raise BudgetReached(_over_budget(outcome, budget))
+        raise budget.error(_over_budget(outcome, budget))
     if budget is not None:
         stdout.print(plain(budget.summary_de()))
     if not summary.complete:
-        raise RunIncomplete(outcome.unfinished())
+        error = RunIncomplete(outcome.unfinished())
+        error.facts = outcome.facts()
+        raise error

@@ -3,18 +3,18 @@
 A job's files live in a run directory, which a user (or an attacker) can edit: every value
 read back is checked for its type here, and the page shows it as text only.
 
-What the page says of a job is worded for a browser (``for_browser``): the buttons that do
-what the CLI's message tells a terminal user to type; the CLI's own text stays behind
-"Details" with the tail of the job's log.
+How a job ended is kept as the facts of its events (``end``, ``fitness``): ``job_notice``
+words the page's message from them, the CLI's own text stays behind "Details".
 
 The final state comes from the sentinel the GUI writes when the process exits; when the GUI
 was down at the time, from the ``done``/``aborted`` event the CLI wrote last; when neither
-exists and the process is gone, the job failed ("Prozess verschwunden").
+exists and the process is gone, the job failed ("Prozess verschwunden"). A judge-check that
+found the judge unfit did its work: it ends "done" with its verdict (exit code 1 all the
+same), not "failed".
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -78,6 +78,9 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "card": None,
         "agreement": "",
         "in_flight": "",
+        # How the job ended, as the CLI's events say it (``clean_end``); "" and {} before.
+        "fitness": "",
+        "end": {},
     }
     for event in events:
         kind = event.get("event")
@@ -116,8 +119,14 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             if isinstance(event.get("health"), dict):
                 progress["health"] = event["health"]
             progress["message"] = _text(event.get("message"))
+            # Later events add to the facts of earlier ones (the stage's, then the CLI's).
+            progress["end"] = {**progress["end"], **clean_end(event)}
             if kind == "done":
                 progress["card"] = clean_card(event.get("card"))
+                fitness = event.get("fitness")
+                progress["fitness"] = fitness if fitness in FITNESS else ""
+                if isinstance(event.get("stop"), dict):
+                    progress["end"] = {**progress["end"], **clean_end(event["stop"])}
                 agreement = event.get("agreement")
                 if isinstance(agreement, dict):
                     progress["agreement"] = _text(agreement.get("summary"), 500)
@@ -162,11 +171,61 @@ def clean_card(raw: object) -> dict[str, Any] | None:
     }
 
 
+def found_unfit(events: list[dict[str, Any]]) -> bool:
+    """Whether ``events`` are those of a judge-check that judged the judge and found it unfit
+    (a check that could not judge it, say of a misspelt model, failed)."""
+    return bool(job_progress(events)["fitness"] == "unfit")
+
+
+FITNESS = ("suitable", "unfit", "unassessable", "aborted")
+_END_TEXTS = ("ending", "cause", "model", "base_url")
+_END_COUNTS = ("open_cells", "kept", "unreadable", "refused")
+_MAX_LISTED = 20
+
+
+def _names(value: object) -> list[str]:
+    items = value[:_MAX_LISTED] if isinstance(value, list) else []
+    return [_text(name, 200) for name in items if isinstance(name, str) and name]
+
+
+def _listed(value: object) -> list[dict[str, Any]]:
+    items = value[:_MAX_LISTED] if isinstance(value, list) else []
+    return [clean_end(item, lists=False) for item in items if isinstance(item, dict)]
+
+
+def clean_end(event: dict[str, Any], *, lists: bool = True) -> dict[str, Any]:
+    """The facts of an ``aborted`` event (``touchstone.events``), each of its type: only the
+    fields an event has (an older CLI wrote none); ``lists``: with its lists of the same
+    facts (one level: an edited file nests no deeper)."""
+    facts: dict[str, Any] = {}
+    for key in _END_TEXTS:
+        if isinstance(event.get(key), str):
+            facts[key] = _text(event[key], 300)
+    for key in _END_COUNTS:
+        if (count := _int_or_none(event.get(key))) is not None:
+            facts[key] = max(0, count)
+    if (calls := _int_or_none(event.get("calls"))) is not None:
+        facts["calls"] = max(0, calls)
+    for key in ("server_busy", "recorded"):
+        if isinstance(event.get(key), bool):
+            facts[key] = event[key]
+    for key in ("suggestions", "run_models"):
+        if key in event:
+            facts[key] = _names(event[key])
+    for key in ("stopped", "left"):
+        if lists and key in event:
+            facts[key] = _listed(event[key])
+    return facts
+
+
 def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     """The end of a job whose process is gone without a final sentinel, from its events."""
     last = next((e for e in reversed(events) if e.get("event") in ("done", "aborted")), None)
     if last is None:
         return {"state": "failed", "exit_code": None, "message": VANISHED}
+    if found_unfit(events):
+        code = _int_or_none(last.get("exit_code"))
+        return {"state": "done", "exit_code": code, "message": _text(last.get("message"))}
     if last.get("event") == "done":
         health = last.get("health") if isinstance(last.get("health"), dict) else {}
         left = _int_or_none(health.get("cells_left")) or 0
@@ -191,66 +250,7 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
     }
 
 
-# What the CLI tells a terminal user to type, as the GUI says it: the button or the field that
-# does it. The CLI's text stays in the job's details.
-_GUI_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        (r"^(?:Beendet \(SIGTERM\)|Abgebrochen \(Strg-C\)):", "Abgebrochen:"),
-        (r"Derselbe Befehl mit --out \S+ holt sie nach\.", "„Fortsetzen“ holt sie nach."),
-        (r"ein erneutes `touchstone judge` bewertet", "„Fortsetzen“ bewertet"),
-        (
-            r"`touchstone judge --rejudge unscored` bewertet",
-            "„Judge starten“ mit „Bewerten: auch unbewertete“ bewertet",
-        ),
-        (r"`touchstone run`", "„Run starten“"),
-        (r"`touchstone judge`", "„Judge starten“"),
-        (r" \(oder --concurrency\)", ""),
-        (r"oder --model\b", "oder das Feld „Modell“"),
-        (r",? README: „[^“]*“", ""),
-        (r"mit --out ein anderes Verzeichnis", "einen anderen Run-Namen"),
-        (r"--extend\b", "„Run erweitern“"),
-    )
-)
-# A sentence that still names a command or a flag after the rewording: the details have it.
-_CLI_LEFT = re.compile(r"`touchstone|(?<![\w-])--[a-z]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÄÖÜ„`])")
 LOG_TAIL = 4000
-
-
-def gui_wording(message: str) -> str:
-    """The CLI's ``message`` as the page says it: buttons and fields instead of commands."""
-    text = message.strip()
-    for pattern, replacement in _GUI_WORDS:
-        text = pattern.sub(replacement, text)
-    sentences = [s for s in _SENTENCE_END.split(text) if not _CLI_LEFT.search(s)]
-    return " ".join(sentences)
-
-
-def _kind(record: dict[str, Any]) -> str:
-    command = record.get("command") or []
-    return command[2] if len(command) > 2 and isinstance(command[2], str) else ""
-
-
-def _actions(record: dict[str, Any], progress: dict[str, Any], has_run: bool) -> list[str]:
-    """The buttons the page offers after the job: "resume" (the same job again),
-    "other_model" (the judge form, its model field focused), "open_run", "judge_run"."""
-    state, kind = record.get("state"), _kind(record)
-    if state == "running":
-        return []
-    if kind == "run":
-        if state == "done":
-            return ["open_run", "judge_run"]
-        return ["resume", "open_run"] if has_run else ["resume"]
-    if kind not in ("judge", "judge-check"):
-        return []
-    if state == "cancelled":
-        return ["resume"]
-    if state == "failed":
-        return ["other_model"] if kind == "judge-check" else ["resume", "other_model"]
-    health = progress.get("health") if isinstance(progress.get("health"), dict) else {}
-    left = _int_or_none(health.get("cells_left")) if health else None
-    return ["resume"] if kind == "judge" and left else []
 
 
 def resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
@@ -274,18 +274,4 @@ def resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
         "config": relative.as_posix(),
         "model": option("--model"),
         "rejudge": option("--rejudge") or "none",
-    }
-
-
-def for_browser(
-    record: dict[str, Any], progress: dict[str, Any], *, has_run: bool = True, log: str = ""
-) -> dict[str, Any]:
-    """What the page shows of an ended job: ``notice`` (the message in GUI words),
-    ``actions`` (see ``_actions``) and ``details`` (the CLI's message and its log's tail)."""
-    message = _text(record.get("message"))
-    details = "\n\n".join(part for part in (message, log.strip()) if part)
-    return {
-        "notice": gui_wording(message),
-        "actions": _actions(record, progress, has_run),
-        "details": details,
     }

@@ -31,11 +31,12 @@ import psutil
 from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.events import read_events
+from touchstone.gui.job_notice import for_browser
 from touchstone.gui.job_state import (
     LOG_TAIL,
     clean_record,
     final_state,
-    for_browser,
+    found_unfit,
     job_progress,
     resume_args,
 )
@@ -182,7 +183,8 @@ class JobManager:
         with self._lock:
             cancelled = job_id in self._cancelled
         ended = final_state(record, written)
-        if code == 0:
+        # A check that found its judge unfit exits 1, and did its work all the same.
+        if code == 0 or found_unfit(written):
             state = "done"
         elif cancelled or code in (143, 130):
             state = "cancelled"

@@ -10,6 +10,7 @@ from urllib.parse import quote, urlencode
 
 from fastapi import HTTPException
 
+from touchstone.bundled import is_bundled
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, RunCache, SummaryCache, fresh_scorecard, is_fresh
 from touchstone.gui.jobs import JOBS_DIR, JobManager
@@ -190,8 +191,14 @@ class Gui:
         """Every file ``pack_of_run`` may read for the run of ``manifest``: the paths it
         names that lie inside the working dir. Only those: the overview stamps them (hashes
         their content) on every request, and a run.json someone shared may name anything."""
-        named = [manifest.get(key) for key in ("pack_path", "pack_abspath")]
-        inside = (resolve_inside(self.workdir, n) for n in named if isinstance(n, str) and n)
+        named = [
+            n
+            for key in ("pack_path", "pack_abspath")
+            if isinstance(n := manifest.get(key), str) and n
+        ]
+        inside = [resolve_inside(self.workdir, n) for n in named]
+        # touchstone's own packs (the demo's) are read wherever they are.
+        inside += [p for n in named if is_bundled(p := Path(n).resolve())]
         return tuple(dict.fromkeys(path for path in inside if path is not None))
 
     def loaded(self, name: str) -> LoadedRun:

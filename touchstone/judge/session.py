@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from touchstone.advice import close_names
 from touchstone.budget import Budget
 from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
@@ -56,6 +57,13 @@ class JudgeSession:
         )
         error = JudgeAborted(f"{stop.message} {text}")
         error.kind = stop.kind
+        error.facts = {
+            "cause": stop.kind,
+            "model": self.judge.model,
+            "base_url": self.base_url,
+            "suggestions": close_names(self.judge.model, available),
+            "server_busy": stop.cause is not None and stop.cause.server_busy,
+        }
         error.__cause__ = stop.cause
         return error
 

@@ -88,6 +88,16 @@ class FitnessCard:
         )
 
     @property
+    def fitness(self) -> str:
+        """``suitable``, ``unfit`` (judged and found wanting), ``unassessable`` or ``aborted``
+        (the check could not judge the judge)."""
+        if self.unassessable:
+            return "unassessable"
+        if self.aborted:
+            return "aborted"
+        return "suitable" if self.suitable else "unfit"
+
+    @property
     def reasons(self) -> list[str]:
         """Why the judge is not found suitable: the stop or the missing references alone
         when there is one, else each failed criterion."""

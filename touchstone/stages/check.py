@@ -108,10 +108,12 @@ def execute_judge_check(
                 await judge_cells(session, batch, pack, on_verdict=landed, on_judge_error=failed)
 
     stop: tuple[str, str] | None = None
+    stop_facts: dict[str, object] = {}
     try:
         run_blocking(probe_all())
     except JudgeAborted as exc:
         stop = (exc.kind, str(exc))
+        stop_facts = dict(exc.facts)
     verdicts = [_usable(by_repeat.get(index + 1)) for index in range(len(probes))]
     card = assess(
         probes,
@@ -131,6 +133,10 @@ def execute_judge_check(
         message=card.verdict_de(),
         card=card.as_dict(),
         health=health.as_dict(resumable=False),
+        # What the check found: "suitable", "unfit" (it judged the judge), or that it could
+        # not ("unassessable", "aborted": the stop's facts in ``stop``, as a judge run's).
+        fitness=card.fitness,
+        stop=stop_facts,
     )
     return card
 

@@ -272,6 +272,13 @@ def _judge_loaded(
             left = f"{counted(kept, 'Zelle', 'Zellen')} nicht neu bewertet: {stands}. {left}"
         exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
+        exc.facts = {
+            **exc.facts,
+            "open_cells": health.cells_left,
+            "kept": kept,
+            "unreadable": unreadable,
+            "refused": len(refused),
+        }
         emit(
             on_event,
             "aborted",

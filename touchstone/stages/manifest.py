@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from touchstone import __version__
+from touchstone.bundled import is_bundled
 from touchstone.errors import InputError
 from touchstone.pack import Pack, file_sha256, load_pack
 from touchstone.store import MANIFEST, RunDir, resolve_inside
@@ -78,6 +79,9 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
     outside = []
     for candidate in named:
         path = Path(candidate) if within is None else resolve_inside(within, candidate)
+        if path is None and is_bundled(Path(candidate).resolve()):
+            # touchstone's own pack (the demo's): public, read wherever the GUI started.
+            path = Path(candidate).resolve()
         if path is None:
             outside.append(candidate)
         elif path.is_file():
@@ -87,16 +91,34 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
                     f"Das Paket {candidate} wurde seit dem Run geändert (andere Prüfsumme)."
                 )
             return pack
-    if outside:
-        raise InputError(
-            f"Das Paket dieses Runs liegt außerhalb des Arbeitsverzeichnisses der GUI ({within}): "
-            f"run.json nennt {', '.join(map(repr, outside))}, und die GUI liest keine Dateien "
-            "außerhalb. Kopieren Sie das Paket ins Arbeitsverzeichnis und tragen Sie seinen Pfad "
-            "als pack_path in run.json ein, oder starten Sie die GUI in einem Verzeichnis, das "
-            "das Paket enthält."
-        )
+    if outside and within is not None:
+        raise InputError(_outside(run.path.name, manifest, within))
     raise InputError(
         f"Das Paket dieses Runs ist nicht auffindbar (run.json nennt "
         f"{manifest.get('pack_path')!r}). Starten Sie touchstone im Verzeichnis des Runs "
         "oder legen Sie das Paket wieder dorthin."
+    )
+
+
+def _outside(name: str, manifest: dict[str, Any], within: Path) -> str:
+    """A pack outside the GUI's working dir, said for a browser user: the run, the pack as
+    run.json names it (once), and where to start the GUI so that it is inside. Only whether
+    the pack is still where the run was made is looked at, nothing is read."""
+    recorded = str(manifest.get("pack_path") or manifest.get("pack_abspath") or "")
+    absolute = Path(str(manifest.get("pack_abspath") or recorded))
+    relative = Path(recorded)
+    # Where the run was made: the absolute path without the relative one it was given as.
+    root = absolute.parent
+    if not relative.is_absolute() and absolute.parts[-len(relative.parts) :] == relative.parts:
+        root = Path(*absolute.parts[: -len(relative.parts)])
+    if root.resolve() == within:
+        # Named inside, resolved outside: a symbolic link leads out of the working dir.
+        where = "Der Pfad führt über einen Link hinaus; legen Sie das Paket selbst hierher."
+    elif absolute.is_absolute() and absolute.is_file():
+        where = f"Starten Sie die GUI in {root}, wo der Run entstand."
+    else:
+        where = "Starten Sie die GUI in dem Verzeichnis, das das Paket enthält."
+    return (
+        f"Run „{name}“: sein Paket „{recorded}“ liegt nicht im Arbeitsverzeichnis der GUI, "
+        f"und sie liest nur Dateien darin. {where}"
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from touchstone.advice import close_names
 from touchstone.answers import (
     DEFAULT_CALL_TIMEOUT_S,
     AnswerBackend,
@@ -69,6 +70,36 @@ class RunOutcome:
         return unfinished(
             self.summary, run_path=self.run_dir.path, base_url=self.base_url, recorded=self.models
         )
+
+    def facts(self) -> dict[str, object]:
+        """What ``unfinished`` says, as data (the ``aborted`` event's fields, which the GUI
+        words for itself): the open cells, each stopped model with its cause and the names
+        the endpoint offers instead, the calls left by cause."""
+        summary = self.summary
+        return {
+            "open_cells": summary.left,
+            "base_url": self.base_url,
+            "run_models": list(self.models),
+            "stopped": [
+                {
+                    "model": model,
+                    "cause": error.kind,
+                    "suggestions": close_names(model, summary.available)
+                    if error.kind == "not_found"
+                    else [],
+                    "recorded": model in self.models,
+                }
+                for model, error in summary.stop_causes.items()
+            ],
+            "left": [
+                {
+                    "cause": kind,
+                    "calls": times,
+                    "server_busy": summary.left_causes[kind].server_busy,
+                }
+                for kind, times in summary.left_by_kind.most_common()
+            ],
+        }
 
 
 @dataclass

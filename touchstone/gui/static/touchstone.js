@@ -188,7 +188,9 @@ class JobBox {
     this.message.className = state === "failed" ? "flag" : "muted";
     // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
     setWhole(this.health, p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "");
-    this.card.replaceChildren(...(p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
+    // A check that could not judge the judge (a misspelt model) has no verdict to show.
+    const judged = !["unassessable", "aborted"].includes(p.fitness);
+    this.card.replaceChildren(...(judged && p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
     setWhole(this.agreement, asText(p.agreement, ""));
     this.cancel.hidden = state !== "running";
     this.renderEnd(job);
@@ -216,6 +218,7 @@ const ACTION_LABELS = {
   other_model: "Judge mit anderem Modell",
   open_run: "Run ansehen",
   judge_run: "Judge starten",
+  edit_settings: "Einstellungen korrigieren",
 };
 
 function jobActions(job, handlers) {
@@ -254,7 +257,7 @@ function fitnessCard(card) {
   });
   const table = el("table", {class: "fitness", "data-testid": "fitness-card"},
     el("caption", {}, ...wholeNodes(`Judge-Check: ${asText(card.judge_model)}`)), el("tbody", {}, ...rows));
-  const verdict = el("p", {class: card.suitable ? "ok" : "flag"},
+  const verdict = el("p", {class: card.suitable ? "verdict suitable" : "verdict unfit"},
     el("b", {}, ...wholeNodes(`Urteil: ${asText(card.verdict)}`)));
   return [table, verdict];
 }

@@ -1,0 +1,295 @@
+"""What the page says of an ended job, worded by the GUI from the facts of the CLI's events.
+
+The CLI's message tells a terminal user what to type; a browser user gets the GUI's own
+sentence from the facts (``job_state.clean_end``: the cause, the model, the names the
+endpoint offers, the open cells) and the buttons that help: "Fortsetzen" only where the same
+job again can get further (never after a 404 or a refused key), the settings where they are
+wrong. The CLI's text stays behind "Details" with the tail of the job's log. A job whose
+events carry no facts (an older CLI, a process that vanished) says so and points there.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from touchstone.errors import kind_label
+from touchstone.german import counted
+from touchstone.gui.job_state import VANISHED
+
+# After these the same job fails the same way: the name or the key must change first.
+HOPELESS = frozenset({"not_found", "auth"})
+CANCELLED = "Abgebrochen: alles bisher Gespeicherte bleibt erhalten."
+_HEADS = {
+    "run": "Run fehlgeschlagen",
+    "judge": "Judge abgebrochen",
+    "judge-check": "Judge-Check fehlgeschlagen",
+}
+# Messages the GUI itself wrote into the sentinel (not the CLI's): shown as they are.
+_OWN = (VANISHED, "Prozess endete", "Job-Datei")
+
+
+def _kind(record: dict[str, Any]) -> str:
+    command = record.get("command") or []
+    return command[2] if len(command) > 2 and isinstance(command[2], str) else ""
+
+
+def _config(record: dict[str, Any]) -> str:
+    command = [str(part) for part in record.get("command") or []]
+    if "--config" not in command[:-1]:
+        return ""
+    return PurePath(command[command.index("--config") + 1]).name
+
+
+def _quoted(names: list[str]) -> str:
+    return " oder ".join(f"„{name}“" for name in names)
+
+
+def _cells(count: int) -> str:
+    return counted(count, "Zelle", "Zellen")
+
+
+# -- judge -------------------------------------------------------------------------------------
+def _judge_cause(end: dict[str, Any], config: str) -> str:
+    """The cause of a judge's stop and what to change, naming the judge form and config."""
+    cause, model = end.get("cause", ""), end.get("model", "")
+    base = end.get("base_url") or "(ohne Adresse)"
+    where = f"in der Judge-Konfiguration „{config}“" if config else "in der Judge-Konfiguration"
+    if cause == "not_found":
+        hint = f" Meinten Sie {_quoted(end['suggestions'])}?" if end.get("suggestions") else ""
+        return (
+            f"Das Judge-Modell „{model}“ gibt es beim Endpunkt {base} nicht.{hint} Tragen Sie den "
+            "richtigen Namen ins Feld „Modell“ ein („Judge mit anderem Modell“)."
+        )
+    if cause == "auth":
+        return (
+            f"Der Endpunkt {base} lehnt den Zugang ab. Prüfen Sie den API-Schlüssel {where} "
+            "(„endpoint.api_key_env“ nennt eine Umgebungsvariable der GUI) und starten Sie den "
+            "Judge dann neu."
+        )
+    if cause == "connection" and end.get("server_busy"):
+        return (
+            f"Der Server unter {base} nimmt nicht so viele Verbindungen auf einmal an: senken "
+            f"Sie „concurrency“ {where}."
+        )
+    if cause == "connection":
+        return (
+            f"Keine Verbindung zum Server unter {base}. Läuft er? Sonst prüfen Sie "
+            f"„endpoint.base_url“ {where}."
+        )
+    if cause == "quota":
+        return "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent."
+    if cause == "rate_limit":
+        return (
+            "Der Server drosselt (429) länger, als die Frist erlaubt: senken Sie „concurrency“ "
+            f"oder erhöhen Sie „call_timeout_s“ {where}."
+        )
+    if cause == "server":
+        return "Der Server meldet Fehler (5xx); sein Log sagt, warum."
+    if cause == "bad_request":
+        return (
+            "Der Server lehnt die Anfrage ab (400/422): prüfen Sie „max_tokens“, „temperature“ "
+            f"und „extra_body“ {where}."
+        )
+    if cause == "refused":
+        return (
+            "Ein Inhaltsfilter des Anbieters lehnt die Eingaben ab; ein anderes Judge-Modell "
+            "oder ein anderer Endpunkt kann sie bewerten („Judge mit anderem Modell“)."
+        )
+    if cause == "too_large":
+        return f"Die Antworten überschreiten die Obergrenze („max_reply_mb“ {where})."
+    if cause == "unparseable":
+        return (
+            "Der Judge antwortet nicht im verlangten JSON-Format: wählen Sie ein Judge-Modell, "
+            "das Formatvorgaben befolgt („Judge mit anderem Modell“)."
+        )
+    # timeout, reasoning_only, other: a judge that thinks instead of answering.
+    return (
+        "Der Judge antwortet nicht innerhalb der Frist. Wählen Sie ein Judge-Modell ohne "
+        "Thinking/Reasoning („Judge mit anderem Modell“) oder erhöhen Sie „call_timeout_s“ "
+        f"{where}."
+    )
+
+
+def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
+    """What a stopped judge run left, and what goes on from there (judge runs only)."""
+    open_cells, kept = end.get("open_cells", 0), end.get("kept", 0)
+    unreadable, refused = end.get("unreadable", 0), end.get("refused", 0)
+    parts = []
+    if kept:
+        parts.append(
+            f"{counted(kept, 'bisherige Bewertung', 'bisherige Bewertungen')} behalten: eine "
+            "fehlgeschlagene oder unlesbare Neubewertung ersetzt keine."
+        )
+    if open_cells and resumable:
+        parts.append(
+            "Bereits gespeicherte Bewertungen bleiben erhalten; „Fortsetzen“ bewertet die "
+            f"{counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
+        )
+    elif open_cells:
+        parts.append(
+            f"Bereits gespeicherte Bewertungen bleiben erhalten ({_cells(open_cells)} offen)."
+        )
+    if unreadable:
+        parts.append(
+            "„Judge starten“ mit „Bewerten: auch unbewertete“ bewertet die "
+            f"{_cells(unreadable)} mit unlesbarer Judge-Ausgabe erneut."
+        )
+    if refused and resumable:
+        parts.append(
+            f"„Fortsetzen“ fragt die {_cells(refused)} erneut, die der Judge-Filter abgelehnt hat."
+        )
+    return parts
+
+
+def _judge_stop(kind: str, end: dict[str, Any], config: str) -> tuple[str, list[str]]:
+    cause = end.get("cause", "")
+    resumable = cause not in HOPELESS
+    head = "Judge abgebrochen" if kind == "judge" else "Judge-Check abgebrochen"
+    label = f" ({kind_label(cause)})" if cause else ""
+    parts = [f"{head}{label}:", _judge_cause(end, config)]
+    if kind == "judge":
+        parts += _judge_left(end, resumable)
+    return " ".join(parts), (["resume", "other_model"] if resumable else ["other_model"])
+
+
+# -- run ---------------------------------------------------------------------------------------
+def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any] | None]:
+    """The message, the actions and the form fix for a run that left cells."""
+    base = end.get("base_url") or "(ohne Adresse)"
+    run_models = end.get("run_models", [])
+    parts = [f"Run unvollständig: {_cells(end.get('open_cells', 0))} offen."]
+    no_server = (
+        f"Keine Verbindung zum Server unter {base}. Läuft er? Sonst prüfen Sie das Feld „Endpunkt“."
+    )
+    resumable, replace, extend, field = False, {}, False, ""
+    for stopped in end.get("stopped", []):
+        model, cause = stopped.get("model", ""), stopped.get("cause", "")
+        if cause == "not_found":
+            close = stopped.get("suggestions", [])
+            hint = f" Meinten Sie {_quoted(close)}?" if close else ""
+            # The corrected model is new to a run with models: that takes "Run erweitern".
+            new = bool(run_models) and (close[0] if close else model) not in run_models
+            tick = " mit Haken bei „Run erweitern“" if new else ""
+            parts.append(
+                f"Das Modell „{model}“ gibt es beim Endpunkt nicht.{hint} Korrigieren Sie den "
+                f"Namen im Feld „Modelle“ und starten Sie den Run{tick} erneut."
+            )
+            if close:
+                replace[model] = close[0]
+            extend, field = extend or new, "models"
+        elif cause == "auth":
+            parts.append(
+                f"Der Endpunkt lehnt den Zugang für „{model}“ ab: prüfen Sie den API-Schlüssel. "
+                "Die GUI gibt ihren Jobs den ihrer Umgebung (OPENAI_API_KEY): setzen Sie ihn dort "
+                "und starten Sie die GUI neu."
+            )
+        elif cause == "connection":
+            resumable, field = True, field or "base_url"
+            if no_server not in parts:
+                parts.append(no_server)
+        else:
+            resumable = True
+            parts.append(f"Modell „{model}“ gestoppt – {kind_label(cause)}.")
+    for left in end.get("left", []):
+        cause, calls = left.get("cause", ""), counted(left.get("calls", 0), "Aufruf", "Aufrufe")
+        resumable = True
+        if cause == "connection" and left.get("server_busy"):
+            parts.append(
+                f"{calls} ohne Antwort: der Server unter {base} nimmt nicht so viele "
+                "Verbindungen auf einmal an."
+            )
+        elif cause == "connection":
+            field = field or "base_url"
+            if no_server not in parts:
+                parts.append(no_server)
+        else:
+            parts.append(f"{calls} ohne Antwort – {kind_label(cause)}.")
+    if resumable:
+        parts.append("„Fortsetzen“ holt die offenen Zellen nach.")
+    actions = (["resume"] if resumable else []) + (["edit_settings"] if field else [])
+    fix = {"field": field, "replace": replace, "extend": extend} if field else None
+    return " ".join(parts), actions, fix
+
+
+# -- every job ---------------------------------------------------------------------------------
+def _failed(
+    record: dict[str, Any], progress: dict[str, Any], has_run: bool
+) -> tuple[str, list[str], dict[str, Any] | None]:
+    kind, end = _kind(record), progress.get("end") or {}
+    message, ending = record.get("message") or "", end.get("ending", "")
+    # A run whose run.json records no model has no answer to look at.
+    opened = ["open_run"] if has_run and kind == "run" and end.get("run_models", True) else []
+    if kind in ("judge", "judge-check") and end.get("cause"):
+        notice, actions = _judge_stop(kind, end, _config(record))
+        return notice, actions, None
+    if kind == "run" and ending == "run_incomplete":
+        notice, actions, fix = _run_incomplete(end)
+        return notice, actions + opened, fix
+    if ending == "budget_reached":
+        spent = str(end.get("budget") or "Budget erreicht.")
+        return (
+            f"{spent} Alles Gespeicherte bleibt; „Fortsetzen“ macht mit einem neuen Budget "
+            "derselben Höhe weiter.",
+            ["resume", *opened],
+            None,
+        )
+    judge_actions = {"judge": ["resume", "other_model"], "judge-check": ["other_model"]}
+    if ending in ("input", "system"):
+        # Bad input or a failing machine: the message names the file and the problem.
+        actions = ["other_model"] if kind in judge_actions else opened
+        return message, actions, None
+    if kind == "judge-check" and progress.get("fitness") == "unassessable":
+        card = progress.get("card") or {}
+        return f"Judge-Check: {card.get('verdict', '')}".strip(), ["other_model"], None
+    if message.startswith(_OWN):
+        notice = message
+    else:
+        head = _HEADS.get(kind, "Fehlgeschlagen")
+        notice = f"{head}. Was das Programm meldet, steht unter „Details“."
+    actions = judge_actions.get(kind) or (["resume", *opened] if kind == "run" else [])
+    return notice, actions, None
+
+
+def _cancelled(kind: str, has_run: bool) -> tuple[str, list[str]]:
+    goes_on = {
+        "run": " „Fortsetzen“ holt die offenen Zellen nach.",
+        "judge": " „Fortsetzen“ bewertet die offenen Zellen.",
+        "judge-check": " „Erneut prüfen“ startet die Prüfung neu.",
+    }
+    actions = ["resume", "open_run"] if kind == "run" and has_run else ["resume"]
+    return CANCELLED + goes_on.get(kind, ""), actions
+
+
+def _done(record: dict[str, Any], progress: dict[str, Any]) -> tuple[str, list[str]]:
+    kind = _kind(record)
+    if kind == "run":
+        return record.get("message") or "", ["open_run", "judge_run"]
+    if kind == "judge-check":
+        # The card says the verdict; an unfit judge wants another model.
+        return "", ["other_model"] if progress.get("fitness") == "unfit" else []
+    health = progress.get("health") if isinstance(progress.get("health"), dict) else {}
+    left = health.get("cells_left") if health else None
+    resumable = kind == "judge" and isinstance(left, int) and left > 0
+    return record.get("message") or "", ["resume"] if resumable else []
+
+
+def for_browser(
+    record: dict[str, Any], progress: dict[str, Any], *, has_run: bool = True, log: str = ""
+) -> dict[str, Any]:
+    """What the page shows of a job: ``notice`` (the GUI's own words), ``actions`` (the
+    buttons: "resume" the same job again, "other_model" the judge form with its model field,
+    "open_run", "judge_run", "edit_settings" the run form's field ``fix`` names), ``fix``
+    (``{"field", "replace": {wrong: right}, "extend"}`` or None) and ``details`` (the CLI's
+    message and its log's tail)."""
+    message = record.get("message") or ""
+    details = "\n\n".join(part for part in (message, log.strip()) if part)
+    shown: dict[str, Any] = {"notice": "", "actions": [], "fix": None, "details": details}
+    state, kind = record.get("state"), _kind(record)
+    if state == "done":
+        shown["notice"], shown["actions"] = _done(record, progress)
+    elif state == "cancelled":
+        shown["notice"], shown["actions"] = _cancelled(kind, has_run)
+    elif state == "failed":
+        shown["notice"], shown["actions"], shown["fix"] = _failed(record, progress, has_run)
+    return shown
