@@ -15,7 +15,8 @@ import pytest
 from touchstone.budget import Budget, Price, parse_price
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import BudgetReached, CallError, InputError
-from touchstone.gui.job_state import final_state, gui_wording
+from touchstone.gui.job_notice import for_browser
+from touchstone.gui.job_state import final_state, job_progress
 from touchstone.judge import JudgeConfig, load_judge_config
 from touchstone.judge.config import JudgeEndpoint, PricePerMillion
 from touchstone.results import EvalResponse, Verdict
@@ -221,10 +222,12 @@ def test_cli_run_budget_exit_codes_and_message(
     done = next(e for e in lines if e["event"] == "done")
     assert done["budget"]["reached"] is True and done["budget"]["limit"] == 120
     # What the GUI's job box says of it: the CLI's last word, in GUI words.
-    ended = final_state({}, lines)
-    assert ended["exit_code"] == 1
-    assert gui_wording(ended["message"]).startswith("Budget erreicht: ")
-    assert "„Fortsetzen“ holt sie nach." in gui_wording(ended["message"])
+    ended = final_state({"command": ["touchstone", "run"]}, lines)
+    assert (ended["state"], ended["exit_code"]) == ("failed", 1)
+    shown = for_browser({**ended, "command": ["touchstone", "run"]}, job_progress(lines))
+    assert shown["notice"].startswith("Budget erreicht: ") and " von 120,00 " in shown["notice"]
+    assert "--out" not in shown["notice"] and "„Fortsetzen“ macht" in shown["notice"]
+    assert shown["actions"][0] == "resume"
 
 
 def test_a_done_job_shows_what_its_budget_left() -> None:

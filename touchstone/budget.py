@@ -217,7 +217,7 @@ class Budget:
     def error(self, message: str) -> BudgetReached:
         """``BudgetReached`` with ``message``, its facts naming the cap's state for the GUI."""
         error = BudgetReached(message)
-        error.facts = {"budget": self.message()}
+        error.facts = {"budget_message": self.message()}
         return error
 
     def message(self) -> str:

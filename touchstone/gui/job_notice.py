@@ -227,7 +227,7 @@ def _failed(
         notice, actions, fix = _run_incomplete(end)
         return notice, actions + opened, fix
     if ending == "budget_reached":
-        spent = str(end.get("budget") or "Budget erreicht.")
+        spent = str(end.get("budget_message") or "Budget erreicht.")
         return (
             f"{spent} Alles Gespeicherte bleibt; „Fortsetzen“ macht mit einem neuen Budget "
             "derselben Höhe weiter.",
