@@ -58,7 +58,7 @@ from touchstone.gui.views import Gui
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
 from touchstone.report import MeansChart, template_environment
-from touchstone.stages.extend import AskedRun, RunConflict, check_settings
+from touchstone.stages.extend import AskedRun, RunConflict, answer_inputs, check_settings
 from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import without_credentials
 
@@ -100,14 +100,16 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None
         return None
     manifest = run.read_manifest()
     cap = manifest.get("max_tokens")
+    loaded = load_pack(pack)
     asked = AskedRun(
-        pack_id=load_pack(pack).id,
+        pack_id=loaded.id,
         pack_sha256=file_sha256(pack),
         base_url=without_credentials(body.base_url),
         models=list(body.models),
         variants=list(body.variants) or None,
         repeats=body.repeats,
         max_tokens=cap if isinstance(cap, int) else None,
+        answer_inputs=answer_inputs(loaded),
     )
     try:
         check_settings(body.name, manifest, asked, extend=body.extend, surface="gui")

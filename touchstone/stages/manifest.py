@@ -9,6 +9,7 @@ from typing import Any
 from touchstone import __version__
 from touchstone.errors import InputError
 from touchstone.pack import Pack, file_sha256, load_pack
+from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs
 from touchstone.store import MANIFEST, RunDir, resolve_inside
 
 
@@ -52,6 +53,9 @@ def run_manifest(
         "pack_path": str(pack_path),
         "pack_abspath": str(pack_path.resolve()),
         "pack_sha256": file_sha256(pack_path),
+        # What the answers were asked with: a later, grown pack can then be told from a
+        # changed one (``stages.extend``).
+        ANSWER_INPUTS: answer_inputs(pack),
         "base_urls": union("base_urls", [base_url]),
         "models": union("models", models),
         "variants": union("variants", variants),

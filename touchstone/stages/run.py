@@ -37,7 +37,13 @@ from touchstone.stages.answering import (
     plan_cells,
     run_cells,
 )
-from touchstone.stages.extend import AskedRun, check_settings, open_per_model, resumed_plan
+from touchstone.stages.extend import (
+    AskedRun,
+    answer_inputs,
+    check_settings,
+    open_per_model,
+    resumed_plan,
+)
 from touchstone.stages.manifest import default_run_name, run_manifest
 from touchstone.stages.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
@@ -123,6 +129,7 @@ def execute_run(
             variants=list(dict.fromkeys(variants)) or None,
             repeats=repeats,
             max_tokens=max_tokens,
+            answer_inputs=answer_inputs(pack),
         )
         stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
         check_settings(run.path, stored, asked, extend=extend, surface="cli")
