@@ -189,3 +189,52 @@ def test_fingerprints_missing_or_malformed_in_run_json_refuse_the_changed_pack(
     )
     (found,) = differences(manifest, asked)
     assert not found.extendable and "Prüfsumme gespeichert aaaaaaaaaaaa…" in found.text
+
+
+def forget_fingerprints(out: Path) -> None:
+    """run.json as touchstone wrote it before it kept ``answer_inputs``."""
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    del manifest[ANSWER_INPUTS]
+    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_an_older_judged_run_extends_by_what_its_verdicts_vouch_for(
+    sim: SimServer, judged_on_the_first_pack: tuple[Path, Path]
+) -> None:
+    pack, out = judged_on_the_first_pack
+    forget_fingerprints(out)
+    pack.write_text(BUERO.read_text(encoding="utf-8"), encoding="utf-8")
+    grown = load_pack(pack).prompt_count
+    outcome = execute_run(
+        pack_path=pack,
+        models=["sim-gut"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+        extend=True,
+    )
+    assert outcome.summary.recorded == grown - len(FIRST)
+    assert ANSWER_INPUTS in json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+
+
+def test_an_older_run_with_an_unjudged_answer_is_refused_as_before(
+    sim: SimServer, judged_on_the_first_pack: tuple[Path, Path]
+) -> None:
+    pack, out = judged_on_the_first_pack
+    forget_fingerprints(out)
+    run = RunDir(out)
+    kept = [v for v in run.load_verdicts() if v.prompt_id != "A1"]
+    (out / "judgements.jsonl").write_text(
+        "".join(json.dumps(v.as_dict(), ensure_ascii=False) + "\n" for v in kept),
+        encoding="utf-8",
+    )
+    pack.write_text(BUERO.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(InputError, match="Prüfsumme gespeichert"):
+        execute_run(
+            pack_path=pack,
+            models=["sim-gut"],
+            variants=["none"],
+            out=out,
+            base_url=sim.base_url,
+            extend=True,
+        )

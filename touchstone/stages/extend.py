@@ -11,7 +11,8 @@ An existing run is never changed silently. Against its ``run.json``:
   judge then re-judges the cells whose rubric changed (``judge.plan.stale_keys``);
 - another pack id, a pack that changed what the stored answers were asked (a prompt's text, a
   variant's system prompt, a prompt removed), a changed pack of a run that recorded no
-  fingerprints of its inputs (made before touchstone kept them), or another answer cap
+  fingerprints of its inputs (made before touchstone kept them) and whose verdicts do not vouch
+  for them (``manifest.with_vouched_inputs``), or another answer cap
   (``--max-tokens``) make answers that do not compare with the stored ones: refused even when
   extending.
 Deadlines, concurrency and the reply size limit are how the calls are made, not what the run

@@ -8,6 +8,7 @@ from typing import Any
 
 from touchstone import __version__
 from touchstone.errors import InputError
+from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import Pack, file_sha256, load_pack
 from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs
 from touchstone.store import MANIFEST, RunDir, resolve_inside
@@ -63,6 +64,42 @@ def run_manifest(
         "created_at": manifest.get("created_at") or now_iso(),
         "updated_at": now_iso(),
         "touchstone_version": __version__,
+    }
+
+
+def with_vouched_inputs(
+    run: RunDir, manifest: dict[str, Any], pack: Pack, pack_sha256: str
+) -> dict[str, Any]:
+    """``manifest``, for a run that recorded no ``answer_inputs`` (made before they were kept)
+    and whose pack changed since, with those its verdicts vouch for.
+
+    A verdict's rubric hash covers the prompt's text and the variant's system prompt: when every
+    answer of the run has a verdict whose hash is the one ``pack`` gives now, the answers were
+    asked with ``pack``'s texts, and a grown pack can extend the run. Otherwise ``manifest`` as
+    it is (the changed pack is refused, as before). Failed answers (no text) need no verdict.
+    """
+    if not manifest or ANSWER_INPUTS in manifest or manifest.get("pack_sha256") == pack_sha256:
+        return manifest
+    asked = {(r.prompt_id, r.variant) for r in run.load_responses() if r.ok}
+    hashes = RubricHashes(pack)
+    vouched = {
+        (v.prompt_id, v.variant)
+        for v in run.load_verdicts()
+        if v.rubric_hash
+        and pack.has_prompt(v.prompt_id)
+        and v.variant in pack.variants
+        and hashes(pack.prompt(v.prompt_id), v.variant) == v.rubric_hash
+    }
+    if not asked or not asked <= vouched:
+        return manifest
+    now = answer_inputs(pack)
+    prompts, variants = {p for p, _ in asked}, {v for _, v in asked}
+    return {
+        **manifest,
+        ANSWER_INPUTS: {
+            "prompts": {p: fp for p, fp in now["prompts"].items() if p in prompts},
+            "variants": {v: fp for v, fp in now["variants"].items() if v in variants},
+        },
     }
 
 

@@ -44,7 +44,7 @@ from touchstone.stages.extend import (
     open_per_model,
     resumed_plan,
 )
-from touchstone.stages.manifest import default_run_name, run_manifest
+from touchstone.stages.manifest import default_run_name, run_manifest, with_vouched_inputs
 from touchstone.stages.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import without_credentials
@@ -132,6 +132,7 @@ def execute_run(
             answer_inputs=answer_inputs(pack),
         )
         stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
+        stored = with_vouched_inputs(run, stored, pack, asked.pack_sha256)
         check_settings(run.path, stored, asked, extend=extend, surface="cli")
         chosen_variants, chosen_repeats = resumed_plan(stored, asked)
         chosen_variants = chosen_variants or list(pack.variants)
