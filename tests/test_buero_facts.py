@@ -490,3 +490,34 @@ def test_h8_corrected_claim() -> None:
     right, claimed = PARTIAL_DAY + FULL_DAY + PARTIAL_DAY, 3 * FULL_DAY
     asks("H8", f"3 × {eur(FULL_DAY, 0)} = {eur(claimed, 0)}")
     expect("H8", f"= {eur(right, 0)}", f"{eur(claimed - right, 0)} weniger")
+
+
+# --- Probes agree with the rubric -----------------------------------------------------------
+
+GERMAN_NUMBER = re.compile(r"\d{1,3}(?:\.\d{3})*(?:,\d+)?")
+# Figures of an expectation that a good answer need not repeat: G5's bounds "über 8, aber
+# unter 10 Jahren" (the reference names the 9 years and 6 months between them).
+NOT_REPEATED = {"G5": {Decimal(8), Decimal(10)}}
+
+
+def _values(text: str) -> set[Decimal]:
+    return {Decimal(n.replace(".", "").replace(",", ".")) for n in GERMAN_NUMBER.findall(text)}
+
+
+def test_every_reference_states_the_figures_of_its_expectations() -> None:
+    # A reference is judge-check's "good answer": one that misstates a figure would make a
+    # careful judge look wrong.
+    checked = 0
+    for _, prompt in PACK.all_prompts():
+        if not prompt.reference:
+            continue
+        wanted = _values(" ".join(prompt.expectations)) - NOT_REPEATED.get(prompt.id, set())
+        missing = wanted - _values(prompt.reference)
+        assert not missing, f"{prompt.id}: reference lacks {sorted(missing)}"
+        checked += 1
+    assert checked >= 30
+
+
+def test_b2_double_fee_figures() -> None:
+    expect("B2", eur(Decimal(89)), "55-1093")
+    flagged("B2", f"{2 * 89} €", "89 €")
