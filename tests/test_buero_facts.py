@@ -347,6 +347,9 @@ def test_d8_budget_overruns() -> None:
         ("E6", dt.date(2025, 10, 14), 1, None, dt.date(2025, 11, 14)),
     ],
 )
+# E6's month is DSGVO Art. 12 Abs. 3, counted under Regulation (EEC) 1182/71 (Art. 3): the day
+# of receipt does not count, the period ends on the same date a month later and moves off a
+# weekend or holiday – the same days as §§ 187, 188, 193 BGB give here.
 def test_month_periods(
     prompt_id: str, event: dt.date, months: int, raw_end: dt.date | None, shifted: dt.date
 ) -> None:
