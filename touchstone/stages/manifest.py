@@ -78,7 +78,12 @@ def with_vouched_inputs(
     asked with ``pack``'s texts, and a grown pack can extend the run. Otherwise ``manifest`` as
     it is (the changed pack is refused, as before). Failed answers (no text) need no verdict.
     """
-    if not manifest or ANSWER_INPUTS in manifest or manifest.get("pack_sha256") == pack_sha256:
+    if (
+        not manifest
+        or ANSWER_INPUTS in manifest
+        or manifest.get("pack_id") != pack.id  # another pack: refused by its id
+        or manifest.get("pack_sha256") == pack_sha256
+    ):
         return manifest
     asked = {(r.prompt_id, r.variant) for r in run.load_responses() if r.ok}
     hashes = RubricHashes(pack)
