@@ -99,6 +99,8 @@ def test_a_grown_pack_judges_nothing_again_and_opens_only_the_new_prompts(
     judge = FakeJudge()
     outcome = execute_judge(out, config=config, backend=judge)
     assert per_answer_calls(judge) == [] and outcome.stale == 0 and outcome.new_verdicts == 0
+    warned = " ".join(" ".join(outcome.run_dir.warnings).split())
+    assert f"um {grown - len(FIRST)} Prompts gewachsen" in warned and "run --extend" in warned
     assert {(v.prompt_id, v.score) for v in RunDir(out).load_verdicts()} == {
         (v.prompt_id, v.score) for v in verdicts_before
     }

@@ -153,13 +153,8 @@ def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) 
                 False,
             )
         ]
-    (old_prompts, old_variants), (new_prompts, new_variants) = stored, now
-    changed = [p for p, fp in old_prompts.items() if p in new_prompts and new_prompts[p] != fp]
-    removed = [p for p in old_prompts if p not in new_prompts]
-    run_variants = list(manifest.get("variants") or [])
-    system = [
-        v for v in run_variants if v in old_variants and new_variants.get(v) != old_variants[v]
-    ]
+    change = _compare(stored, now, manifest.get("variants"))
+    changed, removed, system, added = change.changed, change.removed, change.system, change.added
     head = f"Paket: „{asked.pack_id}“ wurde seit dem Run geändert"
     problems = [
         f"{what} {_few(ids)}"
@@ -172,7 +167,6 @@ def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) 
     ]
     if problems:
         return [Difference(f"{head} – {'; '.join(problems)}", False)]
-    added = [p for p in new_prompts if p not in old_prompts]
     if not added:
         return []  # only rubrics: the answers stand, the judge re-judges what is stale
     return [
@@ -182,7 +176,43 @@ def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) 
     ]
 
 
-def _inputs(value: object) -> tuple[dict[str, str], dict[str, str]] | None:
+def new_prompts(manifest: Mapping[str, Any], pack: Pack) -> list[str] | None:
+    """The prompts ``pack`` has beyond those the run's answers were asked from, when it only
+    grew (every recorded prompt text and system prompt as it was); None when it changed
+    otherwise or the run recorded no fingerprints."""
+    stored, now = _inputs(manifest.get(ANSWER_INPUTS)), _inputs(answer_inputs(pack))
+    if stored is None or now is None:
+        return None
+    change = _compare(stored, now, manifest.get("variants"))
+    return None if change.changed or change.removed or change.system else change.added
+
+
+@dataclass(frozen=True)
+class _Change:
+    """Prompts and variants of a run's answers against a pack: text changed, gone, new."""
+
+    changed: list[str]
+    removed: list[str]
+    # The run's variants whose system prompt changed or that the pack no longer has.
+    system: list[str]
+    added: list[str]
+
+
+Inputs = tuple[dict[str, str], dict[str, str]]
+
+
+def _compare(stored: Inputs, now: Inputs, run_variants: object) -> _Change:
+    (old_prompts, old_variants), (prompts, variants) = stored, now
+    used = run_variants if isinstance(run_variants, list) else []
+    return _Change(
+        changed=[p for p, fp in old_prompts.items() if p in prompts and prompts[p] != fp],
+        removed=[p for p in old_prompts if p not in prompts],
+        system=[v for v in used if v in old_variants and variants.get(v) != old_variants[v]],
+        added=[p for p in prompts if p not in old_prompts],
+    )
+
+
+def _inputs(value: object) -> Inputs | None:
     """Prompt and variant fingerprints from ``answer_inputs``; None when there are none or they
     are malformed (run.json is read as untrusted: then the pack change is refused, as for a run
     that recorded none)."""

@@ -8,9 +8,10 @@ from typing import Any
 
 from touchstone import __version__
 from touchstone.errors import InputError
+from touchstone.german import counted
 from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import Pack, file_sha256, load_pack
-from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs
+from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs, new_prompts
 from touchstone.store import MANIFEST, RunDir, resolve_inside
 
 
@@ -108,6 +109,18 @@ def with_vouched_inputs(
     }
 
 
+def _changed(path: str, manifest: dict[str, Any], pack: Pack) -> str:
+    """The warning for a run whose pack changed since: what a grown pack means for it."""
+    added = new_prompts(manifest, pack)
+    if not added:
+        return f"Das Paket {path} wurde seit dem Run geändert (andere Prüfsumme)."
+    return (
+        f"Das Paket {path} ist seit dem Run um {counted(len(added), 'Prompt', 'Prompts')} "
+        "gewachsen; die bisherigen Antworten und Bewertungen gelten weiter, die neuen Prompts "
+        "sind offen, bis der Run erweitert wird (run --extend bzw. „Run erweitern“)."
+    )
+
+
 def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
     """The pack a run was made with, found by the paths its manifest recorded.
 
@@ -125,9 +138,7 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
         elif path.is_file():
             pack = load_pack(path)
             if manifest.get("pack_sha256") and file_sha256(path) != manifest["pack_sha256"]:
-                run.warnings.append(
-                    f"Das Paket {candidate} wurde seit dem Run geändert (andere Prüfsumme)."
-                )
+                run.warnings.append(_changed(candidate, manifest, pack))
             return pack
     if outside:
         raise InputError(
