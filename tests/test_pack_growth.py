@@ -167,6 +167,7 @@ def test_a_rubric_only_change_resumes_and_rejudges_that_prompt(
     outcome = execute_judge(
         out, config=JudgeConfig(JudgeEndpoint(sim.base_url), "j"), backend=judge
     )
+    assert "wurde seit dem Run geändert (andere Prüfsumme)" in " ".join(outcome.run_dir.warnings)
     assert outcome.stale == 1 and per_answer_calls(judge) == [
         "## Aufgabe C1 (Kategorie: Kaufmännisches Rechnen)"
     ]
