@@ -149,6 +149,9 @@ def test_a_changed_prompt_text_is_refused_even_when_extending(
     message = " ".join(str(refused.value).split())
     assert "Prompt-Text geändert: A1" in message and "auch --extend ändert das nicht" in message
     assert (out / MANIFEST).read_text(encoding="utf-8") == manifest
+    # Read with the changed pack, the run warns that its pack changed, not that it grew.
+    warned = " ".join(load_run(out).run_dir.warnings)
+    assert "wurde seit dem Run geändert (andere Prüfsumme)" in warned and "gewachsen" not in warned
 
 
 def test_a_rubric_only_change_resumes_and_rejudges_that_prompt(
@@ -167,7 +170,6 @@ def test_a_rubric_only_change_resumes_and_rejudges_that_prompt(
     outcome = execute_judge(
         out, config=JudgeConfig(JudgeEndpoint(sim.base_url), "j"), backend=judge
     )
-    assert "wurde seit dem Run geändert (andere Prüfsumme)" in " ".join(outcome.run_dir.warnings)
     assert outcome.stale == 1 and per_answer_calls(judge) == [
         "## Aufgabe C1 (Kategorie: Kaufmännisches Rechnen)"
     ]
