@@ -7,7 +7,7 @@ in the ranking, scorecard.json keeps the neighbour pairs and those that decide t
 the GUI pages one row's comparisons (``GET /api/runs/{name}/comparisons``).
 
 Runs of 200 and 400 models, one variant, one repeat: on a pack of 2 prompts (the case above)
-and on ``buero`` (37 prompts). ``report`` is timed as the CLI does it: load the run, build the
+and on the full ``buero`` pack. ``report`` is timed as the CLI does it: load the run, build the
 scorecard, write report.html, scorecard.json and verdicts.csv, print the scorecard (wall
 clock, and beside it the CPU time: on a shared machine the wall clock waits for other work).
 Run: uv run python benchmarks/many_models.py

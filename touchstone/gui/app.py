@@ -62,7 +62,8 @@ from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
 from touchstone.report import MeansChart, template_environment
-from touchstone.stages.extend import AskedRun, RunConflict, check_settings
+from touchstone.stages.extend import AskedRun, RunConflict, answer_inputs, check_settings
+from touchstone.stages.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import without_credentials
 
@@ -102,16 +103,18 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None
     run = RunDir(path)
     if not run.file(MANIFEST).is_file():
         return None
-    manifest = run.read_manifest()
+    loaded, checksum = load_pack(pack), file_sha256(pack)
+    manifest = with_vouched_inputs(run, run.read_manifest(), loaded, checksum)
     cap = manifest.get("max_tokens")
     asked = AskedRun(
-        pack_id=load_pack(pack).id,
-        pack_sha256=file_sha256(pack),
+        pack_id=loaded.id,
+        pack_sha256=checksum,
         base_url=without_credentials(body.base_url),
         models=list(body.models),
         variants=list(body.variants) or None,
         repeats=body.repeats,
         max_tokens=cap if isinstance(cap, int) else None,
+        answer_inputs=answer_inputs(loaded),
     )
     try:
         check_settings(body.name, manifest, asked, extend=body.extend, surface="gui")

@@ -5,19 +5,30 @@ An existing run is never changed silently. Against its ``run.json``:
 - more (a new model, variant, more repeats) or another endpoint change what the run is: refused
   unless the user extends it (CLI ``--extend``, GUI "Run erweitern"); extending records the union
   in run.json, so the new cells are open for every model of the run;
-- another pack (id or checksum) or another answer cap (``--max-tokens``) make answers that do
-  not compare with the stored ones: refused even when extending.
+- a pack that grew (new prompts; every answered prompt's text and every variant's system
+  prompt as they were) is more as well: extending answers the new prompts. A pack whose changes
+  leave the answers' inputs alone (only rubrics: expectations, red flags, probes) resumes; the
+  judge then re-judges the cells whose rubric changed (``judge.plan.stale_keys``);
+- another pack id, a pack that changed what the stored answers were asked (a prompt's text, a
+  variant's system prompt, a prompt removed), a changed pack of a run that recorded no
+  fingerprints of its inputs (made before touchstone kept them) and whose verdicts do not vouch
+  for them (``manifest.with_vouched_inputs``), or another answer cap
+  (``--max-tokens``) make answers that do not compare with the stored ones: refused even when
+  extending.
 Deadlines, concurrency and the reply size limit are how the calls are made, not what the run
 is: they may differ on every resume.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from touchstone.errors import InputError
+from touchstone.german import counted
+from touchstone.pack import Pack
 from touchstone.results import VerdictKey
 
 Pair = tuple[str, str]
@@ -35,6 +46,26 @@ class AskedRun:
     variants: list[str] | None
     repeats: int | None
     max_tokens: int | None
+    # ``answer_inputs`` of the pack asked now: tells a grown pack from a changed one.
+    answer_inputs: Mapping[str, Mapping[str, str]] | None = None
+
+
+# The manifest's key for ``answer_inputs`` of the pack a run's answers were asked from.
+ANSWER_INPUTS = "answer_inputs"
+
+
+def _fingerprint(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def answer_inputs(pack: Pack) -> dict[str, dict[str, str]]:
+    """Fingerprints of what an answer is asked with: each prompt's text, each variant's system
+    prompt (``stages.answering`` sends exactly these). Rubrics are no part of it: a changed
+    expectation makes verdicts stale, not answers."""
+    return {
+        "prompts": {prompt.id: _fingerprint(prompt.text) for _, prompt in pack.all_prompts()},
+        "variants": {name: _fingerprint(text) for name, text in pack.variants.items()},
+    }
 
 
 @dataclass(frozen=True)
@@ -69,13 +100,7 @@ def differences(manifest: Mapping[str, Any], asked: AskedRun) -> list[Difference
             Difference(f"Paket: gespeichert „{stored_id}“, verlangt „{asked.pack_id}“", False)
         )
     elif stored_sha and stored_sha != asked.pack_sha256:
-        found.append(
-            Difference(
-                f"Paket: „{asked.pack_id}“ wurde seit dem Run geändert (Prüfsumme gespeichert "
-                f"{str(stored_sha)[:12]}…, jetzt {asked.pack_sha256[:12]}…)",
-                False,
-            )
-        )
+        found.extend(_pack_change(manifest, asked, str(stored_sha)))
     # Runs from before the cap was recorded have no key: their cap is unknown, not compared.
     if "max_tokens" in manifest and manifest["max_tokens"] != asked.max_tokens:
         found.append(
@@ -115,6 +140,101 @@ def differences(manifest: Mapping[str, Any], asked: AskedRun) -> list[Difference
             )
         )
     return found
+
+
+def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) -> list[Difference]:
+    """How a pack with the run's id but another checksum differs: nothing (only rubrics
+    changed), new prompts (extendable), or changed answer inputs (never extendable)."""
+    stored = _inputs(manifest.get(ANSWER_INPUTS))
+    now = _inputs(asked.answer_inputs)
+    if stored is None or now is None:
+        return [
+            Difference(
+                f"Paket: „{asked.pack_id}“ wurde seit dem Run geändert (Prüfsumme gespeichert "
+                f"{stored_sha[:12]}…, jetzt {asked.pack_sha256[:12]}…)",
+                False,
+            )
+        ]
+    change = _compare(stored, now, manifest.get("variants"))
+    changed, removed, system, added = change.changed, change.removed, change.system, change.added
+    head = f"Paket: „{asked.pack_id}“ wurde seit dem Run geändert"
+    problems = [
+        f"{what} {_few(ids)}"
+        for what, ids in (
+            ("Prompt-Text geändert:", changed),
+            ("Prompts entfernt:", removed),
+            ("System-Prompt geändert oder Variante entfernt:", system),
+        )
+        if ids
+    ]
+    if problems:
+        return [Difference(f"{head} – {'; '.join(problems)}", False)]
+    if not added:
+        return []  # only rubrics: the answers stand, the judge re-judges what is stale
+    return [
+        Difference(
+            f"{head} – neu: {counted(len(added), 'Prompt', 'Prompts')} ({_few(added)})", True
+        )
+    ]
+
+
+def new_prompts(manifest: Mapping[str, Any], pack: Pack) -> list[str] | None:
+    """The prompts ``pack`` has beyond those the run's answers were asked from, when it only
+    grew (every recorded prompt text and system prompt as it was); None when it changed
+    otherwise or the run recorded no fingerprints."""
+    stored, now = _inputs(manifest.get(ANSWER_INPUTS)), _inputs(answer_inputs(pack))
+    if stored is None or now is None:
+        return None
+    change = _compare(stored, now, manifest.get("variants"))
+    return None if change.changed or change.removed or change.system else change.added
+
+
+@dataclass(frozen=True)
+class _Change:
+    """Prompts and variants of a run's answers against a pack: text changed, gone, new."""
+
+    changed: list[str]
+    removed: list[str]
+    # The run's variants whose system prompt changed or that the pack no longer has.
+    system: list[str]
+    added: list[str]
+
+
+Inputs = tuple[dict[str, str], dict[str, str]]
+
+
+def _compare(stored: Inputs, now: Inputs, run_variants: object) -> _Change:
+    (old_prompts, old_variants), (prompts, variants) = stored, now
+    used = run_variants if isinstance(run_variants, list) else []
+    return _Change(
+        changed=[p for p, fp in old_prompts.items() if p in prompts and prompts[p] != fp],
+        removed=[p for p in old_prompts if p not in prompts],
+        system=[v for v in used if v in old_variants and variants.get(v) != old_variants[v]],
+        added=[p for p in prompts if p not in old_prompts],
+    )
+
+
+def _inputs(value: object) -> Inputs | None:
+    """Prompt and variant fingerprints from ``answer_inputs``; None when there are none or they
+    are malformed (run.json is read as untrusted: then the pack change is refused, as for a run
+    that recorded none)."""
+    if not isinstance(value, Mapping):
+        return None
+    prompts, variants = value.get("prompts"), value.get("variants")
+    if not (_names_to_text(prompts) and _names_to_text(variants)):
+        return None
+    return dict(prompts), dict(variants)
+
+
+def _names_to_text(value: object) -> TypeGuard[Mapping[str, str]]:
+    return isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def _few(ids: list[str], shown: int = 8) -> str:
+    more = len(ids) - shown
+    return ", ".join(ids[:shown]) + (f" und {more} weitere" if more > 0 else "")
 
 
 def _cap(value: object) -> str:

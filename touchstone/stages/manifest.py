@@ -9,7 +9,10 @@ from typing import Any
 from touchstone import __version__
 from touchstone.bundled import is_bundled
 from touchstone.errors import InputError
+from touchstone.german import counted
+from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import Pack, file_sha256, load_pack
+from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs, new_prompts
 from touchstone.store import MANIFEST, RunDir, resolve_inside
 
 
@@ -56,6 +59,9 @@ def run_manifest(
         "pack_path": str(pack_path),
         "pack_abspath": str(pack_path.resolve()),
         "pack_sha256": file_sha256(pack_path),
+        # What the answers were asked with: a later, grown pack can then be told from a
+        # changed one (``stages.extend``).
+        ANSWER_INPUTS: answer_inputs(pack),
         "base_urls": union("base_urls", [base_url]),
         "models": union("models", models),
         "asked_models": union("asked_models", [*models, *(asked_models or [])]),
@@ -65,6 +71,59 @@ def run_manifest(
         "updated_at": now_iso(),
         "touchstone_version": __version__,
     }
+
+
+def with_vouched_inputs(
+    run: RunDir, manifest: dict[str, Any], pack: Pack, pack_sha256: str
+) -> dict[str, Any]:
+    """``manifest``, for a run that recorded no ``answer_inputs`` (made before they were kept)
+    and whose pack changed since, with those its verdicts vouch for.
+
+    A verdict's rubric hash covers the prompt's text and the variant's system prompt: when every
+    answer of the run has a verdict whose hash is the one ``pack`` gives now, the answers were
+    asked with ``pack``'s texts, and a grown pack can extend the run. Otherwise ``manifest`` as
+    it is (the changed pack is refused, as before). Failed answers (no text) need no verdict.
+    """
+    if (
+        not manifest
+        or ANSWER_INPUTS in manifest
+        or manifest.get("pack_id") != pack.id  # another pack: refused by its id
+        or manifest.get("pack_sha256") == pack_sha256
+    ):
+        return manifest
+    asked = {(r.prompt_id, r.variant) for r in run.load_responses() if r.ok}
+    hashes = RubricHashes(pack)
+    vouched = {
+        (v.prompt_id, v.variant)
+        for v in run.load_verdicts()
+        if v.rubric_hash
+        and pack.has_prompt(v.prompt_id)
+        and v.variant in pack.variants
+        and hashes(pack.prompt(v.prompt_id), v.variant) == v.rubric_hash
+    }
+    if not asked or not asked <= vouched:
+        return manifest
+    now = answer_inputs(pack)
+    prompts, variants = {p for p, _ in asked}, {v for _, v in asked}
+    return {
+        **manifest,
+        ANSWER_INPUTS: {
+            "prompts": {p: fp for p, fp in now["prompts"].items() if p in prompts},
+            "variants": {v: fp for v, fp in now["variants"].items() if v in variants},
+        },
+    }
+
+
+def _changed(path: str, manifest: dict[str, Any], pack: Pack) -> str:
+    """The warning for a run whose pack changed since: what a grown pack means for it."""
+    added = new_prompts(manifest, pack)
+    if not added:
+        return f"Das Paket {path} wurde seit dem Run geändert (andere Prüfsumme)."
+    return (
+        f"Das Paket {path} ist seit dem Run um {counted(len(added), 'Prompt', 'Prompts')} "
+        "gewachsen; die bisherigen Antworten und Bewertungen gelten weiter, die neuen Prompts "
+        "sind offen, bis der Run erweitert wird (run --extend bzw. „Run erweitern“)."
+    )
 
 
 def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
@@ -87,9 +146,7 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
         elif path.is_file():
             pack = load_pack(path)
             if manifest.get("pack_sha256") and file_sha256(path) != manifest["pack_sha256"]:
-                run.warnings.append(
-                    f"Das Paket {candidate} wurde seit dem Run geändert (andere Prüfsumme)."
-                )
+                run.warnings.append(_changed(candidate, manifest, pack))
             return pack
     if outside and within is not None:
         raise InputError(_outside(run.path.name, manifest, within))

@@ -40,8 +40,14 @@ from touchstone.stages.answering import (
     plan_cells,
     run_cells,
 )
-from touchstone.stages.extend import AskedRun, check_settings, open_per_model, resumed_plan
-from touchstone.stages.manifest import default_run_name, run_manifest
+from touchstone.stages.extend import (
+    AskedRun,
+    answer_inputs,
+    check_settings,
+    open_per_model,
+    resumed_plan,
+)
+from touchstone.stages.manifest import default_run_name, run_manifest, with_vouched_inputs
 from touchstone.stages.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
 from touchstone.transport import without_credentials
@@ -120,6 +126,7 @@ class RunPlan:
         ``repeats`` and ``stored``, or ``InputError``."""
         run = self.run
         self.stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
+        self.stored = with_vouched_inputs(run, self.stored, self.pack, self.asked.pack_sha256)
         check_settings(run.path, self.stored, self.asked, extend=extend, surface="cli")
         chosen_variants, self.repeats = resumed_plan(self.stored, self.asked)
         self.variants = chosen_variants or list(self.pack.variants)
@@ -180,6 +187,7 @@ def plan_run(
         variants=list(dict.fromkeys(variants)) or None,
         repeats=repeats,
         max_tokens=max_tokens,
+        answer_inputs=answer_inputs(pack),
     )
     return RunPlan(pack, run, asked, url)
 
