@@ -68,7 +68,8 @@ def test_breaker_aborts_at_threshold_with_count_error_and_advice(tiny_pack: Pack
         )
     message = str(info.value)
     assert "3 Judge-Aufrufe in Folge" in message
-    assert "DeadlineExceeded: Frist 1 s" in message
+    assert "letzter Fehler: Frist überschritten („Frist 1 s“)." in message
+    assert "DeadlineExceeded" not in message
     assert "ohne Thinking" in message
     assert len(judge.history) == 3 and persisted == []
 
@@ -103,7 +104,7 @@ def test_unparseable_judge_output_is_unscored_and_no_call_failure(tiny_pack: Pac
 
 
 def test_auth_and_not_found_abort_on_first_failure(tiny_pack: Pack) -> None:
-    for kind, words in (("auth", "Zugang verweigert"), ("not_found", "nicht gefunden")):
+    for kind, words in (("auth", "Zugang abgelehnt"), ("not_found", "Modell nicht gefunden")):
         judge = FakeJudge([JudgeCallError("NotFoundError: model x", kind=kind)] * 5)  # type: ignore[arg-type]
         with pytest.raises(JudgeAborted, match=words):
             judge_responses(judge, responses(5), tiny_pack, max_consecutive_failures=3)

@@ -52,6 +52,17 @@ def counted(value: int, one: str, many: str) -> str:
     return f"{count(value)} {one if value == 1 else many}"
 
 
+def seconds(value: float | None) -> str:
+    """``0,50 s``, ``2,13 s``, ``45,3 s``, ``120 s``: a duration as a person reads it, with two
+    digits below ten seconds (a simulator's ``0,01 s`` is not ``0,0 s``), one below a hundred,
+    none above and for whole seconds (``Frist 120 s``); the number and its unit never part at
+    a line break (a no-break space). ``–`` for no value."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    digits = 0 if value >= 100 or value == int(value) else 1 if value >= 10 else 2
+    return f"{number(value, digits)}\u00a0s"
+
+
 def percent(share: float | None, digits: int = 0) -> str:
     """``48 %`` for 0.48."""
     if share is None or not math.isfinite(share):

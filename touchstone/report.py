@@ -55,7 +55,8 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
 
     ``strict``: a name the template uses but nobody passed is an error, not an empty string.
     Every number a page shows passes a filter of ``german`` (DESIGN §22): ``number``,
-    ``signed``, ``count``, ``percent``, ``interval`` (of a scorecard interval), ``local_time``;
+    ``signed``, ``count``, ``percent``, ``seconds``, ``interval`` (of a scorecard interval),
+    ``local_time``;
     ``counted(n, "Aufruf", "Aufrufe")`` for a count with its word.
     """
     env = jinja2.Environment(
@@ -68,6 +69,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         signed=german.signed,
         count=german.count,
         percent=german.percent,
+        seconds=german.seconds,
         interval=interval_text,
         local_time=german.local_time,
     )

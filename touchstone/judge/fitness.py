@@ -168,10 +168,6 @@ def _stability(results: Sequence[ProbeResult]) -> Criterion:
     return Criterion(name, f"{first.score} und {again.score}", first.score == again.score)
 
 
-def _seconds(value: float) -> str:
-    return f"{german.number(value)} s"
-
-
 def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) -> list[Criterion]:
     """Parse rate, failed and reasoning-only calls, p95 latency: how the calls went."""
     answered = health.successes
@@ -206,7 +202,10 @@ def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) ->
             "Latenz p95",
             "keine Antwort"
             if p95 is None
-            else f"{_seconds(p95)} (Grenze {_seconds(limit)}: die Hälfte von call_timeout_s)",
+            else (
+                f"{german.seconds(p95)} (Grenze {german.seconds(limit)}: die Hälfte von "
+                "call_timeout_s)"
+            ),
             p95 is not None and p95 <= limit,
         ),
     ]

@@ -113,7 +113,7 @@ class JudgeHealth:
         latency_text = (
             german.DASH
             if median is None
-            else f"Median {german.number(median)} s, p95 {german.number(p95)} s"
+            else f"Median {german.seconds(median)}, p95 {german.seconds(p95)}"
         )
         waits = (
             f"; Rate-Limit abgewartet: {german.count(self.rate_limited)}-mal"

@@ -41,7 +41,8 @@ class JudgeSession:
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
         available: list[str] = []
-        if stop.kind == "not_found" and self.list_models is not None:
+        wrong_path = stop.cause is not None and stop.cause.unknown_path
+        if stop.kind == "not_found" and not wrong_path and self.list_models is not None:
             available = await self.list_models()
         text = advice(
             stop.kind,
@@ -50,6 +51,7 @@ class JudgeSession:
             available=available,
             resume=self.resumable,
             server_busy=stop.cause is not None and stop.cause.server_busy,
+            unknown_path=wrong_path,
         )
         error = JudgeAborted(f"{stop.message} {text}")
         error.kind = stop.kind

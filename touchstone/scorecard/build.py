@@ -56,7 +56,7 @@ def speed_text(row: ScoreRow) -> str:
     if row.latency_median_s is None:
         return german.DASH
     rate = f", {german.number(row.tokens_per_s, 0)} Tok/s" if row.tokens_per_s else ""
-    return f"{german.number(row.latency_median_s, 1)} s{rate}"
+    return f"{german.seconds(row.latency_median_s)}{rate}"
 
 
 @dataclass

@@ -109,18 +109,11 @@ def _columns(card: Scorecard) -> list[Column]:
     for category in card.categories:
         means = [Text(fmt(r.category_means.get(category))) for r in rows]
         columns.append(Column(category, means, drop=CATEGORIES))
-    latency = [Text(_seconds(r.latency_median_s)) for r in rows]
+    latency = [Text(german.seconds(r.latency_median_s)) for r in rows]
     rate = [Text(german.number(r.tokens_per_s, 0) if r.tokens_per_s else DASH) for r in rows]
     columns.append(Column("Latenz", latency, drop=SPEED))
     columns.append(Column("Tok/s", rate, drop=SPEED))
     return columns
-
-
-def _seconds(value: float | None) -> str:
-    """``2,1 s``; below a second two digits (a simulator's ``0,01 s`` is not ``0,0 s``)."""
-    if value is None:
-        return DASH
-    return f"{german.number(value, 1 if value >= 1 else 2)} s"
 
 
 def _count_lines(rows: list[ScoreRow]) -> list[Text]:

@@ -202,7 +202,10 @@ def run_cells(
                     on_waiting=on_waiting,
                 )
                 list_models = getattr(backend, "model_ids", None)
-                not_found = any(e.kind == "not_found" for e in summary.stop_causes.values())
+                not_found = any(
+                    e.kind == "not_found" and not e.unknown_path
+                    for e in summary.stop_causes.values()
+                )
                 if not_found and list_models is not None:
                     summary.available = await list_models()
                 return summary

@@ -254,7 +254,11 @@ def _judge_loaded(
         )
         unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
         left = after_stop(
-            open_cells=health.cells_left, kept=kept, unreadable=unreadable, refused=len(refused)
+            open_cells=health.cells_left,
+            kept=kept,
+            unreadable=unreadable,
+            refused=len(refused),
+            kind=exc.kind,
         )
         exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
