@@ -148,3 +148,48 @@ def test_one_map_of_german_kind_names() -> None:
     import touchstone.stages.unfinished as unfinished
 
     assert not hasattr(unfinished, "_WHAT")
+
+
+def test_a_runaway_judge_counts_failed_calls_alike_in_bar_balance_and_stop(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    from touchstone.cli.ui import ProgressView
+    from touchstone.gui.job_state import job_progress
+
+    # Two repeats of a deterministic answerer: each pair of cells shares one judge call.
+    out = tmp_path / "r"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        repeats=2,
+        out=out,
+        base_url=sim.base_url,
+    )
+    events: list[dict[str, Any]] = []
+    config = judge_yaml(
+        tmp_path / "j.yaml",
+        sim.base_url,
+        "sim-runaway",
+        "call_timeout_s: 0.3\nmax_retries: 0\nmax_consecutive_failures: 3\nconcurrency: 1\n",
+    )
+    with pytest.raises(JudgeAborted) as caught:
+        execute_judge(
+            out,
+            config=config,
+            use_cache=False,
+            on_event=lambda kind, data: events.append({"event": kind, **data}),
+        )
+    aborted = next(e for e in events if e["event"] == "aborted")
+    failed_calls = sum(aborted["health"]["failures"].values())
+    assert failed_calls == 3 and "3 Judge-Aufrufe in Folge" in str(caught.value)
+    cells = [e for e in events if e["event"] == "judge_error"]
+    assert len(cells) == 6  # the cells still each get their unscored verdict
+
+    view = ProgressView("Bewertungen")
+    for event in events:
+        view(event["event"], event)
+    view.progress.stop()
+    note = view.progress.tasks[0].fields["note"]
+    assert "3 Judge-Aufrufe fehlgeschlagen" in note, note
+    assert job_progress(events)["errors"] == failed_calls

@@ -79,7 +79,7 @@ JUDGE_SETTINGS = Settings(
     reply_cap="`max_reply_mb` in der Judge-Konfiguration, Standard 4 MB",
     slow=(
         "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning, oder schalten Sie das Denken per "
-        "`extra_body` in der Judge-Konfiguration ab (Beispiele im README)."
+        "`extra_body` in der Judge-Konfiguration ab."
     ),
 )
 

@@ -214,7 +214,8 @@ def render_report(
         )
     if unanswered:
         notices.append(
-            f"⚠ {unanswered} Zellen, die der Run plant, haben noch keine Antwort; "
+            f"⚠ {german.counted(unanswered, 'Zelle', 'Zellen')}, die der Run plant, "
+            f"{'hat' if unanswered == 1 else 'haben'} noch keine Antwort; "
             "`touchstone run` mit --out auf diesen Run beantwortet sie."
         )
     titles = {c.id: c.title for c in pack.categories}

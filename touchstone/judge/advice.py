@@ -65,21 +65,26 @@ def after_stop(
         when = "nach der Korrektur ein" if kind in _FIX_FIRST else "ein"
         parts.append(
             f"Bereits gespeicherte Bewertungen bleiben erhalten; {when} erneutes "
-            f"`touchstone judge` bewertet die {count_de(open_cells)} offenen Zellen."
+            f"`touchstone judge` bewertet {_the(open_cells, 'offene Zelle', 'offenen Zellen')}."
         )
     if unreadable:
         parts.append(
-            f"`touchstone judge --rejudge unscored` bewertet die {count_de(unreadable)} Zellen mit "
-            "unlesbarer Judge-Ausgabe erneut."
+            "`touchstone judge --rejudge unscored` bewertet "
+            f"{_the(unreadable, 'Zelle', 'Zellen')} mit unlesbarer Judge-Ausgabe erneut."
         )
     if refused:
-        parts.append(
-            f"Ein erneutes `touchstone judge` fragt die {count_de(refused)} vom Judge-Filter "
-            "abgelehnten Zellen erneut."
+        cells = _the(
+            refused, "vom Judge-Filter abgelehnte Zelle", "vom Judge-Filter abgelehnten Zellen"
         )
+        parts.append(f"Ein erneutes `touchstone judge` fragt {cells} erneut.")
     if not open_cells and not unreadable:
         parts.append("Keine Zelle ist ohne Bewertung.")
     return " ".join(parts)
+
+
+def _the(count: int, one: str, many: str) -> str:
+    """``die offene Zelle`` / ``die 3 offenen Zellen``: a count after the article."""
+    return f"die {one}" if count == 1 else f"die {count_de(count)} {many}"
 
 
 def _judge_advice(

@@ -168,8 +168,10 @@ class CellTask:
             **extra,
         )
 
-    def failed(self, error: CallError) -> Verdict:
-        """The unscored judge_error verdict of a failed call: shown, never persisted."""
+    def failed(self, error: CallError, *, shared: bool = False) -> Verdict:
+        """The unscored judge_error verdict of a failed call: shown, never persisted.
+        ``shared``: another cell paid for the call (``cached``, as for a verdict): one failed
+        call is counted once, however many cells it leaves unscored."""
         return _unscored(
             self.fields,
             "judge_error",
@@ -177,6 +179,7 @@ class CellTask:
             judge_error=True,
             judge_model=self.judge.model,
             error_kind=error.kind,
+            cached=shared,
         )
 
 

@@ -105,8 +105,8 @@ async def judge_cells(
         async for done in results:
             health.record(done)
             if done.error is not None:
-                for index in done.item:
-                    verdict = tasks[index].failed(done.error)
+                for position, index in enumerate(done.item):
+                    verdict = tasks[index].failed(done.error, shared=position > 0)
                     by_index[index] = verdict
                     if on_judge_error is not None:
                         on_judge_error(verdict)

@@ -357,6 +357,8 @@ def _verdict_event(verdict: Verdict) -> dict[str, Any]:
         "repeat": verdict.repeat,
         "unscored": verdict.unscored,
         "error_kind": verdict.error_kind,
+        # A failed call shared with a cell before it (one call, counted once).
+        "shared": verdict.judge_error and verdict.cached,
         "rationale": verdict.rationale
         if verdict.judge_error or verdict.unscored_reason == "judge_refused"
         else "",
