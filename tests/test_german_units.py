@@ -44,3 +44,29 @@ def test_the_gui_and_the_report_show_latency_as_the_terminal_does() -> None:
     env = template_environment()
     shown = env.from_string("{{ 0.004 | seconds }}").render()
     assert shown == german.seconds(0.004)
+
+
+def test_one_interval_format_readable_with_negative_bounds() -> None:
+    assert german.interval(3.2, 2.81, 3.53) == "3,20 [2,81 – 3,53]"
+    assert german.interval(-1.8, -2.22, -1.48) == "-1,80 [-2,22 – -1,48]"
+    assert german.bounds(-2.22, -1.48, difference=True) == "[-2,22 – -1,48]"
+    assert german.bounds(0.12, 0.56, difference=True) == "[+0,12 – +0,56]"
+
+
+def test_the_comparison_matrix_uses_the_one_interval_format() -> None:
+    from pathlib import Path
+
+    template = Path(__file__).parents[1] / "touchstone" / "templates" / "scorecard.html"
+    text = template.read_text(encoding="utf-8")
+    assert "| signed }} – {{" not in text and "bounds(" in text
+
+
+def test_a_difference_interval_stays_within_the_scale_span() -> None:
+    from touchstone.scorecard.compare import within_span
+    from touchstone.stats import Interval
+
+    clipped = within_span(Interval(4.8, 3.1, 6.48, 3), 5.0)
+    assert (clipped.mean, clipped.low, clipped.high) == (4.8, 3.1, 5.0)
+    negative = within_span(Interval(-4.8, -6.48, -3.1, 3), 5.0)
+    assert (negative.low, negative.high) == (-5.0, -3.1)
+    assert within_span(Interval(1.0, None, None, 1), 5.0).low is None

@@ -44,7 +44,7 @@ ANSWER_ROWS = 20
 
 
 def interval_text(interval: Interval | None, digits: int = 2) -> str:
-    """``4,85 [4,70–4,96]`` (``german.interval``) of a scorecard interval."""
+    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval."""
     if interval is None:
         return german.DASH
     return german.interval(interval.mean, interval.low, interval.high, digits)
@@ -79,6 +79,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         fmt_interval=interval_text,
         counted=german.counted,
         interval_of=german.interval,
+        bounds=german.bounds,
         unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,

@@ -81,7 +81,7 @@ def _columns(card: Scorecard) -> list[Column]:
         Column("Variante", [plain(r.variant) for r in rows], justify="left", key=True, fold=True),
         Column("bewertet", [Text(f"{count(r.scored)}/{count(r.cells)}") for r in rows]),
         # Left-aligned: the means stand one under another whether the interval shows as
-        # "[4,70–4,96]" or "±0,12".
+        # "[4,70 – 4,96]" or "±0,12".
         Column(
             "Mittel (95 %)",
             [Text(fmt_interval(r.interval), style="bold") for r in rows],
