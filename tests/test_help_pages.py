@@ -65,3 +65,42 @@ def test_the_base_url_names_its_default(
     assert "OPENAI_BASE_URL" in text and "OPENAI_API_KEY" in text
     # Defaults are German numbers too.
     assert "[Standard: 300]" in text and "[Standard: 4]" in text and ".0]" not in text
+
+
+# -- prose at any width, and whole in a pipe (issue 23 §1) ----------------------------------
+
+PROSE = (
+    "Judge abgebrochen: 3 Judge-Aufrufe in Folge fehlgeschlagen; letzter Fehler: Frist "
+    "überschritten („keine vollständige Antwort innerhalb der Frist von 0,50\u00a0s“). Wählen "
+    "Sie ein Judge-Modell ohne Thinking/Reasoning, oder schalten Sie das Denken per "
+    "`extra_body` in der Judge-Konfiguration ab. Bereits gespeicherte Bewertungen bleiben "
+    "erhalten; ein erneutes `touchstone judge` bewertet die 108 offenen Zellen in "
+    "runs/buero-lokal-mit-einem-recht-langen-namen-2026-12-01."
+)
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 200])
+def test_prose_wraps_at_words_at_every_width(width: int) -> None:
+    import io
+
+    from touchstone.cli import ui
+    from touchstone.plain import plain
+
+    buffer = io.StringIO()
+    console = ui.console_for(terminal=True, file=buffer, width=width)
+    console.print(plain(PROSE))
+    lines = buffer.getvalue().splitlines()
+    assert all(len(line) <= width for line in lines)
+    words = set(PROSE.split())
+    assert all(word in words for line in lines for word in line.split()), lines
+
+
+def test_prose_in_a_pipe_is_one_line_whatever_its_length() -> None:
+    import io
+
+    from touchstone.cli import ui
+    from touchstone.plain import plain
+
+    buffer = io.StringIO()
+    ui.console_for(terminal=False, file=buffer).print(plain(PROSE + " " + PROSE))
+    assert buffer.getvalue() == PROSE + " " + PROSE + "\n"

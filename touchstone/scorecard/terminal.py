@@ -207,7 +207,7 @@ def legend(card: Scorecard, titles: dict[str, str]) -> str:
         f"Kategorien: {categories}" if categories else "",
         "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
         "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
-        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere–obere Grenze], Bootstrap über "
+        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere – obere Grenze], Bootstrap über "
         "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
         " · ".join(marks),
     ]
