@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from touchstone.errors import CallError, ErrorKind, kind_label
@@ -93,6 +93,16 @@ RUN_SETTINGS = Settings(
     reply_cap="--max-reply-mb, Standard 4 MB",
     slow="",
 )
+
+
+async def known_models(list_models: Callable[[], Awaitable[list[str]]]) -> list[str]:
+    """The names an endpoint lists, for ``suggestions``. A listing that fails (no
+    ``GET /models``, the same wrong path, a dead server) leaves the advice without names: it
+    still says which name to check, so the failure is no reason to hide the advice."""
+    try:
+        return await list_models()
+    except CallError:
+        return []
 
 
 def suggestions(model: str, available: Sequence[str]) -> str:

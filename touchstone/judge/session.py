@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from touchstone.advice import known_models
 from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
 from touchstone.judge.advice import advice
@@ -43,7 +44,7 @@ class JudgeSession:
         available: list[str] = []
         wrong_path = stop.cause is not None and stop.cause.unknown_path
         if stop.kind == "not_found" and not wrong_path and self.list_models is not None:
-            available = await self.list_models()
+            available = await known_models(self.list_models)
         text = advice(
             stop.kind,
             judge_model=self.judge.model,

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from touchstone.advice import known_models
 from touchstone.answers import (
     AnswerBackend,
     AnswerCall,
@@ -207,7 +208,7 @@ def run_cells(
                     for e in summary.stop_causes.values()
                 )
                 if not_found and list_models is not None:
-                    summary.available = await list_models()
+                    summary.available = await known_models(list_models)
                 return summary
             finally:
                 aclose = getattr(backend, "aclose", None)

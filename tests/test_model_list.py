@@ -1,0 +1,52 @@
+"""Listing an endpoint's models ("Meinten Sie …?"): one function, its failures mapped to a
+``CallError``; the caller decides what a failed listing means (issue 23 review)."""
+
+import asyncio
+import inspect
+import socket
+
+import pytest
+
+from touchstone.answers import OpenAIAnswerBackend
+from touchstone.errors import CallError
+from touchstone.judge.backend import OpenAIJudgeBackend
+from touchstone.sim import SimServer
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def test_a_failed_listing_is_a_call_error_not_an_empty_list() -> None:
+    backend = OpenAIAnswerBackend(f"http://127.0.0.1:{closed_port()}/v1", "", call_timeout_s=1)
+
+    async def listing() -> list[str]:
+        try:
+            return await backend.model_ids()
+        finally:
+            await backend.aclose()
+
+    with pytest.raises(CallError) as caught:
+        asyncio.run(listing())
+    assert caught.value.kind == "connection"
+
+
+def test_a_listing_that_works_names_the_models(sim: SimServer) -> None:
+    backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=1)
+
+    async def listing() -> list[str]:
+        try:
+            return await backend.model_ids()
+        finally:
+            await backend.aclose()
+
+    assert "sim-gut" in asyncio.run(listing())
+
+
+def test_no_backend_swallows_the_failure_of_a_listing() -> None:
+    for backend in (OpenAIAnswerBackend, OpenAIJudgeBackend):
+        source = inspect.getsource(backend.model_ids)
+        assert "except" not in source, backend
