@@ -4,6 +4,7 @@
 import asyncio
 import inspect
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +51,34 @@ def test_no_backend_swallows_the_failure_of_a_listing() -> None:
     for backend in (OpenAIAnswerBackend, OpenAIJudgeBackend):
         source = inspect.getsource(backend.model_ids)
         assert "except" not in source, backend
+
+
+def test_a_run_of_another_pack_is_refused_by_the_one_settings_check(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    from touchstone.errors import InputError
+    from touchstone.stages import execute_run
+
+    out = tmp_path / "r"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    other = tmp_path / "other.yaml"
+    other.write_text(
+        tiny_pack_path.read_text(encoding="utf-8").replace("id: tiny", "id: anders", 1), "utf-8"
+    )
+    before = (out / "run.json").read_bytes()
+    for extend in (False, True):
+        with pytest.raises(InputError, match="Paket: gespeichert „tiny“, verlangt „anders“"):
+            execute_run(
+                pack_path=other,
+                models=["sim-gut"],
+                out=out,
+                base_url=sim.base_url,
+                extend=extend,
+            )
+    assert (out / "run.json").read_bytes() == before
