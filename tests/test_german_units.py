@@ -70,3 +70,13 @@ def test_a_difference_interval_stays_within_the_scale_span() -> None:
     negative = within_span(Interval(-4.8, -6.48, -3.1, 3), 5.0)
     assert (negative.low, negative.high) == (-5.0, -3.1)
     assert within_span(Interval(1.0, None, None, 1), 5.0).low is None
+
+
+def test_on_a_page_the_bounds_never_part() -> None:
+    from touchstone.report import interval_text
+    from touchstone.stats import Interval
+
+    text = interval_text(Interval(4.33, 3.07, 5.0, 3))
+    assert text.replace("\u00a0", " ").replace("\u2060", "") == "4,33 [3,07 – 5,00]"
+    # Only the space before "[" may break; a browser may break after "–": a word joiner.
+    assert text.count(" ") == 1 and "–\u2060" in text

@@ -44,10 +44,14 @@ ANSWER_ROWS = 20
 
 
 def interval_text(interval: Interval | None, digits: int = 2) -> str:
-    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval."""
+    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval, for a page: the
+    bounds never part (no-break spaces, a word joiner), so a narrow cell breaks only before
+    the "[" (a phone's scorecard keeps ⚑ in view)."""
     if interval is None:
         return german.DASH
-    return german.interval(interval.mean, interval.low, interval.high, digits)
+    text = german.interval(interval.mean, interval.low, interval.high, digits)
+    # A browser may break after an en dash: a word joiner holds it to the bound after it.
+    return text.replace(f" {german.DASH} ", f"\u00a0{german.DASH}\u2060\u00a0")
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
