@@ -45,8 +45,9 @@ def test_call_error_becomes_unscored_judge_error_verdict_not_passed_on(tiny_pack
         True,
         True,
     )
+    # The cause as `run` tells it: the kind in German, the words without the SDK's class.
     assert failed.rationale == JUDGE_ERROR_RATIONALE.format(
-        err="APITimeoutError: Request timed out."
+        err="Frist überschritten („Request timed out“)"
     )
     assert failed.error_kind == "timeout" and failed.judge_model == "fake-judge"
     assert [v.repeat for v in persisted] == [1, 3]
@@ -162,7 +163,9 @@ def test_degraded_report_when_the_holistic_call_fails(tiny_pack: Pack) -> None:
         verdicts=scored,
     )
     assert report.dim_scores == {}
-    assert report.dim_rationales["_error"] == JUDGE_ERROR_RATIONALE.format(err="APITimeoutError: x")
+    assert report.dim_rationales["_error"] == JUDGE_ERROR_RATIONALE.format(
+        err="Frist überschritten („x“)"
+    )
 
 
 def test_holistic_report_parses_dimensions(tiny_pack: Pack) -> None:

@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from touchstone.advice import cause
 from touchstone.errors import CallError
 from touchstone.judge.backend import (
     JudgeBackend,
@@ -175,7 +176,7 @@ class CellTask:
         return _unscored(
             self.fields,
             "judge_error",
-            JUDGE_ERROR_RATIONALE.format(err=error),
+            JUDGE_ERROR_RATIONALE.format(err=cause(error)),
             judge_error=True,
             judge_model=self.judge.model,
             error_kind=error.kind,
