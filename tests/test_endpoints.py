@@ -61,7 +61,7 @@ def test_a_rate_limit_past_the_deadline_is_a_failure_with_its_advice(
     config = judge_config(tmp_path / "j.yaml", sim, "sim-429", call_timeout_s=1)
     result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 1)
-    assert "RateLimitError" in result.stderr and "concurrency" in result.stderr
+    assert "Ratenlimit (" in result.stderr and "concurrency" in result.stderr
     assert "Thinking" not in result.stderr
 
 
@@ -127,9 +127,9 @@ def test_a_proxied_content_filter_is_refused_and_isolated(
     ("model", "words"),
     [
         ("sim-proxy-unknown-model", ["nicht gefunden", "Modellnamen"]),
-        ("sim-proxy-no-db", ["Zugang verweigert", "api_key_env"]),
+        ("sim-proxy-no-db", ["Zugang abgelehnt", "api_key_env"]),
         ("sim-jduge", ["nicht gefunden", "Meinten Sie „sim-judge“"]),
-        ("sim-401", ["Zugang verweigert", "api_key_env"]),
+        ("sim-401", ["Zugang abgelehnt", "api_key_env"]),
     ],
 )
 def test_a_judge_that_can_never_work_stops_after_one_call_with_fitting_advice(

@@ -45,7 +45,7 @@ def test_signed_counts_and_words() -> None:
 
 
 def test_an_interval_is_shown_by_its_bounds_unless_it_is_symmetric() -> None:
-    assert german.interval(4.85, 4.70, 4.96) == "4,85 [4,70–4,96]"
+    assert german.interval(4.85, 4.70, 4.96) == "4,85 [4,70 – 4,96]"
     assert german.interval(4.85, 4.73, 4.97) == "4,85 ±0,12"
     assert german.interval(4.0, None, None) == "4,00"  # one prompt: no interval
     assert german.interval(None, None, None) == "–"

@@ -31,7 +31,7 @@ def judge(run: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[s
 
 @pytest.mark.parametrize(
     ("model", "words"),
-    [("sim-401", "Error code: 401"), ("sim-falsch-geschrieben", "sim-falsch-geschrieben")],
+    [("sim-401", "Zugang abgelehnt (401: „"), ("sim-falsch-geschrieben", "sim-falsch-geschrieben")],
 )
 def test_auth_and_not_found_abort_after_one_call(
     sim: SimServer, four_model_run: Path, tmp_path: Path, model: str, words: str

@@ -45,8 +45,9 @@ def test_call_error_becomes_unscored_judge_error_verdict_not_passed_on(tiny_pack
         True,
         True,
     )
+    # The cause as `run` tells it: the kind in German, the words without the SDK's class.
     assert failed.rationale == JUDGE_ERROR_RATIONALE.format(
-        err="APITimeoutError: Request timed out."
+        err="Frist überschritten („Request timed out“)"
     )
     assert failed.error_kind == "timeout" and failed.judge_model == "fake-judge"
     assert [v.repeat for v in persisted] == [1, 3]
@@ -68,7 +69,8 @@ def test_breaker_aborts_at_threshold_with_count_error_and_advice(tiny_pack: Pack
         )
     message = str(info.value)
     assert "3 Judge-Aufrufe in Folge" in message
-    assert "DeadlineExceeded: Frist 1 s" in message
+    assert "letzter Fehler: Frist überschritten („Frist 1 s“)." in message
+    assert "DeadlineExceeded" not in message
     assert "ohne Thinking" in message
     assert len(judge.history) == 3 and persisted == []
 
@@ -103,7 +105,7 @@ def test_unparseable_judge_output_is_unscored_and_no_call_failure(tiny_pack: Pac
 
 
 def test_auth_and_not_found_abort_on_first_failure(tiny_pack: Pack) -> None:
-    for kind, words in (("auth", "Zugang verweigert"), ("not_found", "nicht gefunden")):
+    for kind, words in (("auth", "Zugang abgelehnt"), ("not_found", "Modell nicht gefunden")):
         judge = FakeJudge([JudgeCallError("NotFoundError: model x", kind=kind)] * 5)  # type: ignore[arg-type]
         with pytest.raises(JudgeAborted, match=words):
             judge_responses(judge, responses(5), tiny_pack, max_consecutive_failures=3)
@@ -161,7 +163,9 @@ def test_degraded_report_when_the_holistic_call_fails(tiny_pack: Pack) -> None:
         verdicts=scored,
     )
     assert report.dim_scores == {}
-    assert report.dim_rationales["_error"] == JUDGE_ERROR_RATIONALE.format(err="APITimeoutError: x")
+    assert report.dim_rationales["_error"] == JUDGE_ERROR_RATIONALE.format(
+        err="Frist überschritten („x“)"
+    )
 
 
 def test_holistic_report_parses_dimensions(tiny_pack: Pack) -> None:

@@ -41,7 +41,7 @@ def test_the_judge_balance_is_german() -> None:
     line = health.summary_de()
     assert line.startswith("Judge-Bilanz: 1 Aufruf, 1 erfolgreich"), line
     assert "Frist überschritten: 3" in line and "timeout" not in line
-    assert "Median 1,25 s, p95 1,25 s" in line
+    assert "Median 1,25\u00a0s, p95 1,25\u00a0s" in line
     assert "Tokens: 6.224 ein, 434 aus" in line and "Kosten: 0,0199" in line
     assert not DECIMAL_POINT.search(line), line
     health.calls, health.rate_limited = 1204, 2
@@ -62,7 +62,7 @@ def test_the_fitness_card_is_german_and_wraps_at_words_at_80_columns(buero: Pack
     card = check(buero, ProbeJudge(buero, slow={"injection": 0.3}), call_timeout_s=0.5)
     latency = next(c for c in card.criteria if c.name == "Latenz p95")
     assert re.fullmatch(
-        r"0,\d\d s \(Grenze 0,25 s: die Hälfte von call_timeout_s\)", latency.figure
+        r"0,\d\d\xa0s \(Grenze 0,25\xa0s: die Hälfte von call_timeout_s\)", latency.figure
     )
     buffer = io.StringIO()
     ui.console_for(terminal=True, file=buffer, width=80).print(render_fitness_card(card))
@@ -73,7 +73,7 @@ def test_the_fitness_card_is_german_and_wraps_at_words_at_80_columns(buero: Pack
     assert all(word in words for word in balance.split()), balance
     wide = Console(width=200, file=io.StringIO(), record=True)
     wide.print(render_fitness_card(card))
-    assert "Grenze 0,25 s" in wide.export_text()
+    assert "Grenze 0,25\u00a0s" in wide.export_text()
 
 
 def test_the_judge_outcome_counts_in_words(

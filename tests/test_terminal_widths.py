@@ -154,7 +154,9 @@ def test_what_does_not_fit_moves_to_a_second_table(width: int) -> None:
         joined = " ".join(lines)
         for category in CATEGORIES:
             assert german.number(row.category_means[category]) in joined, (category, text)
-        assert re.search(r"\s1,\d s\s+\d+\.\d{3}(\s|$)", joined), joined  # 11.945 tokens in ~1 s
+        assert re.search(r"\s1,\d\d\xa0s\s+\d+\.\d{3}(\s|$)", joined), (
+            joined
+        )  # 11.945 tokens in ~1 s
         assert german.number(row.dim_scores["korrekt"]) in joined
     assert "Kategorie A" in text and "Fachliche" in text and "Korrektheit" in text
 

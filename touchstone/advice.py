@@ -5,20 +5,49 @@ models (``run``) alike; they differ only in where the user changes a thing: the 
 configuration's keys, or the options of ``touchstone run`` (``Settings``). A wrong key needs
 another key, not another model; a misspelt model a name the endpoint knows (asked with
 ``GET /models``: "Meinten Sie …?"); a dead endpoint a running server at the named base URL,
-but a server that refuses connections while it answers others fewer calls at once.
+but a server that refuses connections while it answers others fewer calls at once; a 404
+for a path the server does not serve the path of the base URL, not the model's name.
+
+``cause`` tells what went wrong in the same words everywhere: the error kind's German name
+(``errors.kind_label``), then the status and the server's own words, never the class name of
+the SDK's exception.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from touchstone.errors import ErrorKind
+from touchstone.errors import CallError, ErrorKind, kind_label
 
 # A name this much less alike than the closest one is no longer what the user meant:
 # "sim-gutt" is "sim-gut" (0.93), not also "sim-quota" (0.71).
 _CLOSENESS_MARGIN = 0.1
+# ``describe``'s "<Type>: " and the SDK's "Error code: 404 - " before the server's own words.
+_TYPE_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*: ")
+_STATUS_PREFIX = re.compile(r"^Error code: (\d{3}) - ")
+_WORDS_MAX = 200
+# The name of a 404 for a path the server does not serve (``CallError.unknown_path``).
+UNKNOWN_PATH_LABEL = "Pfad unbekannt"
+
+
+def cause(error: CallError) -> str:
+    """``Modell nicht gefunden (404: „The model … does not exist“)``: the kind in German, then
+    the status and the server's words, without the class name of the exception."""
+    what = UNKNOWN_PATH_LABEL if error.unknown_path else kind_label(error.kind)
+    if error.kind == "connection":
+        return what  # the SDK's words ("Connection error.") add nothing to it
+    text = _TYPE_PREFIX.sub("", str(error).strip(), count=1)
+    status = _STATUS_PREFIX.match(text)
+    words = text[status.end() :] if status else text
+    words = " ".join(words.split()).rstrip(".")
+    if len(words) > _WORDS_MAX:
+        words = words[: _WORDS_MAX - 1] + "…"
+    quoted = f"„{words}“" if words else ""
+    inner = ": ".join(part for part in (status.group(1) if status else "", quoted) if part)
+    return f"{what} ({inner})" if inner else what
 
 
 @dataclass(frozen=True)
@@ -49,8 +78,8 @@ JUDGE_SETTINGS = Settings(
     request="`max_tokens`, `temperature` und `extra_body` in der Judge-Konfiguration",
     reply_cap="`max_reply_mb` in der Judge-Konfiguration, Standard 4 MB",
     slow=(
-        "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning (oder schalten Sie das Denken per "
-        "extra_body ab, README: „When a judge model runs away“)."
+        "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning, oder schalten Sie das Denken per "
+        "`extra_body` in der Judge-Konfiguration ab."
     ),
 )
 
@@ -80,6 +109,16 @@ def close_names(model: str, available: Sequence[str]) -> list[str]:
     ]
 
 
+async def known_models(list_models: Callable[[], Awaitable[list[str]]]) -> list[str]:
+    """The names an endpoint lists, for ``suggestions``. A listing that fails (no
+    ``GET /models``, the same wrong path, a dead server) leaves the advice without names: it
+    still says which name to check, so the failure is no reason to hide the advice."""
+    try:
+        return await list_models()
+    except CallError:
+        return []
+
+
 def suggestions(model: str, available: Sequence[str]) -> str:
     """ "Meinten Sie …?" from the names an endpoint lists, or what it offers at all."""
     if not available:
@@ -100,11 +139,19 @@ def cause_advice(
     base_url: str,
     available: Sequence[str] = (),
     server_busy: bool = False,
+    unknown_path: bool = False,
 ) -> str:
     """The German advice for calls that failed by ``kind``; ``available``: the model names
     the endpoint lists (for ``not_found``); ``server_busy``: the server refused connections
-    while other calls to it succeeded (``CallError.server_busy``)."""
+    while other calls to it succeeded (``CallError.server_busy``); ``unknown_path``: the 404
+    was for a path the server does not serve (``CallError.unknown_path``)."""
     endpoint = base_url or "(ohne base_url)"
+    if kind == "not_found" and unknown_path:
+        return (
+            f"Der Server unter {endpoint} antwortet, kennt aber den Pfad nicht: prüfen Sie den "
+            f"Pfad in {settings.base_url} (OpenAI-kompatible Server erwarten meist …/v1, ohne "
+            "/chat/completions)."
+        )
     if kind == "connection" and server_busy:
         return (
             f"Der Server unter {endpoint} läuft, lehnt aber Verbindungen ab, während andere "

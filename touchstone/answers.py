@@ -86,12 +86,9 @@ class OpenAIAnswerBackend:
         return run_blocking(once())
 
     async def model_ids(self) -> list[str]:
-        """The model ids the endpoint lists (for "Meinten Sie …?"); ``[]`` when it does not
-        answer."""
-        try:
-            return await self._transport.model_ids()
-        except Exception:  # a suggestion only: any failure just means no suggestions
-            return []
+        """The model ids the endpoint lists (for "Meinten Sie …?"); ``CallError`` when the
+        listing fails."""
+        return await self._transport.model_ids()
 
     async def aclose(self) -> None:
         """Close the clients of the running loop."""

@@ -255,6 +255,23 @@ def refused_connection(exc: BaseException) -> bool:
     )
 
 
+# A 404 that names what it misses: a model (OpenAI, vLLM, Ollama, the simulator) or an Azure
+# deployment (a model by another name). Any other 404 is a path the server does not serve:
+# OpenAI's "Invalid URL (POST /v2/chat/completions)", FastAPI's {"detail": "Not Found"} (vLLM,
+# LiteLLM), llama.cpp's "File Not Found", Ollama's "404 page not found".
+_NAMED_MISSING = ("model", "deployment")
+
+
+def unknown_path(exc: BaseException) -> bool:
+    """Whether ``exc`` is a 404 for a path the server does not serve (a wrong base-URL path),
+    not for an unknown model: the body names no model."""
+    import openai  # see ``classify``
+
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code != 404:
+        return False
+    return not _has(_status_text(exc), _NAMED_MISSING)
+
+
 def call_error(cls: type[E], exc: BaseException) -> E:
     """``exc`` as a ``CallError`` subclass: kind, wait and ``"<Type>: <message>"`` as text.
 
@@ -268,4 +285,5 @@ def call_error(cls: type[E], exc: BaseException) -> E:
         kind=kind,
         retry_after_s=retry_after_s(exc),
         refused_connection=kind == "connection" and refused_connection(exc),
+        unknown_path=kind == "not_found" and unknown_path(exc),
     )

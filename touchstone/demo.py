@@ -102,7 +102,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         except JudgeAborted as exc:
             err.print(Text.assemble(("Judge abgebrochen:", "bold red"), " ", plain(str(exc))))
             out.print(
-                f"→ sauber gestoppt nach {german.number(time.monotonic() - started, 1)} s; "
+                f"→ sauber gestoppt nach {german.seconds(time.monotonic() - started)}; "
                 "keine Fehlerzelle gespeichert, der nächste Judge-Lauf bewertet alles."
             )
         else:

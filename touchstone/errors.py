@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal, get_args
 
+from touchstone.german import seconds as seconds_text
+
 ErrorKind = Literal[
     "timeout",
     "connection",
@@ -94,7 +96,7 @@ class DeadlineExceeded(CallFailed):
 
     def __init__(self, seconds: float) -> None:
         super().__init__(
-            f"keine vollständige Antwort innerhalb der Frist von {round(seconds, 1):g} s"
+            f"keine vollständige Antwort innerhalb der Frist von {seconds_text(seconds)}"
         )
         self.seconds = seconds
 
@@ -132,6 +134,8 @@ class CallError(TouchstoneError):
     ``refused_connection``: the server refused or dropped the connection before it answered
     (kind ``connection``). ``server_busy``: it did so while other calls to it succeeded (set
     by the engine): a server that takes fewer connections at once, not one that is down.
+    ``unknown_path``: a 404 (kind ``not_found``) that names no model: the server does not
+    serve the path (a wrong base-URL path), not a misspelt model.
     """
 
     def __init__(
@@ -141,11 +145,13 @@ class CallError(TouchstoneError):
         kind: ErrorKind = "other",
         retry_after_s: float | None = None,
         refused_connection: bool = False,
+        unknown_path: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.retry_after_s = retry_after_s
         self.refused_connection = refused_connection
+        self.unknown_path = unknown_path
         self.server_busy = False
 
 

@@ -33,7 +33,7 @@ from typing import IO, Any
 from touchstone import jsontext
 from touchstone.engine import InFlight
 from touchstone.errors import InputError
-from touchstone.german import counted, number
+from touchstone.german import counted, seconds
 from touchstone.regular import read_regular
 
 EventSink = Callable[[str, dict[str, Any]], None]
@@ -113,20 +113,14 @@ def in_flight_events(sink: EventSink | None, stage: str) -> Callable[[InFlight],
     return report
 
 
-def _seconds(value: float) -> str:
-    # Whole seconds read best; under ten a tenth still says something ("1,5 s"). The number
-    # and its unit never part at a line break (a phone's job box).
-    return number(value, 0 if value >= 10 or value == int(value) else 1) + "\u00a0s"
-
-
 def in_flight_text(calls: int, oldest_s: float, deadline_s: float | None) -> str:
     """``2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)``; one call: ``1 Aufruf läuft
     seit 45 s (Frist 120 s)`` (each number bound to its unit by a no-break space)."""
     if calls == 1:
-        text = f"1 Aufruf läuft seit {_seconds(oldest_s)}"
+        text = f"1 Aufruf läuft seit {seconds(oldest_s)}"
     else:
-        text = f"{counted(calls, 'Aufruf', 'Aufrufe')} laufen, ältester seit {_seconds(oldest_s)}"
-    return text if deadline_s is None else f"{text} (Frist {_seconds(deadline_s)})"
+        text = f"{counted(calls, 'Aufruf', 'Aufrufe')} laufen, ältester seit {seconds(oldest_s)}"
+    return text if deadline_s is None else f"{text} (Frist {seconds(deadline_s)})"
 
 
 def fan_out(*sinks: EventSink | None) -> EventSink:

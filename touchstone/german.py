@@ -1,7 +1,7 @@
 """Numbers, intervals, dates and counted words as a German reader expects them (DESIGN §22).
 
 One format for people everywhere (terminal, GUI, report, CSV): decimal comma and thousands
-point ("4,85", "6.224 Tokens", "16.054 Tok/s"), an interval by its bounds ("4,85 [4,70–4,96]")
+point ("4,85", "6.224 Tokens", "16.054 Tok/s"), an interval by its bounds ("4,85 [4,70 – 4,96]")
 unless it is symmetric at the digits shown ("4,85 ±0,12"), local time with its zone, and
 "1 Aufruf" but "2 Aufrufe". JSON, the API and event files stay numeric: this is only for text.
 """
@@ -52,6 +52,17 @@ def counted(value: int, one: str, many: str) -> str:
     return f"{count(value)} {one if value == 1 else many}"
 
 
+def seconds(value: float | None) -> str:
+    """``0,50 s``, ``2,13 s``, ``45,3 s``, ``120 s``: a duration as a person reads it, with two
+    digits below ten seconds (a simulator's ``0,01 s`` is not ``0,0 s``), one below a hundred,
+    none above and for whole seconds (``Frist 120 s``); the number and its unit never part at
+    a line break (a no-break space). ``–`` for no value."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    digits = 0 if value >= 100 or value == int(value) else 1 if value >= 10 else 2
+    return f"{number(value, digits)}\u00a0s"
+
+
 def percent(share: float | None, digits: int = 0) -> str:
     """``48 %`` for 0.48."""
     if share is None or not math.isfinite(share):
@@ -59,10 +70,19 @@ def percent(share: float | None, digits: int = 0) -> str:
     return f"{number(share * 100, digits)} %"
 
 
+def bounds(low: float, high: float, digits: int = 2, *, difference: bool = False) -> str:
+    """``[4,70 – 4,96]``, ``[-2,22 – -1,48]``; a ``difference``'s with signs, ``[+0,12 – +0,56]``.
+
+    The one way to write an interval's bounds: an en dash with a space either side, so that
+    a bound's minus sign never touches the dash."""
+    write = signed if difference else number
+    return f"[{write(low, digits)} {DASH} {write(high, digits)}]"
+
+
 def interval(mean: float | None, low: float | None, high: float | None, digits: int = 2) -> str:
-    """The mean with its 95 % interval: ``4,85 [4,70–4,96]``, or ``4,85 ±0,12`` when the
-    bounds are symmetric at the digits shown; ``4,85`` alone without an interval (one prompt:
-    no interval, DESIGN §16) and ``–`` without a mean."""
+    """The mean with its 95 % interval: ``4,85 [4,70 – 4,96]`` (``bounds``), or ``4,85 ±0,12``
+    when the bounds are symmetric at the digits shown; ``4,85`` alone without an interval (one
+    prompt: no interval, DESIGN §16) and ``–`` without a mean."""
     if mean is None:
         return DASH
     if low is None or high is None:
@@ -71,7 +91,7 @@ def interval(mean: float | None, low: float | None, high: float | None, digits: 
     below, above = round((mean - low) * scale), round((high - mean) * scale)
     if below == above:
         return f"{number(mean, digits)} ±{number(below / scale, digits)}"
-    return f"{number(mean, digits)} [{number(low, digits)}{DASH}{number(high, digits)}]"
+    return f"{number(mean, digits)} {bounds(low, high, digits)}"
 
 
 def local_time(stamp: str | dt.datetime | None, *, zone: dt.tzinfo | None = None) -> str:

@@ -45,10 +45,14 @@ ANSWER_ROWS = 20
 
 
 def interval_text(interval: Interval | None, digits: int = 2) -> str:
-    """``4,85 [4,70–4,96]`` (``german.interval``) of a scorecard interval."""
+    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval, for a page: the
+    bounds never part (no-break spaces, a word joiner), so a narrow cell breaks only before
+    the "[" (a phone's scorecard keeps ⚑ in view)."""
     if interval is None:
         return german.DASH
-    return german.interval(interval.mean, interval.low, interval.high, digits)
+    text = german.interval(interval.mean, interval.low, interval.high, digits)
+    # A browser may break after an en dash: a word joiner holds it to the bound after it.
+    return text.replace(f" {german.DASH} ", f"\u00a0{german.DASH}\u2060\u00a0")
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
@@ -56,7 +60,8 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
 
     ``strict``: a name the template uses but nobody passed is an error, not an empty string.
     Every number a page shows passes a filter of ``german`` (DESIGN §22): ``number``,
-    ``signed``, ``count``, ``percent``, ``interval`` (of a scorecard interval), ``local_time``;
+    ``signed``, ``count``, ``percent``, ``seconds``, ``interval`` (of a scorecard interval),
+    ``local_time``;
     ``counted(n, "Aufruf", "Aufrufe")`` for a count with its word.
     """
     env = jinja2.Environment(
@@ -69,6 +74,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         signed=german.signed,
         count=german.count,
         percent=german.percent,
+        seconds=german.seconds,
         interval=interval_text,
         local_time=german.local_time,
     )
@@ -78,6 +84,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         fmt_interval=interval_text,
         counted=german.counted,
         interval_of=german.interval,
+        bounds=german.bounds,
         unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,
@@ -214,7 +221,8 @@ def render_report(
         )
     if unanswered:
         notices.append(
-            f"⚠ {unanswered} Zellen, die der Run plant, haben noch keine Antwort; "
+            f"⚠ {german.counted(unanswered, 'Zelle', 'Zellen')}, die der Run plant, "
+            f"{'hat' if unanswered == 1 else 'haben'} noch keine Antwort; "
             "`touchstone run` mit --out auf diesen Run beantwortet sie."
         )
     titles = {c.id: c.title for c in pack.categories}

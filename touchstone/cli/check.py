@@ -24,7 +24,11 @@ def judge_check(
     ] = None,
     pack: Annotated[
         Path | None,
-        typer.Option("--pack", help="Paket (mit Referenzantworten und Gegenbeispielen)."),
+        typer.Option(
+            "--pack",
+            help="Paket (mit Referenzantworten und Gegenbeispielen; Vorgabe: das Paket des "
+            "Runs RUN_DIR).",
+        ),
     ] = None,
     config: ConfigOption = Path("judge.yaml"),
     model: JudgeModelOption = None,

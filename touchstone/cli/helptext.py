@@ -54,6 +54,10 @@ def _germanize_param(param: Any, ctx: click_core.Context) -> None:
     german = _german_type(param.display_type(ctx))
     # An instance attribute: typer asks ``display_type`` for the type column.
     param.display_type = lambda ctx, _german=german: _german
+    if isinstance(param.default, float) and hasattr(param, "_get_default_string"):
+        # "[Standard: 300]", "[Standard: 0,5]", not Python's "300.0".
+        shown = f"{param.default:g}".replace(".", ",")
+        param._get_default_string = lambda **_: shown
 
 
 def _germanize_help_option(command: click_core.Command) -> None:
@@ -69,9 +73,22 @@ def _germanize_help_option(command: click_core.Command) -> None:
     command.get_help_option = get_help_option  # type: ignore[method-assign]
 
 
+# Typer writes a required argument as "{run_dir}", which reads as a placeholder left in; the
+# usage line names it as click does: RUN_DIR (optional ones stay in brackets: [RUN_DIR]).
+_ARGUMENT = re.compile(r"[{\[]([a-z][a-z0-9_]*)[}\]]")
+
+
+def _usage_piece(piece: str) -> str:
+    def name(match: re.Match[str]) -> str:
+        upper = match.group(1).upper()
+        return upper if match.group(0).startswith("{") else f"[{upper}]"
+
+    return _ARGUMENT.sub(name, piece)
+
+
 def _germanize_usage(command: click_core.Command) -> None:
     def format_usage(ctx: click_core.Context, formatter: Any) -> None:
-        pieces = command.collect_usage_pieces(ctx)
+        pieces = [_usage_piece(piece) for piece in command.collect_usage_pieces(ctx)]
         formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=USAGE_PREFIX)
 
     command.format_usage = format_usage  # type: ignore[method-assign]

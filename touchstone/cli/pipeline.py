@@ -37,7 +37,10 @@ class RejudgeChoice(enum.StrEnum):
 
 ConfigOption = Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")]
 JudgeModelOption = Annotated[
-    str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
+    str | None,
+    typer.Option(
+        "--model", help="Judge-Modell (überschreibt die Konfiguration; Vorgabe: deren `model`)."
+    ),
 ]
 DryRunOption = Annotated[
     bool,
@@ -48,7 +51,10 @@ DryRunOption = Annotated[
 ]
 EventsOption = Annotated[
     Path | None,
-    typer.Option("--events", help="Fortschritt als JSON-Zeilen an diese Datei anhängen."),
+    typer.Option(
+        "--events",
+        help="Fortschritt als JSON-Zeilen an diese Datei anhängen (Vorgabe: keine Datei).",
+    ),
 ]
 
 
@@ -73,15 +79,38 @@ def run(
         ),
     ] = None,
     base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-kompatibler Endpunkt.")
+        str | None,
+        typer.Option(
+            "--base-url",
+            help="OpenAI-kompatibler Endpunkt, meist mit …/v1 am Ende (Vorgabe: die "
+            "Umgebungsvariable OPENAI_BASE_URL, sonst der Endpunkt von OpenAI).",
+        ),
     ] = None,
-    api_key: Annotated[str | None, typer.Option("--api-key", help="API-Schlüssel.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Run-Verzeichnis.")] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key",
+            help="API-Schlüssel (Vorgabe: die Umgebungsvariable OPENAI_API_KEY; lokale Server "
+            "brauchen keinen).",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Run-Verzeichnis; ein bestehendes wird fortgesetzt (Vorgabe: "
+            "runs/<Paket>-<Zeitstempel>).",
+        ),
+    ] = None,
     call_timeout_s: Annotated[
         float, typer.Option("--call-timeout-s", help="Frist je Aufruf in Sekunden.")
     ] = DEFAULT_CALL_TIMEOUT_S,
     max_tokens: Annotated[
-        int | None, typer.Option("--max-tokens", help="Obergrenze der Antwortlänge.")
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            help="Obergrenze der Antwortlänge in Tokens (Vorgabe: keine, der Server entscheidet).",
+        ),
     ] = None,
     events: EventsOption = None,
     concurrency: Annotated[
@@ -161,7 +190,9 @@ def judge(
     concurrency: Annotated[
         int | None,
         typer.Option(
-            "--concurrency", help="Parallele Judge-Aufrufe (überschreibt die Konfiguration)."
+            "--concurrency",
+            help="Parallele Judge-Aufrufe (überschreibt die Konfiguration; Vorgabe: deren "
+            "`concurrency`).",
         ),
     ] = None,
     rejudge: Annotated[

@@ -22,8 +22,10 @@ def gui(
     runs_dir: Annotated[Path, typer.Option("--runs-dir", help="Verzeichnis der Runs.")] = Path(
         "runs"
     ),
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="0 = freier Port.")] = 8642,
+    host: Annotated[
+        str, typer.Option("--host", help="Adresse, an der die GUI lauscht (nur lokal).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port der GUI; 0 = freier Port.")] = 8642,
     no_browser: Annotated[
         bool, typer.Option("--no-browser", help="Keinen Browser öffnen.")
     ] = False,
@@ -44,12 +46,18 @@ def gui(
 
 @app.command()
 def sim(
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8765,
+    host: Annotated[
+        str, typer.Option("--host", help="Adresse, an der der Simulator lauscht.")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", help="Port des Simulators; 0 = freier Port.")
+    ] = 8765,
     capacity: Annotated[
         int | None,
         typer.Option(
-            "--capacity", help="Höchstens so viele Aufrufe gleichzeitig, sonst 429 (Rate-Limit)."
+            "--capacity",
+            help="Höchstens so viele Aufrufe gleichzeitig, sonst 429 (Rate-Limit; Vorgabe: "
+            "unbegrenzt).",
         ),
     ] = None,
 ) -> None:
@@ -116,7 +124,10 @@ def cache_stats_command() -> None:
 def cache_clear_command(
     older_than: Annotated[
         float | None,
-        typer.Option("--older-than", help="Nur Einträge löschen, die älter sind (Tage)."),
+        typer.Option(
+            "--older-than",
+            help="Nur Einträge löschen, die älter sind (Tage; Vorgabe: alle löschen).",
+        ),
     ] = None,
 ) -> None:
     """Löscht Einträge des Verdict-Caches (alle oder die älteren)."""

@@ -219,9 +219,12 @@ class ProgressView:
             elif outcome != "done":
                 self.progress.advance(self.task)
         elif kind == "judge_error":
-            self.errors += 1
+            # Failed calls, as the Judge-Bilanz and the stop count them: cells that shared
+            # one call are one failure (the bar still advances per cell).
+            self.errors += 0 if data.get("shared") else 1
             self.progress.advance(self.task)
-            self.progress.update(self.task, note=f"[yellow]⚠ {self.errors} Judge-Fehler")
+            failed = german.counted(self.errors, "Judge-Aufruf", "Judge-Aufrufe")
+            self.progress.update(self.task, note=f"[yellow]⚠ {failed} fehlgeschlagen")
         elif kind == "in_flight":
             # Life while nothing completes: "Bewertungen – 2 Aufrufe laufen, ältester seit …"
             text = in_flight_text(data["calls"], data["oldest_s"], data["deadline_s"])

@@ -110,8 +110,10 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
                 progress["streak"] = 0
         elif kind == "judge_error":
             progress["done"] += 1
-            progress["errors"] += 1
-            progress["streak"] += 1
+            # Failed calls, as the Judge-Bilanz counts them: a call shared by cells once.
+            if not event.get("shared"):
+                progress["errors"] += 1
+                progress["streak"] += 1
         elif kind == "in_flight":
             progress["in_flight"] = _in_flight(event)
         elif kind in ("done", "aborted"):
@@ -230,7 +232,9 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
         health = last.get("health") if isinstance(last.get("health"), dict) else {}
         left = _int_or_none(health.get("cells_left")) or 0
         refused = _int_or_none(last.get("refused")) or 0
-        parts = [f"{left} Zellen offen für einen späteren Lauf"] if left else []
+        parts = (
+            [f"{counted(left, 'Zelle', 'Zellen')} offen für einen späteren Lauf"] if left else []
+        )
         if refused:
             parts.append(
                 f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "

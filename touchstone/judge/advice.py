@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from touchstone.advice import JUDGE_SETTINGS, cause_advice
+from touchstone.german import counted
 from touchstone.judge.health import count_de
 from touchstone.judge.policy import StopKind
+
+# Stops after which the same judge configuration fails the same way.
+_FIX_FIRST = frozenset({"auth", "not_found"})
 
 
 def advice(
@@ -23,51 +27,74 @@ def advice(
     available: Sequence[str] = (),
     resume: bool = True,
     server_busy: bool = False,
+    unknown_path: bool = False,
 ) -> str:
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
     goes on (not for ``judge-check``, which persists nothing); ``server_busy``: the server
-    refused connections while other calls to it succeeded (``CallError.server_busy``)."""
+    refused connections while other calls to it succeeded (``CallError.server_busy``);
+    ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``)."""
     text = _judge_advice(
-        kind, judge_model=judge_model, base_url=base_url, available=available, busy=server_busy
+        kind,
+        judge_model=judge_model,
+        base_url=base_url,
+        available=available,
+        busy=server_busy,
+        unknown_path=unknown_path,
     )
     if resume and kind == "quota":
         text += " Der Run lässt sich dann fortsetzen."
     return text
 
 
-def after_stop(*, open_cells: int, kept: int, unreadable: int, refused: int = 0) -> str:
+def after_stop(
+    *, open_cells: int, kept: int, unreadable: int, refused: int = 0, kind: str = ""
+) -> str:
     """What a stopped judge run left, and how a later run goes on, from the run dir as it is
     now: a re-judge that stopped keeps every prior verdict it did not replace, so the cells it
     was asked to judge are not open, and advice about open or unreadable cells would point at
-    nothing. Cells a content filter refused have a verdict, but the next run asks again."""
+    nothing. Cells a content filter refused have a verdict, but the next run asks again.
+    ``kind``: what stopped it; after a wrong key or an unknown model or path the same command
+    fails the same way, so the next run comes after the configuration is fixed."""
     parts = []
     if kept:
         parts.append(
-            f"{count_de(kept)} bisherige Bewertungen behalten: eine fehlgeschlagene oder unlesbare "
-            "Neubewertung ersetzt keine."
+            f"{counted(kept, 'bisherige Bewertung', 'bisherige Bewertungen')} behalten: eine "
+            "fehlgeschlagene oder unlesbare Neubewertung ersetzt keine."
         )
     if open_cells:
+        when = "nach der Korrektur ein" if kind in _FIX_FIRST else "ein"
         parts.append(
-            "Bereits gespeicherte Bewertungen bleiben erhalten; ein erneutes `touchstone judge` "
-            f"bewertet die {count_de(open_cells)} offenen Zellen."
+            f"Bereits gespeicherte Bewertungen bleiben erhalten; {when} erneutes "
+            f"`touchstone judge` bewertet {_the(open_cells, 'offene Zelle', 'offenen Zellen')}."
         )
     if unreadable:
         parts.append(
-            f"`touchstone judge --rejudge unscored` bewertet die {count_de(unreadable)} Zellen mit "
-            "unlesbarer Judge-Ausgabe erneut."
+            "`touchstone judge --rejudge unscored` bewertet "
+            f"{_the(unreadable, 'Zelle', 'Zellen')} mit unlesbarer Judge-Ausgabe erneut."
         )
     if refused:
-        parts.append(
-            f"Ein erneutes `touchstone judge` fragt die {count_de(refused)} vom Judge-Filter "
-            "abgelehnten Zellen erneut."
+        cells = _the(
+            refused, "vom Judge-Filter abgelehnte Zelle", "vom Judge-Filter abgelehnten Zellen"
         )
+        parts.append(f"Ein erneutes `touchstone judge` fragt {cells} erneut.")
     if not open_cells and not unreadable:
         parts.append("Keine Zelle ist ohne Bewertung.")
     return " ".join(parts)
 
 
+def _the(count: int, one: str, many: str) -> str:
+    """``die offene Zelle`` / ``die 3 offenen Zellen``: a count after the article."""
+    return f"die {one}" if count == 1 else f"die {count_de(count)} {many}"
+
+
 def _judge_advice(
-    kind: StopKind, *, judge_model: str, base_url: str, available: Sequence[str], busy: bool
+    kind: StopKind,
+    *,
+    judge_model: str,
+    base_url: str,
+    available: Sequence[str],
+    busy: bool,
+    unknown_path: bool,
 ) -> str:
     if kind == "refused":
         return (
@@ -86,4 +113,5 @@ def _judge_advice(
         base_url=base_url,
         available=available,
         server_busy=busy,
+        unknown_path=unknown_path,
     )

@@ -157,11 +157,8 @@ class OpenAIJudgeBackend:
         return ask_judge(self, system=system, user=user).text
 
     async def model_ids(self) -> list[str]:
-        """The model ids the judge's endpoint lists; ``[]`` when it does not answer."""
-        try:
-            return await self._transport.model_ids()
-        except Exception:  # a suggestion only: any failure just means no suggestions
-            return []
+        """The model ids the judge's endpoint lists; ``CallError`` when the listing fails."""
+        return await self._transport.model_ids()
 
     async def aclose(self) -> None:
         """Close the clients of the running loop (nothing outlives the loop it ran on)."""

@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from touchstone.advice import cause
 from touchstone.errors import CallError
 from touchstone.judge.backend import (
     JudgeBackend,
@@ -168,15 +169,18 @@ class CellTask:
             **extra,
         )
 
-    def failed(self, error: CallError) -> Verdict:
-        """The unscored judge_error verdict of a failed call: shown, never persisted."""
+    def failed(self, error: CallError, *, shared: bool = False) -> Verdict:
+        """The unscored judge_error verdict of a failed call: shown, never persisted.
+        ``shared``: another cell paid for the call (``cached``, as for a verdict): one failed
+        call is counted once, however many cells it leaves unscored."""
         return _unscored(
             self.fields,
             "judge_error",
-            JUDGE_ERROR_RATIONALE.format(err=error),
+            JUDGE_ERROR_RATIONALE.format(err=cause(error)),
             judge_error=True,
             judge_model=self.judge.model,
             error_kind=error.kind,
+            cached=shared,
         )
 
 

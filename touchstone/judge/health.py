@@ -120,7 +120,7 @@ class JudgeHealth:
         latency_text = (
             german.DASH
             if median is None
-            else f"Median {german.number(median)} s, p95 {german.number(p95)} s"
+            else f"Median {german.seconds(median)}, p95 {german.seconds(p95)}"
         )
         # Calls cut at their deadline have no latency, only a lower bound: said beside the
         # figures of the answered ones, as the judge-check card says it (not a bare "–").

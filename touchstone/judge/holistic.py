@@ -14,6 +14,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from touchstone.advice import cause
 from touchstone.engine import completed
 from touchstone.errors import JudgeCallError
 from touchstone.judge.backend import JudgeBackend, JudgeReply, ask_judge, judge_model_of
@@ -175,7 +176,7 @@ def score_dimensions(
     try:
         reply = ask_judge(backend, system=judge_system_prompt(pack), user=user)
     except JudgeCallError as exc:
-        return _degraded(pair, judge_model, JUDGE_ERROR_RATIONALE.format(err=exc))
+        return _degraded(pair, judge_model, JUDGE_ERROR_RATIONALE.format(err=cause(exc)))
     return _from_reply(pack, pair, reply, judge_model)
 
 
@@ -263,7 +264,7 @@ async def holistic_pass(
                 if done.error.kind in FATAL_KINDS:
                     raise await session.aborted(fatal_stop(done.error, judge_model))
                 streak += 1
-                why = JUDGE_ERROR_RATIONALE.format(err=done.error)
+                why = JUDGE_ERROR_RATIONALE.format(err=cause(done.error))
                 reports[pair] = _degraded(pair, judge_model, why)
                 limit = session.max_consecutive_failures
                 if limit > 0 and streak >= limit:

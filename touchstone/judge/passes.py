@@ -116,8 +116,8 @@ async def judge_cells(
             if budget is not None:
                 budget.settle_done(call_key(done.item), done)
             if done.error is not None:
-                for index in done.item:
-                    verdict = tasks[index].failed(done.error)
+                for position, index in enumerate(done.item):
+                    verdict = tasks[index].failed(done.error, shared=position > 0)
                     by_index[index] = verdict
                     if on_judge_error is not None:
                         on_judge_error(verdict)

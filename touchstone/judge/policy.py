@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
+from touchstone.advice import cause
 from touchstone.errors import CallError, ErrorKind
 
 # Kinds after which the judge can never work: waiting for the breaker would only burn calls.
@@ -69,14 +70,13 @@ def keep_better(old: R | None, new: R) -> R:
 
 
 def fatal_stop(exc: CallError, judge_model: str) -> Stop:
-    """The stop for a failure after which the judge can never answer."""
-    if exc.kind == "auth":
-        what = f"Zugang verweigert – der Judge „{judge_model}“ kann so nie antworten"
-    elif exc.kind == "quota":
-        what = f"Kontingent erschöpft – der Anbieter nimmt für „{judge_model}“ nichts mehr an"
+    """The stop for a failure after which the judge can never answer; the cause told as
+    ``run`` tells it (``advice.cause``)."""
+    if exc.kind == "quota":
+        what = f"Der Anbieter nimmt für den Judge „{judge_model}“ nichts mehr an"
     else:
-        what = f"Judge-Modell „{judge_model}“ nicht gefunden – der Judge kann so nie antworten"
-    return Stop(f"{what} ({str(exc).rstrip('.')}).", exc.kind, exc)
+        what = f"Der Judge „{judge_model}“ kann so nie antworten"
+    return Stop(f"{what} – {cause(exc)}.", exc.kind, exc)
 
 
 class Breaker:
@@ -113,11 +113,11 @@ class Breaker:
         if self.max_consecutive > 0 and self.streak >= self.max_consecutive:
             return Stop(
                 f"{self.streak} Judge-Aufrufe in Folge fehlgeschlagen; letzter Fehler: "
-                f"{sentence(exc)}",
+                f"{sentence(cause(exc))}",
                 exc.kind,
                 exc,
             )
-        return self._ratio(f"letzter Fehler: {sentence(exc)}", exc)
+        return self._ratio(f"letzter Fehler: {sentence(cause(exc))}", exc)
 
     def _ratio(self, detail: str, cause: CallError | None) -> Stop | None:
         failed = sum(self.failures.values())

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
-from touchstone.advice import close_names
+from touchstone.advice import close_names, known_models
 from touchstone.budget import Budget
 from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
@@ -45,8 +45,9 @@ class JudgeSession:
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
         available: list[str] = []
-        if stop.kind == "not_found" and self.list_models is not None:
-            available = await self.list_models()
+        wrong_path = stop.cause is not None and stop.cause.unknown_path
+        if stop.kind == "not_found" and not wrong_path and self.list_models is not None:
+            available = await known_models(self.list_models)
         text = advice(
             stop.kind,
             judge_model=self.judge.model,
@@ -54,6 +55,7 @@ class JudgeSession:
             available=available,
             resume=self.resumable,
             server_busy=stop.cause is not None and stop.cause.server_busy,
+            unknown_path=wrong_path,
         )
         error = JudgeAborted(f"{stop.message} {text}")
         error.kind = stop.kind

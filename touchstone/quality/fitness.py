@@ -178,20 +178,16 @@ def _stability(results: Sequence[ProbeResult]) -> Criterion:
     return Criterion(name, f"{first.score} und {again.score}", first.score == again.score)
 
 
-def _seconds(value: float) -> str:
-    return f"{german.number(value)} s"
-
-
 def _latency_figure(health: JudgeHealth, p95: float | None, limit: float) -> str:
     """``0,40 s (Grenze …)``; with calls cut at their deadline counted at it, the p95 is a
     lower bound and the figure says so and how many, as the Judge-Bilanz does."""
     if p95 is None:
         return "keine Antwort"
-    bound = f"Grenze {_seconds(limit)}: die Hälfte von call_timeout_s"
+    bound = f"Grenze {german.seconds(limit)}: die Hälfte von call_timeout_s"
     cut = health.cut_at_deadline()
     if not cut:
-        return f"{_seconds(p95)} ({bound})"
-    return f"mindestens {_seconds(p95)} ({cut}; {bound})"
+        return f"{german.seconds(p95)} ({bound})"
+    return f"mindestens {german.seconds(p95)} ({cut}; {bound})"
 
 
 def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) -> list[Criterion]:

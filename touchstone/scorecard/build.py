@@ -45,7 +45,7 @@ def fmt(value: float | None) -> str:
 
 
 def fmt_interval(interval: Interval | None) -> str:
-    """``4,85 [4,70–4,96]``: the mean with the bounds of its 95 % interval, ``4,85 ±0,12``
+    """``4,85 [4,70 – 4,96]``: the mean with the bounds of its 95 % interval, ``4,85 ±0,12``
     when they are symmetric, ``4,85`` alone for one prompt (no interval, DESIGN §16)."""
     if interval is None:
         return german.DASH
@@ -57,7 +57,7 @@ def speed_text(row: ScoreRow) -> str:
     if row.latency_median_s is None:
         return german.DASH
     rate = f", {german.number(row.tokens_per_s, 0)} Tok/s" if row.tokens_per_s else ""
-    return f"{german.number(row.latency_median_s, 1)} s{rate}"
+    return f"{german.seconds(row.latency_median_s)}{rate}"
 
 
 @dataclass
@@ -154,13 +154,15 @@ class Scorecard:
     comparisons_complete: bool = True
     # What differences the run can resolve at all (DESIGN §20); None: no two rows to pair.
     resolution: Resolution | None = None
+    # The scale's max - min: no difference of two rows lies beyond it (compare.within_span).
+    span: float | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_pair = {(c.a, c.b): c for c in self.comparisons}
-        self._comparer = Comparer(self.rows)
+        self._comparer = Comparer(self.rows, self.span)
 
     @property
     def mixed_judges(self) -> bool:
@@ -320,7 +322,8 @@ def build_scorecard(
             row.dim_error = report.dim_rationales.get("_error", "")
             for dim in report.dim_scores:
                 dimensions.setdefault(dim)
-    ordered, comparisons, complete = compare_rows(list(rows.values()))
+    span = None if scale_max is None else float(scale_max - scale_min)
+    ordered, comparisons, complete = compare_rows(list(rows.values()), span)
     return Scorecard(
         rows=ordered,
         categories=list(categories),
@@ -329,6 +332,7 @@ def build_scorecard(
         comparisons=comparisons,
         comparisons_complete=complete,
         resolution=run_resolution([row.clusters for row in ordered]),
+        span=span,
     )
 
 

@@ -74,11 +74,22 @@ class Comparison:
         }
 
 
-class Comparer:
-    """Comparisons of rows on demand; each row's bootstrap sums are drawn once."""
+def within_span(diff: Interval, span: float | None) -> Interval:
+    """``diff`` with its bounds inside ±``span`` (the scale's max - min): no difference of two
+    means on the scale lies outside it, whatever a widened bootstrap interval says ("+6,48" on
+    a 0..5 scale). Which row is better does not change: the mean lies within."""
+    if span is None or diff.low is None or diff.high is None:
+        return diff
+    return Interval(diff.mean, max(diff.low, -span), min(diff.high, span), diff.n)
 
-    def __init__(self, rows: list[ScoreRow]) -> None:
+
+class Comparer:
+    """Comparisons of rows on demand; each row's bootstrap sums are drawn once. ``span``: the
+    scale's max - min, the bound of every difference (``within_span``)."""
+
+    def __init__(self, rows: list[ScoreRow], span: float | None = None) -> None:
         self._rows = {row.pair: row for row in rows}
+        self._span = span
         self._resampled: dict[Pair, Resampled] = {}
         self._better: dict[tuple[Pair, Pair], bool] = {}
 
@@ -93,7 +104,7 @@ class Comparer:
         if a not in self._rows or b not in self._rows:
             return None
         diff = resampled_difference(self._of(a), self._of(b))
-        return None if diff is None else Comparison(a, b, diff)
+        return None if diff is None else Comparison(a, b, within_span(diff, self._span))
 
     def better(self, a: Pair, b: Pair) -> bool:
         """Whether ``a`` is significantly better than ``b`` (``self(a, b).better == "a"``),
@@ -121,7 +132,9 @@ class Comparer:
         return out
 
 
-def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison], bool]:
+def compare_rows(
+    rows: list[ScoreRow], span: float | None = None
+) -> tuple[list[ScoreRow], list[Comparison], bool]:
     """Rows ranked (best first, unscored rows last and unranked), the comparisons to keep,
     and whether those are every pair of ranked rows."""
     ranked = sorted(
@@ -129,7 +142,7 @@ def compare_rows(rows: list[ScoreRow]) -> tuple[list[ScoreRow], list[Comparison]
         key=lambda r: (-r.interval.mean if r.interval else 0.0, r.model, r.variant),
     )
     unranked = [r for r in rows if r.interval is None]
-    comparer = Comparer(ranked)
+    comparer = Comparer(ranked, span)
     decided_by = _rank(ranked, comparer)
     ranked.sort(key=lambda r: (r.rank or 0, -r.interval.mean if r.interval else 0.0))
     kept: dict[tuple[Pair, Pair], Comparison | None] = {}

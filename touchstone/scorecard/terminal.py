@@ -84,7 +84,7 @@ def _columns(card: Scorecard) -> list[Column]:
         Column("Variante", [plain(r.variant) for r in rows], justify="left", key=True, fold=True),
         Column("bewertet", [Text(f"{count(r.scored)}/{count(r.cells)}") for r in rows]),
         # Left-aligned: the means stand one under another whether the interval shows as
-        # "[4,70–4,96]" or "±0,12".
+        # "[4,70 – 4,96]" or "±0,12".
         Column(
             "Mittel (95 %)",
             [Text(fmt_interval(r.interval), style="bold") for r in rows],
@@ -112,18 +112,11 @@ def _columns(card: Scorecard) -> list[Column]:
     for category in card.categories:
         means = [Text(fmt(r.category_means.get(category))) for r in rows]
         columns.append(Column(category, means, drop=CATEGORIES))
-    latency = [Text(_seconds(r.latency_median_s)) for r in rows]
+    latency = [Text(german.seconds(r.latency_median_s)) for r in rows]
     rate = [Text(german.number(r.tokens_per_s, 0) if r.tokens_per_s else DASH) for r in rows]
     columns.append(Column("Latenz", latency, drop=SPEED))
     columns.append(Column("Tok/s", rate, drop=SPEED))
     return columns
-
-
-def _seconds(value: float | None) -> str:
-    """``2,1 s``; below a second two digits (a simulator's ``0,01 s`` is not ``0,0 s``)."""
-    if value is None:
-        return DASH
-    return f"{german.number(value, 1 if value >= 1 else 2)} s"
 
 
 def _count_lines(rows: list[ScoreRow]) -> list[Text]:
@@ -217,7 +210,7 @@ def legend(card: Scorecard, titles: dict[str, str]) -> str:
         f"Kategorien: {categories}" if categories else "",
         "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
         "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
-        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere–obere Grenze], Bootstrap über "
+        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere – obere Grenze], Bootstrap über "
         "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
         " · ".join(marks),
     ]

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from touchstone.advice import known_models
 from touchstone.answers import (
     AnswerBackend,
     AnswerCall,
@@ -230,9 +231,12 @@ def run_cells(
                     budget=budget,
                 )
                 list_models = getattr(backend, "model_ids", None)
-                not_found = any(e.kind == "not_found" for e in summary.stop_causes.values())
+                not_found = any(
+                    e.kind == "not_found" and not e.unknown_path
+                    for e in summary.stop_causes.values()
+                )
                 if not_found and list_models is not None:
-                    summary.available = await list_models()
+                    summary.available = await known_models(list_models)
                 return summary
             finally:
                 aclose = getattr(backend, "aclose", None)

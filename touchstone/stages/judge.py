@@ -266,6 +266,7 @@ def _judge_loaded(
             kept=0 if over_budget else kept,
             unreadable=unreadable,
             refused=len(refused),
+            kind=exc.kind if isinstance(exc, JudgeAborted) else "",
         )
         if over_budget and kept:
             stands = "die bisherige Bewertung bleibt" if kept == 1 else "die bisherigen bleiben"
@@ -390,6 +391,8 @@ def _verdict_event(verdict: Verdict) -> dict[str, Any]:
         "repeat": verdict.repeat,
         "unscored": verdict.unscored,
         "error_kind": verdict.error_kind,
+        # A failed call shared with a cell before it (one call, counted once).
+        "shared": verdict.judge_error and verdict.cached,
         "rationale": verdict.rationale
         if verdict.judge_error or verdict.unscored_reason == "judge_refused"
         else "",

@@ -42,12 +42,9 @@ def run_manifest(
     so far, answered or not) is what a resume compares with: the same command goes on with a
     model that had not answered yet when the run stopped.
     """
+    # Another pack was refused before (stages.extend.check_settings, with the difference
+    # named): what is here belongs to this pack.
     manifest = run.read_manifest() if run.file(MANIFEST).exists() else {}
-    if manifest and manifest.get("pack_id") not in (None, pack.id):
-        raise InputError(
-            f"{run.path} gehört zum Paket „{manifest.get('pack_id')}“, nicht zu „{pack.id}“. "
-            "Wählen Sie mit --out ein anderes Verzeichnis."
-        )
 
     def union(key: str, new: list[str]) -> list[str]:
         old = manifest.get(key) or []

@@ -8,50 +8,15 @@ same command again is advised only where it can help: after a 404 it would fail 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from touchstone.advice import RUN_SETTINGS, cause_advice
-from touchstone.errors import CallError
+from touchstone.advice import RUN_SETTINGS, cause, cause_advice
 from touchstone.german import counted
 
 if TYPE_CHECKING:
     from touchstone.stages.answering import RunSummary
-
-# What happened, by kind; the kinds a run leaves open or stops a model for (the others are
-# recorded as failed answers and never come here).
-_WHAT = {
-    "not_found": "nicht gefunden",
-    "auth": "Zugang verweigert",
-    "quota": "Kontingent erschöpft",
-    "connection": "keine Verbindung zum Server",
-    "server": "Serverfehler",
-    "rate_limit": "Rate-Limit über die Frist hinaus",
-    "other": "unerwarteter Fehler",
-}
-# ``describe``'s "<Type>: " and the SDK's "Error code: 404 - " before the server's own words.
-_TYPE_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*: ")
-_STATUS_PREFIX = re.compile(r"^Error code: (\d{3}) - ")
-_WORDS_MAX = 200
-
-
-def cause(error: CallError) -> str:
-    """``nicht gefunden (404: „The model … does not exist“)``: the kind in German, then the
-    status and the server's words, without the class name of the exception."""
-    what = _WHAT.get(error.kind, "Fehler")
-    if error.kind == "connection":
-        return what  # the SDK's words ("Connection error.") add nothing to it
-    text = _TYPE_PREFIX.sub("", str(error).strip(), count=1)
-    status = _STATUS_PREFIX.match(text)
-    words = text[status.end() :] if status else text
-    words = " ".join(words.split()).rstrip(".")
-    if len(words) > _WORDS_MAX:
-        words = words[: _WORDS_MAX - 1] + "…"
-    quoted = f"„{words}“" if words else ""
-    inner = ": ".join(part for part in (status.group(1) if status else "", quoted) if part)
-    return f"{what} ({inner})" if inner else what
 
 
 def unfinished(
@@ -61,22 +26,31 @@ def unfinished(
     for cells left by the endpoint's trouble the same, then how the run goes on."""
     again = f"derselbe Befehl mit --out {run_path}"
     parts = [f"{counted(summary.left, 'Zelle', 'Zellen')} offen."]
+    advised: set[str] = set()
     for model, error in summary.stop_causes.items():
         parts.append(f"Modell „{model}“ gestoppt – {cause(error)}.")
-        parts.append(
-            cause_advice(
-                error.kind,
-                RUN_SETTINGS,
-                model=model,
-                base_url=base_url,
-                available=summary.available,
-            )
+        advice = cause_advice(
+            error.kind,
+            RUN_SETTINGS,
+            model=model,
+            base_url=base_url,
+            available=summary.available,
+            unknown_path=error.unknown_path,
         )
+        # A wrong path stops every model alike: its advice is said once.
+        if advice not in advised:
+            advised.add(advice)
+            parts.append(advice)
         # A model the run does not record yet is a new model for the run's other models:
         # adding it needs --extend (stages.extend), unless the run has none yet.
         extend = " und --extend" if recorded else ""
         if model in recorded:
             parts.append(f"Danach holt {again} seine offenen Zellen nach.")
+        elif error.unknown_path:
+            parts.append(
+                f"„{model}“ ist nicht in den Run aufgenommen; mit dem richtigen Pfad in "
+                f"--base-url setzt `touchstone run` mit --out {run_path} den Run fort."
+            )
         elif error.kind == "not_found":
             parts.append(
                 f"„{model}“ ist nicht in den Run aufgenommen; mit dem richtigen Namen in "
@@ -91,7 +65,12 @@ def unfinished(
         parts.append(f"{counted(times, 'Aufruf', 'Aufrufe')} ohne Antwort – {cause(error)}.")
         parts.append(
             cause_advice(
-                kind, RUN_SETTINGS, model="", base_url=base_url, server_busy=error.server_busy
+                kind,
+                RUN_SETTINGS,
+                model="",
+                base_url=base_url,
+                server_busy=error.server_busy,
+                unknown_path=error.unknown_path,
             )
         )
     if summary.left_by_kind:

@@ -26,8 +26,8 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from touchstone.classify import refused_connection
-from touchstone.errors import DeadlineExceeded
+from touchstone.classify import call_error, refused_connection
+from touchstone.errors import CallError, DeadlineExceeded
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
 
@@ -211,11 +211,14 @@ class ChatTransport:
         )
 
     async def model_ids(self, deadline_s: float = 10.0) -> list[str]:
-        """The model ids the endpoint lists (``GET /models``)."""
+        """The model ids the endpoint lists (``GET /models``); a failure is a ``CallError``
+        of its kind (the caller decides what a listing that failed means)."""
         client = self._borrow()
         try:
             async with asyncio.timeout(deadline_s):
                 data = await client.get("/models", cast_to=object)
+        except Exception as exc:
+            raise call_error(CallError, exc) from exc
         finally:
             self._give_back(client)
         entries = data.get("data") if isinstance(data, dict) else None
