@@ -20,6 +20,7 @@ from touchstone.cli.ui import (
     stdout,
 )
 from touchstone.events import fan_out
+from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
@@ -166,6 +167,8 @@ def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) ->
         path = write_report(view, card)
         show_warnings(view.run_dir.warnings)
         stdout.print(render_run_scorecard(view.pack, card))
+        if view.human is not None:
+            stdout.print(render_human_card(view.human))
         stdout.print(f"Bericht: {path}")
         stdout.print(
             f"Daten: {path.with_name(SCORECARD_JSON)} (Scorecard), "

@@ -106,3 +106,14 @@ def render_human_card(card: HumanAgreement) -> Group:
         parts.append(rows)
     parts.append(Text.assemble("Urteil: ", plain(card.verdict_de(), style=verdict_style(card))))
     return Group(*parts)
+
+
+def card_view(card: HumanAgreement) -> dict[str, object]:
+    """What the report's and the GUI's card show (``templates/human.html``)."""
+    return {
+        "title": TITLE,
+        "figures": figures_de(card),
+        "rows": row_lines(card),
+        "verdict": card.verdict_de(),
+        "state": {"bestätigt": "ok", "weicht ab": "off"}.get(card.verdict, "few"),
+    }

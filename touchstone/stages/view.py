@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,13 @@ from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.german import counted
 from touchstone.pack import Pack
+from touchstone.quality.human import HumanAgreement, human_agreement
+from touchstone.quality.ratings import HumanRating
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells
+from touchstone.stages.human import run_ratings
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import (
     JUDGEMENTS,
@@ -50,6 +54,19 @@ class RunView:
             scale_max=self.pack.scale.max,
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
+
+    @cached_property
+    def ratings(self) -> list[HumanRating]:
+        """The run's human ratings (``human.jsonl``; a broken line is an ``InputError``
+        naming file and line)."""
+        return run_ratings(self.run_dir, self.pack, self.responses)
+
+    @cached_property
+    def human(self) -> HumanAgreement | None:
+        """The agreement card of the run's spot check (None: nobody rated it)."""
+        if not self.ratings:
+            return None
+        return human_agreement(self.ratings, self.verdicts, self.pack.scale)
 
 
 def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunView:
@@ -91,12 +108,18 @@ def answered_verdicts(
     return [v for v in verdicts if cell_key(v) in answered]
 
 
-def write_scorecard(run: RunDir, card: Scorecard, inputs: Sequence[Stamp] | None = None) -> None:
+def write_scorecard(
+    run: RunDir,
+    card: Scorecard,
+    inputs: Sequence[Stamp] | None = None,
+    human: HumanAgreement | None = None,
+) -> None:
     """``scorecard.json``, with the stamps of the files it says what of (the GUI's overview
     shows it only while they are unchanged: content, not times, decides). ``inputs``: those
-    stamps when the caller has just taken them (a settled resume: hashing twice costs time)."""
+    stamps when the caller has just taken them (a settled resume: hashing twice costs time);
+    ``human``: the run's agreement card."""
     stamps = input_stamps(run.path) if inputs is None else inputs
-    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, stamps))
+    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, stamps, human))
 
 
 def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) -> str:
@@ -111,6 +134,7 @@ def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) 
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
         csv_link=csv_link,
+        human=view.human,
     )
 
 
@@ -123,7 +147,7 @@ def write_report(view: RunView, card: Scorecard) -> Path:
             f"Antworten ({RESPONSES}), also nichts zu berichten."
         )
     html = report_html(view, card)
-    write_scorecard(view.run_dir, card)
+    write_scorecard(view.run_dir, card, human=view.human)
     lines = verdict_csv_lines(view.verdicts, view.responses)
     atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))
     path = view.run_dir.file(REPORT_HTML)
