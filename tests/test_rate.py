@@ -132,7 +132,7 @@ def test_rate_on_the_command_line_with_stdin_and_the_card_in_report(
     data = json.loads((run / "scorecard.json").read_text("utf-8"))
     human = data["human_agreement"]
     assert human["n"] == 12 and human["verdict"] in ("bestätigt", "weicht ab")
-    assert human == load_run(run).human.as_dict()  # type: ignore[union-attr]
+    assert human == load_run(run).human().as_dict()  # type: ignore[union-attr]
     # A hand-broken line: exit 2, file and line named, no traceback.
     with (run / HUMAN).open("a", encoding="utf-8") as handle:
         handle.write('{"model": 3}\n{"x": 1}\n')

@@ -167,8 +167,9 @@ def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) ->
         path = write_report(view, card)
         show_warnings(view.run_dir.warnings)
         stdout.print(render_run_scorecard(view.pack, card))
-        if view.human is not None:
-            stdout.print(render_human_card(view.human))
+        human = view.human()
+        if human is not None:
+            stdout.print(render_human_card(human))
         stdout.print(f"Bericht: {path}")
         stdout.print(
             f"Daten: {path.with_name(SCORECARD_JSON)} (Scorecard), "

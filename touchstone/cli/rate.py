@@ -135,7 +135,7 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
         raise InputError(f"--n muss zwischen 1 und 100.000 liegen, nicht {n}.")
     name = checked_rater(rater) if rater is not None else default_rater()
     view = load_run(run_dir)
-    ratings = view.ratings
+    ratings = view.ratings()
     cells = spot_cells(view.pack, view.responses, view.verdicts, ratings, rater=name, n=n)
     show_warnings(view.run_dir.warnings)
     if not cells:
@@ -172,6 +172,6 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
                 + "."
             )
         )
-    card = load_run(run_dir).human
+    card = view.human()
     if card is not None:
         console.print(render_human_card(card))

@@ -11,12 +11,20 @@ from urllib.parse import quote
 from fastapi import HTTPException
 
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun, RunCache, SummaryCache, fresh_scorecard, is_fresh
+from touchstone.gui.cache import (
+    LoadedRun,
+    RunCache,
+    SummaryCache,
+    file_stamp,
+    fresh_scorecard,
+    is_fresh,
+)
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.pack import id_problem
+from touchstone.quality.ratings import HUMAN
 from touchstone.stages import report_html
 from touchstone.stages.manifest import pack_of_run
-from touchstone.store import MANIFEST, REPORT_HTML, RunDir, resolve_inside
+from touchstone.store import MANIFEST, REPORT_HTML, RunDir, Stamp, resolve_inside
 
 # The config `touchstone judge` reads without --config: the GUI offers it first too.
 DEFAULT_JUDGE_CONFIG = "judge.yaml"
@@ -31,7 +39,7 @@ class Gui:
         self.jobs = jobs
         self.cache = RunCache(pack_within=self.workdir)
         # The last report rendered, with the loaded run it shows: a reload costs nothing.
-        self._report: tuple[LoadedRun, str] | None = None
+        self._report: tuple[LoadedRun, Stamp, str] | None = None
         self.summaries = SummaryCache()
 
     # -- path guards ----------------------------------------------------------------------
@@ -206,11 +214,18 @@ class Gui:
     def report(self, name: str) -> str:
         """The HTML of the run's report, as ``touchstone report`` would write it now."""
         run = self.loaded(name)
+        # Ratings change no input of the cached run: the report is kept while they stay too.
+        ratings = file_stamp(run.view.run_dir.file(HUMAN))
         last = self._report
-        if last is not None and last[0] is run:
-            return last[1]
-        html = report_html(run.view, run.card, csv_link=f"/api/runs/{quote(name)}/verdicts.csv")
-        self._report = (run, html)
+        if last is not None and last[0] is run and last[1] == ratings:
+            return last[2]
+        html = report_html(
+            run.view,
+            run.card,
+            csv_link=f"/api/runs/{quote(name)}/verdicts.csv",
+            human=run.view.human(),
+        )
+        self._report = (run, ratings, html)
         return html
 
     def run_detail(self, name: str) -> tuple[dict[str, Any], LoadedRun]:

@@ -248,7 +248,7 @@ def milder_de(diff: float, digits: int = 1) -> str:
     if round(abs(diff), digits) == 0:
         return "wie Sie"
     size = german.number(abs(diff), digits)
-    word = "Punkt" if size in ("1", "1,0") else "Punkte"
+    word = "Punkt" if size == "1" else "Punkte"
     return f"{size} {word} {'milder' if diff > 0 else 'strenger'} als Sie"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +54,18 @@ class RunView:
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
 
-    @cached_property
     def ratings(self) -> list[HumanRating]:
-        """The run's human ratings (``human.jsonl``; a broken line is an ``InputError``
-        naming file and line)."""
+        """The run's human ratings as ``human.jsonl`` holds them now (read at each call: a
+        view is kept while its input files are unchanged, and rating changes none of them);
+        a broken line is an ``InputError`` naming file and line."""
         return run_ratings(self.run_dir, self.pack, self.responses)
 
-    @cached_property
     def human(self) -> HumanAgreement | None:
-        """The agreement card of the run's spot check (None: nobody rated it)."""
-        if not self.ratings:
+        """The agreement card of the run's spot check now (None: nobody rated it)."""
+        ratings = self.ratings()
+        if not ratings:
             return None
-        return human_agreement(self.ratings, self.verdicts, self.pack.scale)
+        return human_agreement(ratings, self.verdicts, self.pack.scale)
 
 
 def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunView:
@@ -122,9 +121,16 @@ def write_scorecard(
     atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, stamps, human))
 
 
-def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) -> str:
+def report_html(
+    view: RunView,
+    card: Scorecard,
+    *,
+    csv_link: str | None = None,
+    human: HumanAgreement | None = None,
+) -> str:
     """The text of ``report.html`` for ``view``; ``csv_link``: see ``render_report`` (the GUI
-    renders the report itself and no verdicts.csv lies beside it)."""
+    renders the report itself and no verdicts.csv lies beside it); ``human``: the run's
+    agreement card (``RunView.human``)."""
     return render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
@@ -134,7 +140,7 @@ def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) 
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
         csv_link=csv_link,
-        human=view.human,
+        human=human,
     )
 
 
@@ -146,8 +152,9 @@ def write_report(view: RunView, card: Scorecard) -> Path:
             f"Keine Antworten – zuerst `touchstone run`: {view.run_dir.path} enthält noch keine "
             f"Antworten ({RESPONSES}), also nichts zu berichten."
         )
-    html = report_html(view, card)
-    write_scorecard(view.run_dir, card, human=view.human)
+    human = view.human()
+    html = report_html(view, card, human=human)
+    write_scorecard(view.run_dir, card, human=human)
     lines = verdict_csv_lines(view.verdicts, view.responses)
     atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))
     path = view.run_dir.file(REPORT_HTML)
