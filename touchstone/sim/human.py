@@ -27,6 +27,6 @@ def simulated_rating(answer: str, low: int, high: int) -> tuple[int, bool] | Non
     if seed % 4 == 0:
         raw += 1 if seed % 8 == 0 else -1
     if model == STRICT_WITH:
-        raw -= 1 + seed % 2
+        raw -= 2
     score = max(low, min(high, raw))
     return score, quality <= 1 and seed % 2 == 0
