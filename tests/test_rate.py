@@ -139,3 +139,38 @@ def test_rate_on_the_command_line_with_stdin_and_the_card_in_report(
     result = runner.invoke(app, ["report", str(run)])
     assert result.exit_code == 2
     assert "human.jsonl, Zeile 13" in result.output and "Traceback" not in result.output
+
+
+def test_the_judge_stage_shows_the_card_settled_or_not(
+    judged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from touchstone.cli import ui
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    from .versus_support import InProcessSimJudge
+
+    run = fresh(judged, tmp_path)
+    out, _ = console()
+    entries = [x for score in (5, 4, 3, 2, 1, 0, 5, 4, 3, 2, 1) for x in (str(score), "n", "")]
+    ask, _ = scripted(entries)
+    run_spot_check(run, n=11, rater="anna", console=out, ask=ask)
+    config = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "sim-judge")
+    # The run is fully judged: this judge run is a settled resume that calls nothing.
+    outcome = execute_judge(run, config=config, backend=InProcessSimJudge(), use_cache=False)
+    assert outcome.new_verdicts == 0
+    assert outcome.human is not None and outcome.human.n == 11
+    assert outcome.human.verdict != "zu wenige"
+    data = json.loads((run / "scorecard.json").read_text("utf-8"))
+    assert data["human_agreement"] == outcome.human.as_dict()
+    buffer = io.StringIO()
+    monkeypatch.setattr(ui, "stdout", Console(file=buffer, width=80, color_system=None))
+    ui.show_judge_outcome(outcome)
+    shown = buffer.getvalue()
+    assert "Stichprobe: stimmt der Judge mit Ihnen überein?" in shown
+    assert "Urteil: Judge" in shown
+    # Re-judged (not settled): the card is built from the new verdicts.
+    outcome = execute_judge(
+        run, config=config, backend=InProcessSimJudge(), use_cache=False, rejudge="all"
+    )
+    assert outcome.human is not None and outcome.human.n == 11

@@ -29,4 +29,4 @@ def simulated_rating(answer: str, low: int, high: int) -> tuple[int, bool] | Non
     if model == STRICT_WITH:
         raw -= 2
     score = max(low, min(high, raw))
-    return score, quality <= 1 and seed % 2 == 0
+    return score, quality <= 1
