@@ -174,3 +174,19 @@ def test_the_judge_stage_shows_the_card_settled_or_not(
         run, config=config, backend=InProcessSimJudge(), use_cache=False, rejudge="all"
     )
     assert outcome.human is not None and outcome.human.n == 11
+
+
+def test_a_broken_human_file_is_a_warning_at_the_end_of_judge(judged: Path, tmp_path: Path) -> None:
+    from touchstone.judge import JudgeConfig, JudgeEndpoint
+    from touchstone.stages import execute_judge
+
+    from .versus_support import InProcessSimJudge
+
+    run = fresh(judged, tmp_path)
+    (run / HUMAN).write_text("kaputt\n", encoding="utf-8")
+    config = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "sim-judge")
+    outcome = execute_judge(run, config=config, backend=InProcessSimJudge(), use_cache=False)
+    assert outcome.human is None
+    (warning,) = [w for w in outcome.run_dir.warnings if HUMAN in w]
+    assert "Zeile 1: kein gültiges JSON" in warning and "Stichprobe fehlt" in warning
+    assert "human_agreement" not in json.loads((run / "scorecard.json").read_text("utf-8"))

@@ -12,19 +12,22 @@ and verdicts are unchanged, and rating changes neither.
 from __future__ import annotations
 
 import hashlib
+import threading
+from pathlib import Path
 from typing import Any
 
 from fastapi import HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun
+from touchstone.gui.cache import LoadedRun, file_stamp
 from touchstone.quality.card import card_view
 from touchstone.quality.human import HumanAgreement, human_agreement
-from touchstone.quality.ratings import MAX_NOTE, MAX_RATER, default_rater, rating_for
+from touchstone.quality.ratings import HUMAN, MAX_NOTE, MAX_RATER, default_rater, rating_for
 from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.results import VerdictKey
 from touchstone.stages.human import SpotCell, run_ratings, save_rating, spot_cells
+from touchstone.store import Stamp
 
 MAX_SAMPLE = 100_000
 
@@ -59,11 +62,26 @@ def rater_or_default(rater: str) -> str:
         return ""
 
 
+# The last card of each run, with the loaded run and the stamp of human.jsonl it was built
+# from: a page reload costs no bootstrap (a card of 300 ratings takes about a second).
+_CARDS: dict[Path, tuple[LoadedRun, Stamp, HumanAgreement | None]] = {}
+_CARDS_LOCK = threading.Lock()
+
+
 def human_of(run: LoadedRun) -> HumanAgreement | None:
     """The run's agreement card from the ratings as they are now."""
     view = run.view
+    path = view.run_dir.file(HUMAN)
+    stamp = file_stamp(path)
+    with _CARDS_LOCK:
+        kept = _CARDS.get(path)
+    if kept is not None and kept[0] is run and kept[1] == stamp:
+        return kept[2]
     ratings = run_ratings(view.run_dir, view.pack, view.responses)
-    return human_agreement(ratings, view.verdicts, view.pack.scale) if ratings else None
+    card = human_agreement(ratings, view.verdicts, view.pack.scale) if ratings else None
+    with _CARDS_LOCK:
+        _CARDS[path] = (run, stamp, card)
+    return card
 
 
 def human_view(run: LoadedRun) -> tuple[dict[str, object] | None, str]:
@@ -100,7 +118,9 @@ def rate_context(run: LoadedRun, name: str, rater: str, n: int, after: int) -> d
         if later:
             context["cell"] = later[0]
             context["token"] = token(later[0].key)
-    context["human"], context["human_problem"] = human_view(run)
+    if context["cell"] is None:
+        # The card at the end of the sample; while rating, the next cell comes quickly.
+        context["human"], context["human_problem"] = human_view(run)
     return context
 
 

@@ -24,15 +24,15 @@ from typing import Any, Literal
 
 from touchstone import german
 from touchstone.pack import Scale
-from touchstone.quality.agreement import weighted_kappa
-from touchstone.quality.bootstrap import bootstrap_interval
+from touchstone.quality.agreement import KappaSums, weighted_kappa
+from touchstone.quality.bootstrap import bootstrap_replicates, percentile_interval
 from touchstone.quality.ratings import HumanRating
 from touchstone.results import Verdict, VerdictKey, cell_key
 
 MIN_RATINGS = 10
 MIN_KAPPA = 0.6
 # Rows compared pairwise at most; beyond, only the mildest against the strictest.
-MAX_PAIRWISE_ROWS = 8
+MAX_PAIRWISE_ROWS = 20
 SEED = 24
 
 Interval = tuple[float, float]
@@ -155,6 +155,34 @@ def pairs_of(ratings: Sequence[HumanRating], verdicts: Sequence[Verdict]) -> lis
     return pairs
 
 
+Figures = tuple[float | None, float | None, float | None, float | None]
+
+
+def figures(units: Sequence[Pair]) -> Figures:
+    """Exact agreement, agreement within one point, weighted kappa and the mean difference
+    (judge minus human) of ``units``, in one pass (a bootstrap computes them per resample;
+    the kappa's sums are ``KappaSums``', inlined here: this is the hot loop)."""
+    n = len(units)
+    if not n:
+        return None, None, None, None
+    exact = within = total = sum_a = sum_b = sum_a2 = sum_b2 = sum_d2 = 0
+    for pair in units:
+        a, b = pair.judge, pair.human
+        diff = a - b
+        exact += diff == 0
+        within += -1 <= diff <= 1
+        total += diff
+        sum_a += a
+        sum_b += b
+        sum_a2 += a * a
+        sum_b2 += b * b
+        sum_d2 += diff * diff
+    sums = KappaSums()
+    sums.n, sums.sum_a, sums.sum_b = n, sum_a, sum_b
+    sums.sum_a2, sums.sum_b2, sums.sum_d2 = sum_a2, sum_b2, sum_d2
+    return exact / n, within / n, sums.kappa(), total / n
+
+
 def human_agreement(
     ratings: Sequence[HumanRating], verdicts: Sequence[Verdict], scale: Scale
 ) -> HumanAgreement | None:
@@ -163,35 +191,28 @@ def human_agreement(
         return None
     pairs = pairs_of(ratings, verdicts)
     n = len(pairs)
-
-    def exact(units: Sequence[Pair]) -> float | None:
-        return sum(p.judge == p.human for p in units) / len(units) if units else None
-
-    def within(units: Sequence[Pair]) -> float | None:
-        return sum(abs(p.diff) <= 1 for p in units) / len(units) if units else None
-
-    def kappa(units: Sequence[Pair]) -> float | None:
-        return weighted_kappa([(p.judge, p.human) for p in units], scale.min, scale.max)
-
-    def mean(units: Sequence[Pair]) -> float | None:
-        return statistics.fmean(p.diff for p in units) if units else None
-
-    rows = _rows(pairs)
+    exact, within, _, mean = figures(pairs)
+    replicates = bootstrap_replicates(pairs, figures, seed=SEED)
+    exact_ci, within_ci, kappa_ci, mean_ci = (
+        percentile_interval([r[index] for r in replicates]) for index in range(4)
+    )
+    rows, row_replicates = _rows(pairs)
     card = HumanAgreement(
         n=n,
         raters=tuple(sorted({r.rater for r in ratings})),
-        exact=exact(pairs) or 0.0,
-        exact_ci=bootstrap_interval(pairs, exact, seed=SEED),
-        within_one=within(pairs) or 0.0,
-        within_one_ci=bootstrap_interval(pairs, within, seed=SEED),
-        kappa=kappa(pairs),
-        kappa_ci=bootstrap_interval(pairs, kappa, seed=SEED),
+        exact=exact or 0.0,
+        exact_ci=exact_ci,
+        within_one=within or 0.0,
+        within_one_ci=within_ci,
+        # Through the one kappa of the package (the same figure as --rejudge's agreement).
+        kappa=weighted_kappa([(p.judge, p.human) for p in pairs], scale.min, scale.max),
+        kappa_ci=kappa_ci,
         human_flags=sum(p.human_flag for p in pairs),
         judge_raised=sum(p.human_flag and p.judge_flag for p in pairs),
         judge_flags=sum(p.judge_flag for p in pairs),
         human_confirmed=sum(p.human_flag and p.judge_flag for p in pairs),
-        mean_diff=mean(pairs) or 0.0,
-        mean_diff_ci=bootstrap_interval(pairs, mean, seed=SEED),
+        mean_diff=mean or 0.0,
+        mean_diff_ci=mean_ci,
         rows=tuple(rows),
         verdict="zu wenige",
         reasons=(),
@@ -200,39 +221,39 @@ def human_agreement(
     )
     if n < MIN_RATINGS:
         return card
-    reasons = _reasons(card, pairs)
+    reasons = _reasons(card, row_replicates)
     return replace(card, verdict="weicht ab" if reasons else "bestätigt", reasons=reasons)
 
 
-def _replace(
-    card: HumanAgreement, verdict: VerdictWord, reasons: tuple[str, ...]
-) -> HumanAgreement:
-    from dataclasses import replace
-
-    return replace(card, verdict=verdict, reasons=reasons)
+RowKey = tuple[str, str]
 
 
-def _rows(pairs: Sequence[Pair]) -> list[RowDiff]:
-    by_row: dict[tuple[str, str], list[Pair]] = {}
+def _rows(pairs: Sequence[Pair]) -> tuple[list[RowDiff], dict[RowKey, list[float | None]]]:
+    """Each model/variant row's mean difference with its interval, and its bootstrap
+    replicates (each row resampled on its own seed: independent, so two rows' replicates
+    subtract into the bootstrap of their difference)."""
+    by_row: dict[RowKey, list[float]] = {}
     for pair in pairs:
-        by_row.setdefault((pair.key.model, pair.key.variant), []).append(pair)
+        by_row.setdefault((pair.key.model, pair.key.variant), []).append(float(pair.diff))
     rows = []
-    for (model, variant), units in sorted(by_row.items()):
-        diffs = [float(p.diff) for p in units]
+    replicates: dict[RowKey, list[float | None]] = {}
+    for index, ((model, variant), diffs) in enumerate(sorted(by_row.items())):
+        drawn = bootstrap_replicates(diffs, _mean_or_none, seed=SEED * 1000 + index)
+        replicates[(model, variant)] = drawn
         rows.append(
             RowDiff(
                 model=model,
                 variant=variant,
-                n=len(units),
+                n=len(diffs),
                 mean_diff=statistics.fmean(diffs),
-                ci=bootstrap_interval(diffs, _mean_or_none, seed=SEED),
+                ci=percentile_interval(drawn),
             )
         )
-    return rows
+    return rows, replicates
 
 
 def _mean_or_none(values: Sequence[float]) -> float | None:
-    return statistics.fmean(values) if values else None
+    return sum(values) / len(values) if values else None
 
 
 def row_label(row: RowDiff, rows: Sequence[RowDiff]) -> str:
@@ -253,25 +274,24 @@ def milder_de(diff: float, digits: int = 1) -> str:
 
 
 def differing_rows(
-    pairs: Sequence[Pair], rows: Sequence[RowDiff]
+    rows: Sequence[RowDiff], replicates: dict[RowKey, list[float | None]]
 ) -> tuple[RowDiff, RowDiff] | None:
     """The two rows whose mean differences differ most among those that differ
     significantly (the bootstrap interval of their difference excludes 0), milder first."""
-    candidates = [row for row in rows if row.n >= 2]
-    if len(candidates) < 2:
-        return None
-    ordered = sorted(candidates, key=lambda row: row.mean_diff)
-    if len(ordered) > MAX_PAIRWISE_ROWS:
-        ordered = [ordered[0], ordered[-1]]
-    diffs: dict[tuple[str, str], list[float]] = {}
-    for pair in pairs:
-        diffs.setdefault((pair.key.model, pair.key.variant), []).append(float(pair.diff))
+    candidates = sorted((row for row in rows if row.n >= 2), key=lambda row: row.mean_diff)
+    if len(candidates) > MAX_PAIRWISE_ROWS:
+        candidates = [candidates[0], candidates[-1]]
     found: list[tuple[float, RowDiff, RowDiff]] = []
-    for low, high in combinations(ordered, 2):
-        units = [(0, d) for d in diffs[(high.model, high.variant)]] + [
-            (1, d) for d in diffs[(low.model, low.variant)]
+    for low, high in combinations(candidates, 2):
+        differences = [
+            None if a is None or b is None else a - b
+            for a, b in zip(
+                replicates[(high.model, high.variant)],
+                replicates[(low.model, low.variant)],
+                strict=True,
+            )
         ]
-        interval = bootstrap_interval(units, _difference, seed=SEED)
+        interval = percentile_interval(differences)
         if interval is not None and (interval[0] > 0 or interval[1] < 0):
             found.append((high.mean_diff - low.mean_diff, high, low))
     if not found:
@@ -280,22 +300,14 @@ def differing_rows(
     return high, low
 
 
-def _difference(units: Sequence[tuple[int, float]]) -> float | None:
-    first = [d for group, d in units if group == 0]
-    second = [d for group, d in units if group == 1]
-    if not first or not second:
-        return None
-    return statistics.fmean(first) - statistics.fmean(second)
-
-
-def _reasons(card: HumanAgreement, pairs: Sequence[Pair]) -> tuple[str, ...]:
+def _reasons(card: HumanAgreement, replicates: dict[RowKey, list[float | None]]) -> tuple[str, ...]:
     reasons = []
     if card.kappa_ci is None:
         reasons.append("Kappa nicht bestimmbar (zu wenig Streuung der Wertungen)")
     elif card.kappa_ci[0] < MIN_KAPPA:
         shown = german.interval(card.kappa, *card.kappa_ci)
         reasons.append(f"Kappa {shown} nicht sicher über {german.number(MIN_KAPPA, 1)}")
-    differing = differing_rows(pairs, card.rows)
+    differing = differing_rows(card.rows, replicates)
     if differing is not None:
         high, low = differing
         reasons.append(

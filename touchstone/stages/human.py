@@ -10,6 +10,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from touchstone.errors import InputError
 from touchstone.pack import Pack, Prompt
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.ratings import (
@@ -49,6 +50,24 @@ def human_card(
     if verdicts is None:
         verdicts = run.load_verdicts()
     return human_agreement(ratings, verdicts, pack.scale)
+
+
+def judged_card(
+    run: RunDir,
+    pack: Pack,
+    verdicts: Sequence[Verdict] | None = None,
+    responses: Sequence[EvalResponse] = (),
+) -> HumanAgreement | None:
+    """``human_card`` for the end of a judge run: a broken ``human.jsonl`` is a warning
+    naming file and line, not a failed judge run (the verdicts are saved; ``report`` and
+    ``rate`` refuse the file with exit 2 until the line is mended)."""
+    try:
+        return human_card(run, pack, verdicts, responses)
+    except InputError as exc:
+        run.warnings.append(
+            f"{exc} Die Übereinstimmung mit Ihrer Stichprobe fehlt, bis das behoben ist."
+        )
+        return None
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from touchstone.quality.human import HumanAgreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells
-from touchstone.stages.human import human_card
+from touchstone.stages.human import judged_card
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
@@ -147,7 +147,7 @@ def _nothing_to_do(
 ) -> JudgeOutcome:
     """The outcome of a judge run on a settled run: what the last one found, no call."""
     # As every judge run does (it may have been removed); its inputs were just stamped.
-    human = human_card(run, pack)
+    human = judged_card(run, pack)
     write_scorecard(run, settled.card, settled.inputs, human)
     health = config.health()
     emit(
@@ -296,7 +296,7 @@ def _judge_loaded(
     )
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
-    human = human_card(run, pack, answered, responses)
+    human = judged_card(run, pack, answered, responses)
     write_scorecard(run, card, stamps, human)
     if result.settled and not answers_warned:
         write_settled(run, pack, cells=len(responses), card=card, inputs=stamps)
