@@ -190,3 +190,12 @@ def test_a_broken_human_file_is_a_warning_at_the_end_of_judge(judged: Path, tmp_
     (warning,) = [w for w in outcome.run_dir.warnings if HUMAN in w]
     assert "Zeile 1: kein gültiges JSON" in warning and "Stichprobe fehlt" in warning
     assert "human_agreement" not in json.loads((run / "scorecard.json").read_text("utf-8"))
+
+
+def test_a_run_without_verdicts_has_nothing_to_rate(judged: Path, tmp_path: Path) -> None:
+    run = fresh(judged, tmp_path)
+    (run / "judgements.jsonl").write_text("", encoding="utf-8")
+    result = CliRunner().invoke(app, ["rate", str(run), "--rater", "anna"], input="3\n")
+    assert result.exit_code == 2
+    assert "Keine bewerteten Antworten" in result.output and "touchstone judge" in result.output
+    assert not (run / HUMAN).exists()

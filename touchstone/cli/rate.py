@@ -138,13 +138,12 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
     ratings = view.ratings()
     cells = spot_cells(view.pack, view.responses, view.verdicts, ratings, rater=name, n=n)
     show_warnings(view.run_dir.warnings)
+    if not any(v.scored for v in view.verdicts):
+        raise InputError(
+            f"Keine bewerteten Antworten in {view.run_dir.path}: die Stichprobe vergleicht Ihre "
+            f"Wertung mit der des Judges, also zuerst `touchstone judge {view.run_dir.path}`."
+        )
     if not cells:
-        judged = sum(v.scored for v in view.verdicts)
-        if not judged:
-            console.print(
-                "Noch keine bewerteten Antworten: erst `touchstone judge`, dann die Stichprobe."
-            )
-            return
         console.print(plain(f"Alle Zellen der Stichprobe (bis {n}) hat {name} schon bewertet."))
     else:
         done = cells[0].total - len(cells)

@@ -22,6 +22,7 @@ from typing import Any
 import filelock
 
 from touchstone.errors import InputError
+from touchstone.german import counted
 from touchstone.pack import Scale
 from touchstone.plain import clean
 from touchstone.results import VerdictKey
@@ -111,7 +112,8 @@ def load_ratings(
         if orphans:
             first = orphans[0]
             warn(
-                f"{path}: {len(orphans)} Bewertung(en) ohne Antwort im Run zählen nicht "
+                f"{path}: {counted(len(orphans), 'Wertung', 'Wertungen')} ohne Antwort im Run "
+                f"{'zählt' if len(orphans) == 1 else 'zählen'} nicht "
                 f"(z. B. {first.model}, {first.variant}, {first.prompt_id}, Wdh. {first.repeat})."
             )
             ratings = [r for r in ratings if r.cell in known]
