@@ -204,3 +204,23 @@ def test_the_spot_check_by_keyboard_in_chromium(workspace: Path) -> None:
             phone.get_by_test_id("save").click()
         assert len(human.read_text("utf-8").splitlines()) == 3
     assert problems == []
+
+
+def test_a_truncated_last_rating_is_warned_once_per_page(
+    client: TestClient, workspace: Path
+) -> None:
+    for _ in range(2):
+        cell = cell_of(rate_page(client))
+        client.post(
+            "/api/runs/buero/ratings",
+            json={"cell": cell, "score": 3, "rater": "anna"},
+            headers=ORIGIN,
+        )
+    with (workspace / "runs" / "buero" / HUMAN).open("a", encoding="utf-8") as handle:
+        handle.write('{"model": "sim-gut", "var')
+    for _ in range(3):
+        html = client.get("/runs/buero").text
+        assert html.count("ist unvollständig") == 1
+        assert 'data-testid="human-card"' in html
+    assert "ist unvollständig" not in json.dumps(client.get("/api/runs/buero").json()["warnings"])
+    assert client.get("/runs/buero/report.html").status_code == 200

@@ -23,7 +23,14 @@ from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, file_stamp
 from touchstone.quality.card import card_view
 from touchstone.quality.human import HumanAgreement, human_agreement
-from touchstone.quality.ratings import HUMAN, MAX_NOTE, MAX_RATER, default_rater, rating_for
+from touchstone.quality.ratings import (
+    HUMAN,
+    MAX_NOTE,
+    MAX_RATER,
+    HumanRating,
+    default_rater,
+    rating_for,
+)
 from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.results import VerdictKey
 from touchstone.stages.human import SpotCell, run_ratings, save_rating, spot_cells
@@ -48,9 +55,17 @@ def token(key: VerdictKey) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
+def _ratings(run: LoadedRun, warnings: list[str] | None = None) -> list[HumanRating]:
+    """The ratings as they are now. Their warnings go to ``warnings`` (shown with the card),
+    never into the kept run's own list, which would grow with every request."""
+    view = run.view
+    sink = warnings if warnings is not None else []
+    return run_ratings(view.run_dir, view.pack, view.responses, sink.append)
+
+
 def _cells(run: LoadedRun, rater: str, n: int) -> list[SpotCell]:
     view = run.view
-    ratings = run_ratings(view.run_dir, view.pack, view.responses)
+    ratings = _ratings(run)
     return spot_cells(view.pack, view.responses, view.verdicts, ratings, rater=rater, n=n)
 
 
@@ -64,34 +79,36 @@ def rater_or_default(rater: str) -> str:
 
 # The last card of each run, with the loaded run and the stamp of human.jsonl it was built
 # from: a page reload costs no bootstrap (a card of 300 ratings takes about a second).
-_CARDS: dict[Path, tuple[LoadedRun, Stamp, HumanAgreement | None]] = {}
+_CARDS: dict[Path, tuple[LoadedRun, Stamp, HumanAgreement | None, list[str]]] = {}
 _CARDS_LOCK = threading.Lock()
 
 
-def human_of(run: LoadedRun) -> HumanAgreement | None:
-    """The run's agreement card from the ratings as they are now."""
+def human_of(run: LoadedRun) -> tuple[HumanAgreement | None, list[str]]:
+    """The run's agreement card from the ratings as they are now, and the warnings of
+    reading them."""
     view = run.view
     path = view.run_dir.file(HUMAN)
     stamp = file_stamp(path)
     with _CARDS_LOCK:
         kept = _CARDS.get(path)
     if kept is not None and kept[0] is run and kept[1] == stamp:
-        return kept[2]
-    ratings = run_ratings(view.run_dir, view.pack, view.responses)
+        return kept[2], kept[3]
+    warnings: list[str] = []
+    ratings = _ratings(run, warnings)
     card = human_agreement(ratings, view.verdicts, view.pack.scale) if ratings else None
     with _CARDS_LOCK:
-        _CARDS[path] = (run, stamp, card)
-    return card
+        _CARDS[path] = (run, stamp, card, warnings)
+    return card, warnings
 
 
 def human_view(run: LoadedRun) -> tuple[dict[str, object] | None, str]:
-    """The card for a page, or the problem with ``human.jsonl`` (the page shows it in the
-    card's place: a broken ratings file must not hide the scorecard)."""
+    """The card for a page, and what is wrong with ``human.jsonl`` (shown in the card's
+    place: a broken ratings file must not hide the scorecard), or its warnings."""
     try:
-        card = human_of(run)
+        card, warnings = human_of(run)
     except InputError as exc:
         return None, str(exc)
-    return (card_view(card) if card is not None else None), ""
+    return (card_view(card) if card is not None else None), " ".join(warnings)
 
 
 def rate_context(run: LoadedRun, name: str, rater: str, n: int, after: int) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from touchstone.gui.cache import (
     is_fresh,
 )
 from touchstone.gui.jobs import JOBS_DIR, JobManager
+from touchstone.gui.rate import human_of
 from touchstone.pack import id_problem
 from touchstone.quality.ratings import HUMAN
 from touchstone.stages import report_html
@@ -223,7 +224,7 @@ class Gui:
             run.view,
             run.card,
             csv_link=f"/api/runs/{quote(name)}/verdicts.csv",
-            human=run.view.human(),
+            human=human_of(run)[0],
         )
         self._report = (run, ratings, html)
         return html

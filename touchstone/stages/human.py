@@ -26,12 +26,15 @@ from touchstone.store import RunDir
 
 
 def run_ratings(
-    run: RunDir, pack: Pack, responses: Sequence[EvalResponse] = ()
+    run: RunDir,
+    pack: Pack,
+    responses: Sequence[EvalResponse] = (),
+    warn: Callable[[str], None] | None = None,
 ) -> list[HumanRating]:
-    """The run's kept ratings (warnings into ``run.warnings``); with ``responses``, ratings
-    of cells the run has no answer for are left out."""
+    """The run's kept ratings (warnings to ``warn``, by default into ``run.warnings``); with
+    ``responses``, ratings of cells the run has no answer for are left out."""
     cells = [VerdictKey(*cell_key(r)) for r in responses]
-    return load_ratings(run.file(HUMAN), pack.scale, run.warnings.append, cells)
+    return load_ratings(run.file(HUMAN), pack.scale, warn or run.warnings.append, cells)
 
 
 def human_card(
