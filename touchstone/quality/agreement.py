@@ -55,10 +55,18 @@ class KappaSums:
 
     def kappa(self) -> float | None:
         """None when there is no pair or no chance disagreement (one score throughout)."""
-        expected = self.n * (self.sum_a2 + self.sum_b2) - 2 * self.sum_a * self.sum_b
-        if self.n == 0 or expected == 0:
-            return None
-        return 1 - self.n * self.sum_d2 / expected
+        return kappa_of_sums(self.n, self.sum_a, self.sum_b, self.sum_a2, self.sum_b2, self.sum_d2)
+
+
+def kappa_of_sums(
+    n: int, sum_a: int, sum_b: int, sum_a2: int, sum_b2: int, sum_d2: int
+) -> float | None:
+    """The quadratic weighted kappa from the sums of ``KappaSums`` (for a loop that adds
+    them up itself); None without pairs or without chance disagreement."""
+    expected = n * (sum_a2 + sum_b2) - 2 * sum_a * sum_b
+    if n == 0 or expected == 0:
+        return None
+    return 1 - n * sum_d2 / expected
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from touchstone import german
 from touchstone.pack import Scale
-from touchstone.quality.agreement import KappaSums, weighted_kappa
+from touchstone.quality.agreement import kappa_of_sums, weighted_kappa
 from touchstone.quality.bootstrap import bootstrap_replicates, percentile_interval
 from touchstone.quality.ratings import HumanRating
 from touchstone.results import Verdict, VerdictKey, cell_key
@@ -177,10 +177,8 @@ def figures(units: Sequence[Pair]) -> Figures:
         sum_a2 += a * a
         sum_b2 += b * b
         sum_d2 += diff * diff
-    sums = KappaSums()
-    sums.n, sums.sum_a, sums.sum_b = n, sum_a, sum_b
-    sums.sum_a2, sums.sum_b2, sums.sum_d2 = sum_a2, sum_b2, sum_d2
-    return exact / n, within / n, sums.kappa(), total / n
+    kappa = kappa_of_sums(n, sum_a, sum_b, sum_a2, sum_b2, sum_d2)
+    return exact / n, within / n, kappa, total / n
 
 
 def human_agreement(
