@@ -224,3 +224,16 @@ def test_a_truncated_last_rating_is_warned_once_per_page(
         assert 'data-testid="human-card"' in html
     assert "ist unvollständig" not in json.dumps(client.get("/api/runs/buero").json()["warnings"])
     assert client.get("/runs/buero/report.html").status_code == 200
+
+
+def test_the_api_returns_the_card_like_scorecard_json(client: TestClient) -> None:
+    assert client.get("/api/runs/buero").json()["human_agreement"] is None
+    for index in range(3):
+        cell = cell_of(rate_page(client))
+        client.post(
+            "/api/runs/buero/ratings",
+            json={"cell": cell, "score": index, "rater": "anna"},
+            headers=ORIGIN,
+        )
+    human = client.get("/api/runs/buero").json()["human_agreement"]
+    assert human["n"] == 3 and human["verdict"] == "zu wenige"

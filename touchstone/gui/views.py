@@ -247,5 +247,15 @@ class Gui:
             "warnings": view.run_dir.warnings,
             "jobs": self.jobs.jobs_of(self.run_dir(name), with_log=True),
             "report": is_fresh(self.run_dir(name), REPORT_HTML),
+            # As scorecard.json's human_agreement (DESIGN §17); a broken human.jsonl: null.
+            "human_agreement": _human_json(run),
         }
         return detail, run
+
+
+def _human_json(run: LoadedRun) -> dict[str, Any] | None:
+    try:
+        card, _ = human_of(run)
+    except InputError:
+        return None  # the run page names the file and line in the card's place
+    return card.as_dict() if card is not None else None
