@@ -56,3 +56,19 @@ def test_undefined_resamples_are_skipped_and_too_many_give_none() -> None:
     assert bootstrap_interval([0.0] * 19 + [1.0], spread, rounds=500) is not None
     # Never defined.
     assert bootstrap_interval(units, lambda _: None, rounds=50) is None
+
+
+def test_replicates_share_draws_and_subtract_into_a_difference() -> None:
+    from touchstone.quality.bootstrap import bootstrap_replicates, percentile_interval
+
+    units = [1.0, 2.0, 3.0, 4.0]
+    both = bootstrap_replicates(units, lambda s: (min(s), max(s)), rounds=200, seed=3)
+    assert len(both) == 200 and all(low <= high for low, high in both)
+    assert bootstrap_replicates([1.0], mean) == []
+    # Two groups resampled on their own seeds: the difference of replicates.
+    a = bootstrap_replicates([3.0, 3.5, 4.0, 3.2, 3.8], mean, seed=1)
+    b = bootstrap_replicates([0.0, 0.5, 0.2, 0.4, 0.1], mean, seed=2)
+    interval = percentile_interval([x - y for x, y in zip(a, b, strict=True)])
+    assert interval is not None and interval[0] > 2.5
+    assert percentile_interval([None, None, 1.0]) is None
+    assert percentile_interval([1.0, float("nan"), 2.0, 3.0]) == (1.0, 3.0)

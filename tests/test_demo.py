@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 from touchstone.scorecard import build_scorecard
@@ -28,3 +29,10 @@ def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:
         assert good is not None and mid is not None and weak is not None
         assert good > mid > weak
     assert all(not r.degraded for r in view.reports)
+    # The simulated spot check: a person stricter with sim-gut than the judge.
+    assert "Urteil: Judge weicht ab: " in result.stdout and "bewertet sim-gut" in result.stdout
+    assert len((run_dir / "human.jsonl").read_text("utf-8").splitlines()) == 30
+    human = json.loads((run_dir / "scorecard.json").read_text("utf-8"))["human_agreement"]
+    assert human["n"] == 30 and human["verdict"] == "weicht ab"
+    rows = {(row["model"], row["variant"]): row for row in human["rows"]}
+    assert all(rows[("sim-gut", v)]["ci_low"] > 0 for v in ("none", "sachlich"))

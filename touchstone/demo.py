@@ -5,6 +5,8 @@
 3. ``judge-check`` rejects a gullible simulated judge and passes the good one.
 4. A simulated runaway "thinking" judge is tried first: the guard stops it within seconds.
 5. The good simulated judge finishes every cell; scorecard and ``report.html`` follow.
+6. A simulated person rates a blind sample (``sim/human.py``: stricter with ``sim-gut``, so
+   the judge is in effect lenient to it): the agreement card says "Judge weicht ab".
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import load_pack
 from touchstone.plain import plain
+from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_fitness_card, render_run_scorecard
 from touchstone.sim import SimServer
+from touchstone.sim.human import STRICT_WITH, simulated_rating
 from touchstone.stages import (
+    RunView,
     default_run_name,
     execute_judge,
     execute_judge_check,
@@ -34,11 +39,14 @@ from touchstone.stages import (
     load_run,
     write_report,
 )
+from touchstone.stages.human import SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"
 GOOD_JUDGE = "sim-judge"
 GULLIBLE_JUDGE = "sim-gullible"
+SIM_RATER = "sim-person"
+SPOT_SAMPLE = 30
 ProgressFactory = Callable[[str], AbstractContextManager[Callable[[str, dict[str, Any]], None]]]
 
 
@@ -117,11 +125,36 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
 
     view = load_run(target)
     card = view.scorecard()
-    report_path = write_report(view, card)
     out.print()
     out.print(render_run_scorecard(view.pack, card))
-    step(out, "5. Bericht:", str(report_path))
+    step(
+        out,
+        "5. Stichprobe:",
+        f"eine simulierte Person ({SIM_RATER}) bewertet {SPOT_SAMPLE} Antworten blind selbst "
+        f"(`touchstone rate`); mit {STRICT_WITH} ist sie strenger als der Judge.",
+    )
+    spot_check(view)
+    human = view.human()
+    if human is None or human.verdict != "weicht ab":
+        raise RuntimeError("the simulated spot check was expected to show a deviating judge")
+    out.print(render_human_card(human))
+    report_path = write_report(view, card)
+    step(out, "6. Bericht:", str(report_path))
     return report_path
+
+
+def spot_check(view: RunView) -> None:
+    """The simulated person rates the run's sample as ``touchstone rate`` would store it."""
+    scale = view.pack.scale
+    cells = spot_cells(
+        view.pack, view.responses, view.verdicts, view.ratings(), rater=SIM_RATER, n=SPOT_SAMPLE
+    )
+
+    def decide(cell: SpotCell) -> Decision:
+        rated = simulated_rating(cell.answer, scale.min, scale.max)
+        return SKIP if rated is None else Rated(score=rated[0], red_flag=rated[1])
+
+    rate_cells(view.run_dir, view.pack, cells, rater=SIM_RATER, decide=decide)
 
 
 def step(out: Console, title: str, text: str) -> None:

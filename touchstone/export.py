@@ -9,6 +9,7 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
 
+from touchstone.quality.human import HumanAgreement
 from touchstone.results import EvalResponse, Verdict, unscored_label
 from touchstone.scorecard import Scorecard
 from touchstone.store.stamps import INPUTS, Stamp
@@ -41,10 +42,15 @@ CSV_DELIMITER = ";"
 CSV_BOM = "\ufeff"
 
 
-def scorecard_json(card: Scorecard, inputs: Sequence[Stamp] = ()) -> str:
+def scorecard_json(
+    card: Scorecard, inputs: Sequence[Stamp] = (), human: HumanAgreement | None = None
+) -> str:
     """``scorecard.json``; ``inputs``: the stamps of the run files it was built from
-    (``store.INPUTS``), by which a reader tells whether it still says what they say."""
+    (``store.INPUTS``), by which a reader tells whether it still says what they say;
+    ``human``: the agreement card of the run's spot check (``human_agreement``, DESIGN §17)."""
     data = card.as_dict()
+    if human is not None:
+        data["human_agreement"] = human.as_dict()
     if inputs:
         data["inputs"] = {
             name: {"bytes": size, "sha256": digest}

@@ -21,6 +21,8 @@ import jinja2
 from touchstone import german
 from touchstone.pack import Pack, Prompt
 from touchstone.packs.power import resolution_text
+from touchstone.quality.card import card_view
+from touchstone.quality.human import HumanAgreement
 from touchstone.results import (
     UNSCORED_REASONS,
     EvalResponse,
@@ -201,6 +203,7 @@ def render_report(
     card: Scorecard,
     created_at: str = "",
     csv_link: str | None = None,
+    human: HumanAgreement | None = None,
 ) -> str:
     """The report's HTML. ``csv_link``: where the verdicts are as CSV when the report is not
     a file beside ``verdicts.csv`` (the GUI renders it from the run's data)."""
@@ -249,4 +252,5 @@ def render_report(
         answers_per_row=ANSWERS_PER_ROW,
         answer_rows=ANSWER_ROWS if len(card.rows) > ANSWER_ROWS else None,
         csv_link=csv_link,
+        human=card_view(human) if human is not None else None,
     )

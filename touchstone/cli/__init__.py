@@ -7,9 +7,10 @@ check.py     judge-check
 tools.py     gui, sim, demo, cache
 versus.py    compare (a run against a baseline, the CI gate)
 packs.py     pack check, pack import (the ``pack`` group)
+rate.py      rate (the human spot check in the terminal)
 """
 
-from touchstone.cli import check, pipeline, tools, versus
+from touchstone.cli import check, pipeline, rate, tools, versus
 from touchstone.cli.app import app, main
 
-__all__ = ["app", "check", "main", "pipeline", "tools", "versus"]
+__all__ = ["app", "check", "main", "pipeline", "rate", "tools", "versus"]

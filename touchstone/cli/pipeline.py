@@ -22,6 +22,7 @@ from touchstone.cli.ui import (
 )
 from touchstone.events import fan_out
 from touchstone.plain import plain
+from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
 from touchstone.stages.preview import Preview, preview_judge, preview_run
@@ -248,6 +249,9 @@ def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) ->
         path = write_report(view, card)
         show_warnings(view.run_dir.warnings)
         stdout.print(render_run_scorecard(view.pack, card))
+        human = view.human()
+        if human is not None:
+            stdout.print(render_human_card(human))
         stdout.print(f"Bericht: {path}")
         stdout.print(
             f"Daten: {path.with_name(SCORECARD_JSON)} (Scorecard), "

@@ -35,6 +35,7 @@ from touchstone.errors import (
 from touchstone.events import EventLog, in_flight_text
 from touchstone.german import count, counted
 from touchstone.plain import clean, plain
+from touchstone.quality.card import render_human_card
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import JudgeOutcome, RunOutcome
@@ -269,6 +270,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
         stdout.print(plain(outcome.budget.summary_de()))
     if outcome.agreement is not None:
         stdout.print(plain(outcome.agreement.summary_de()))
+    if outcome.human is not None:
+        stdout.print(render_human_card(outcome.human))
     unreadable = outcome.health.unparseable
     if unreadable:
         stdout.print(

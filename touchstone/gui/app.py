@@ -55,12 +55,22 @@ from touchstone.gui.queries import (
     selected_verdicts,
     verdict_page,
 )
+from touchstone.gui.rate import (
+    MAX_SAMPLE,
+    RatingRequest,
+    human_view,
+    rate_context,
+    rater_or_default,
+)
+from touchstone.gui.rate import save as save_rating
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.versus import baselines, comparison_context, comparison_json
 from touchstone.gui.views import Gui
 from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
+from touchstone.quality.ratings import MAX_RATER
+from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.report import MeansChart, template_environment
 from touchstone.stages.extend import AskedRun, RunConflict, answer_inputs, check_settings
 from touchstone.stages.manifest import with_vouched_inputs
@@ -208,8 +218,21 @@ def create_app(
                 "configs": gui.judge_configs(detail["jobs"]),
                 "scale": scale,
                 "baselines": baselines(gui, name, run.view.pack.id),
+                **dict(zip(("human", "human_problem"), human_view(run), strict=True)),
             },
         )
+
+    @app.get("/runs/{name}/rate", response_class=HTMLResponse)
+    def rate_page(
+        request: Request,
+        name: str,
+        rater: Annotated[str, Query(max_length=MAX_RATER)] = "",
+        n: Annotated[int, Query(ge=1, le=MAX_SAMPLE)] = DEFAULT_SAMPLE,
+        after: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        """ "Stichprobe bewerten": the next cell of the rater's blind sample."""
+        context = rate_context(gui.loaded(name), name, rater_or_default(rater), n, after)
+        return page(request, "rate.html", context)
 
     @app.get("/runs/{name}/compare")
     def compare_choice(name: str, baseline: str = "") -> Response:
@@ -316,6 +339,10 @@ def create_app(
         if detail is None:
             raise HTTPException(404, f"Unbekannter Prompt: {prompt_id}")
         return detail
+
+    @app.post("/api/runs/{name}/ratings", status_code=201)
+    def api_rate(name: str, body: RatingRequest) -> dict[str, Any]:
+        return save_rating(gui.loaded(name), body)
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:

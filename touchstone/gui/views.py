@@ -12,9 +12,18 @@ from fastapi import HTTPException
 
 from touchstone.bundled import is_bundled
 from touchstone.errors import InputError
-from touchstone.gui.cache import LoadedRun, RunCache, SummaryCache, fresh_scorecard, is_fresh
+from touchstone.gui.cache import (
+    LoadedRun,
+    RunCache,
+    SummaryCache,
+    file_stamp,
+    fresh_scorecard,
+    is_fresh,
+)
 from touchstone.gui.jobs import JOBS_DIR, JobManager
+from touchstone.gui.rate import human_of
 from touchstone.pack import id_problem
+from touchstone.quality.ratings import HUMAN
 from touchstone.stages import report_html
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
@@ -33,7 +42,7 @@ class Gui:
         self.jobs = jobs
         self.cache = RunCache(pack_within=self.workdir)
         # The last report rendered, with the loaded run it shows: a reload costs nothing.
-        self._report: tuple[LoadedRun, str] | None = None
+        self._report: tuple[LoadedRun, Stamp, str] | None = None
         self.summaries = SummaryCache()
 
     # -- path guards ----------------------------------------------------------------------
@@ -212,11 +221,18 @@ class Gui:
     def report(self, name: str) -> str:
         """The HTML of the run's report, as ``touchstone report`` would write it now."""
         run = self.loaded(name)
+        # Ratings change no input of the cached run: the report is kept while they stay too.
+        ratings = file_stamp(run.view.run_dir.file(HUMAN))
         last = self._report
-        if last is not None and last[0] is run:
-            return last[1]
-        html = report_html(run.view, run.card, csv_link=f"/api/runs/{quote(name)}/verdicts.csv")
-        self._report = (run, html)
+        if last is not None and last[0] is run and last[1] == ratings:
+            return last[2]
+        html = report_html(
+            run.view,
+            run.card,
+            csv_link=f"/api/runs/{quote(name)}/verdicts.csv",
+            human=human_of(run)[0],
+        )
+        self._report = (run, ratings, html)
         return html
 
     def run_detail(self, name: str) -> tuple[dict[str, Any], LoadedRun]:
@@ -241,6 +257,8 @@ class Gui:
             "answered": bool(view.responses),
             "endpoints": endpoints(view.manifest),
             "continue_url": self.continue_url(name, view.manifest),
+            # As scorecard.json's human_agreement (DESIGN §17); a broken human.jsonl: null.
+            "human_agreement": _human_json(run),
         }
         return detail, run
 
@@ -264,3 +282,11 @@ def endpoints(manifest: Mapping[str, Any]) -> list[str]:
     """The endpoints run.json names (a run dir may be someone else's: only strings count)."""
     named = manifest.get("base_urls")
     return [url for url in named if isinstance(url, str)] if isinstance(named, list) else []
+
+
+def _human_json(run: LoadedRun) -> dict[str, Any] | None:
+    try:
+        card, _ = human_of(run)
+    except InputError:
+        return None  # the run page names the file and line in the card's place
+    return card.as_dict() if card is not None else None

@@ -29,9 +29,11 @@ from touchstone.judge.session import open_session
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
+from touchstone.quality.human import HumanAgreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells
+from touchstone.stages.human import judged_card
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
@@ -59,6 +61,8 @@ class JudgeOutcome:
     refused: int = 0
     # The cost cap of this invocation (judge config ``budget``), if any.
     budget: Budget | None = None
+    # The agreement card of the run's human spot check (None: nobody rated it).
+    human: HumanAgreement | None = None
 
     @property
     def cells_left(self) -> int:
@@ -147,7 +151,8 @@ def _nothing_to_do(
 ) -> JudgeOutcome:
     """The outcome of a judge run on a settled run: what the last one found, no call."""
     # As every judge run does (it may have been removed); its inputs were just stamped.
-    write_scorecard(run, settled.card, settled.inputs)
+    human = judged_card(run, pack)
+    write_scorecard(run, settled.card, settled.inputs, human)
     health = config.health()
     emit(
         on_event,
@@ -159,7 +164,9 @@ def _nothing_to_do(
         stale=0,
         judge_model=judge_model,
     )
-    outcome = JudgeOutcome(run, pack, cells=settled.cells, card=settled.card, health=health)
+    outcome = JudgeOutcome(
+        run, pack, cells=settled.cells, card=settled.card, health=health, human=human
+    )
     _emit_done(on_event, outcome)
     return outcome
 
@@ -301,9 +308,10 @@ def _judge_loaded(
     health.cells_left = result.left
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
+    answered = answered_verdicts(run, result.verdicts, responses)
     card = build_scorecard(
         responses,
-        answered_verdicts(run, result.verdicts, responses),
+        answered,
         result.reports,
         scale_min=pack.scale.min,
         scale_max=pack.scale.max,
@@ -311,7 +319,8 @@ def _judge_loaded(
     )
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
-    write_scorecard(run, card, stamps)
+    human = judged_card(run, pack, answered, responses)
+    write_scorecard(run, card, stamps, human)
     if result.settled and not answers_warned:
         write_settled(run, pack, cells=len(responses), card=card, inputs=stamps)
     outcome = JudgeOutcome(
@@ -328,6 +337,7 @@ def _judge_loaded(
         agreement=result.agreement,
         refused=result.refused,
         budget=budget,
+        human=human,
     )
     _emit_done(on_event, outcome)
     if budget is not None and budget.reached:

@@ -11,10 +11,13 @@ from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.german import counted
 from touchstone.pack import Pack
+from touchstone.quality.human import HumanAgreement, human_agreement
+from touchstone.quality.ratings import HumanRating
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells
+from touchstone.stages.human import run_ratings
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import (
     JUDGEMENTS,
@@ -50,6 +53,19 @@ class RunView:
             scale_max=self.pack.scale.max,
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
+
+    def ratings(self) -> list[HumanRating]:
+        """The run's human ratings as ``human.jsonl`` holds them now (read at each call: a
+        view is kept while its input files are unchanged, and rating changes none of them);
+        a broken line is an ``InputError`` naming file and line."""
+        return run_ratings(self.run_dir, self.pack, self.responses)
+
+    def human(self) -> HumanAgreement | None:
+        """The agreement card of the run's spot check now (None: nobody rated it)."""
+        ratings = self.ratings()
+        if not ratings:
+            return None
+        return human_agreement(ratings, self.verdicts, self.pack.scale)
 
 
 def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunView:
@@ -91,17 +107,30 @@ def answered_verdicts(
     return [v for v in verdicts if cell_key(v) in answered]
 
 
-def write_scorecard(run: RunDir, card: Scorecard, inputs: Sequence[Stamp] | None = None) -> None:
+def write_scorecard(
+    run: RunDir,
+    card: Scorecard,
+    inputs: Sequence[Stamp] | None = None,
+    human: HumanAgreement | None = None,
+) -> None:
     """``scorecard.json``, with the stamps of the files it says what of (the GUI's overview
     shows it only while they are unchanged: content, not times, decides). ``inputs``: those
-    stamps when the caller has just taken them (a settled resume: hashing twice costs time)."""
+    stamps when the caller has just taken them (a settled resume: hashing twice costs time);
+    ``human``: the run's agreement card."""
     stamps = input_stamps(run.path) if inputs is None else inputs
-    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, stamps))
+    atomic_write_text(run.file(SCORECARD_JSON), scorecard_json(card, stamps, human))
 
 
-def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) -> str:
+def report_html(
+    view: RunView,
+    card: Scorecard,
+    *,
+    csv_link: str | None = None,
+    human: HumanAgreement | None = None,
+) -> str:
     """The text of ``report.html`` for ``view``; ``csv_link``: see ``render_report`` (the GUI
-    renders the report itself and no verdicts.csv lies beside it)."""
+    renders the report itself and no verdicts.csv lies beside it); ``human``: the run's
+    agreement card (``RunView.human``)."""
     return render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
@@ -111,6 +140,7 @@ def report_html(view: RunView, card: Scorecard, *, csv_link: str | None = None) 
         created_at=str(view.manifest.get("created_at", "")),
         card=card,
         csv_link=csv_link,
+        human=human,
     )
 
 
@@ -122,8 +152,9 @@ def write_report(view: RunView, card: Scorecard) -> Path:
             f"Keine Antworten – zuerst `touchstone run`: {view.run_dir.path} enthält noch keine "
             f"Antworten ({RESPONSES}), also nichts zu berichten."
         )
-    html = report_html(view, card)
-    write_scorecard(view.run_dir, card)
+    human = view.human()
+    html = report_html(view, card, human=human)
+    write_scorecard(view.run_dir, card, human=human)
     lines = verdict_csv_lines(view.verdicts, view.responses)
     atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))
     path = view.run_dir.file(REPORT_HTML)

@@ -472,3 +472,44 @@ class RowComparisons {
     this.next.disabled = data.offset + data.items.length >= data.total;
   }
 }
+
+// "Stichprobe bewerten": one cell at a time, keyboard first. Digits pick the score, f toggles
+// the red flag, Enter saves and goes on, s skips. In the note field keys type as usual
+// (Enter still saves).
+function spotCheck(runName, rater, n, position) {
+  const form = document.getElementById("rate-form");
+  const error = document.getElementById("rate-error");
+  const cell = document.querySelector("[data-cell]").dataset.cell;
+  const next = `/runs/${encodeURIComponent(runName)}/rate?rater=${encodeURIComponent(rater)}&n=${n}&after=${position}`;
+  const scores = Array.from(form.elements.score);
+  let busy = false;
+  async function save() {
+    const chosen = scores.find((input) => input.checked);
+    if (!chosen) { error.textContent = "Bitte zuerst eine Wertung wählen (Ziffer oder Klick)."; return; }
+    if (busy) { return; }
+    busy = true;
+    try {
+      await postJson(`/api/runs/${encodeURIComponent(runName)}/ratings`, {
+        cell, rater, n, score: Number(chosen.value),
+        red_flag: form.elements.red_flag.checked, note: form.elements.note.value,
+      });
+      location.assign(next);
+    } catch (failure) { error.textContent = failure.message; busy = false; }
+  }
+  form.addEventListener("submit", (event) => { event.preventDefault(); save(); });
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    const target = event.target;
+    // The rater's own form above keeps its keys.
+    if (target.form && target.form !== form) { return; }
+    if (event.key === "Enter") {
+      if (target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement) { return; }
+      event.preventDefault(); save(); return;
+    }
+    if (target instanceof HTMLInputElement && target.type === "text") { return; }
+    const digit = scores.find((input) => input.value === event.key);
+    if (digit) { digit.checked = true; digit.focus(); error.textContent = ""; event.preventDefault(); return; }
+    if (event.key === "f") { form.elements.red_flag.checked = !form.elements.red_flag.checked; event.preventDefault(); return; }
+    if (event.key === "s") { event.preventDefault(); location.assign(next); }
+  });
+}

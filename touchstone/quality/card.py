@@ -1,0 +1,119 @@
+"""The agreement card in words: the figures as German lines (terminal, report, GUI alike)
+and the terminal's rich rendering. Names of models and raters are data: ``plain`` text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from touchstone import german
+from touchstone.plain import plain
+from touchstone.quality.human import HumanAgreement, milder_de, row_label
+
+TITLE = "Stichprobe: stimmt der Judge mit Ihnen überein?"
+
+
+@dataclass(frozen=True)
+class RowLine:
+    label: str
+    n: int
+    diff: str
+    words: str
+
+
+def _share(value: float, ci: tuple[float, float] | None) -> str:
+    shown = german.percent(value)
+    if ci is None:
+        return shown
+    return f"{shown} (95 %: {german.percent(ci[0])}–{german.percent(ci[1])})"
+
+
+def figures_de(card: HumanAgreement) -> list[tuple[str, str]]:
+    """The card's figures as (label, value) lines."""
+    raters = ", ".join(card.raters)
+    rated = german.counted(card.n, "Zelle", "Zellen")
+    if card.without_verdict:
+        rated += f" (dazu {card.without_verdict} ohne Wertung des Judges, nicht gezählt)"
+    lines = [("Bewertet", f"{rated} von {raters}")]
+    lines.append(("Genau gleich", _share(card.exact, card.exact_ci)))
+    if 1 < card.span <= 10:
+        lines.append(("Höchstens 1 Punkt entfernt", _share(card.within_one, card.within_one_ci)))
+    kappa = german.interval(card.kappa, *(card.kappa_ci or (None, None)))
+    lines.append(("Gewichtetes Kappa", kappa if card.kappa is not None else "nicht bestimmbar"))
+    lines.append(
+        (
+            "Warnsignale",
+            f"Ihre {card.human_flags}: der Judge erkannte {card.judge_raised}; "
+            f"seine {card.judge_flags}: Sie bestätigten {card.human_confirmed}",
+        )
+    )
+    lines.append(("Judge gegenüber Ihnen", mean_sentence(card)))
+    return lines
+
+
+def mean_sentence(card: HumanAgreement) -> str:
+    """ "Der Judge bewertet im Mittel 0,6 Punkte milder als Sie (95 %: 0,3–0,9)"."""
+    ci = card.mean_diff_ci
+    interval = (
+        "" if ci is None else f" (95 %: {german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)})"
+    )
+    return f"Der Judge bewertet im Mittel {milder_de(card.mean_diff)}{interval}"
+
+
+def row_lines(card: HumanAgreement) -> list[RowLine]:
+    """Per model/variant: n, judge minus human with its interval, and in words."""
+    return [
+        RowLine(
+            label=row_label(row, card.rows),
+            n=row.n,
+            diff=_signed_interval(row.mean_diff, row.ci),
+            words=milder_de(row.mean_diff),
+        )
+        for row in card.rows
+    ]
+
+
+def _signed_interval(mean: float, ci: tuple[float, float] | None) -> str:
+    shown = german.signed(mean, 1)
+    if ci is None:
+        return shown
+    return f"{shown} [{german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)}]"
+
+
+def verdict_style(card: HumanAgreement) -> str:
+    return {"bestätigt": "bold green", "weicht ab": "bold red"}.get(card.verdict, "yellow")
+
+
+def render_human_card(card: HumanAgreement) -> Group:
+    """The card for the terminal: figures, the rows, the verdict line."""
+    table = Table(title=TITLE, title_justify="left", show_header=False)
+    table.add_column("", no_wrap=True, style="bold")
+    table.add_column("", overflow="fold")
+    for label, value in figures_de(card):
+        table.add_row(label, plain(value))
+    parts: list[Table | Text] = [table]
+    if card.rows:
+        rows = Table(title="Judge minus Sie, je Modell", title_justify="left")
+        rows.add_column("Modell", overflow="fold")
+        rows.add_column("n", justify="right", no_wrap=True)
+        rows.add_column("Differenz (95 %)", no_wrap=True)
+        rows.add_column("", overflow="fold")
+        for line in row_lines(card):
+            rows.add_row(plain(line.label), str(line.n), line.diff, line.words)
+        parts.append(rows)
+    parts.append(Text.assemble("Urteil: ", plain(card.verdict_de(), style=verdict_style(card))))
+    return Group(*parts)
+
+
+def card_view(card: HumanAgreement) -> dict[str, object]:
+    """What the report's and the GUI's card show (``templates/human.html``)."""
+    return {
+        "title": TITLE,
+        "figures": figures_de(card),
+        "rows": row_lines(card),
+        "verdict": card.verdict_de(),
+        "state": {"bestätigt": "ok", "weicht ab": "off"}.get(card.verdict, "few"),
+    }
