@@ -62,7 +62,8 @@ class ChatTransport:
     borrows a client of its own from a small pool, because httpcore scans every pooled
     connection on every request (one shared pool of 16 connections costs a third of a
     call's CPU at concurrency 16). The clients share one SSL context, which makes a new one
-    cheap.
+    cheap. A call is sent again only when it provably never reached the server (``pool``,
+    ``_attempts``).
     """
 
     def __init__(
