@@ -86,6 +86,8 @@ class CappedBody(httpx2.AsyncByteStream):
         self._truncate = truncate
 
     def _decoded(self, data: bytes) -> Iterator[bytes]:
+        if not self._inflaters:
+            return iter((data,))
         pieces: Iterator[bytes] = iter((data,))
         for inflater in self._inflaters:
             pieces = _through(inflater, pieces)
@@ -124,6 +126,10 @@ def cap_bodies(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
             raise BrokenReply(f"Antwort in nicht angefragter Kodierung: {', '.join(unknown)}"[:200])
         content_type = response.headers.get("content-type", "")
         stream = response.is_success and content_type.startswith("text/event-stream")
+        if stream and not codings:
+            # Nothing to inflate, no total to cap (the transport caps its lines and content):
+            # no layer between the network and the reader, which reads every piece.
+            return
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         response.stream = CappedBody(
             response.stream,

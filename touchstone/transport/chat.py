@@ -179,7 +179,8 @@ class ChatTransport:
             # Read to the end, [DONE] included: a fully read HTTP/1.1 response lets the
             # connection be reused; a cancelled read closes it. (Not ``aiter_lines``: it
             # would hold a line of any length.)
-            async for data in response.aiter_bytes():
+            # Raw: the response hook (``bodies``) already undid any content coding.
+            async for data in response.aiter_raw():
                 for line in lines.feed(data):
                     reader.feed(line)
             for line in lines.flush():

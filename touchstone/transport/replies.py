@@ -69,9 +69,10 @@ def split_think(content: str) -> tuple[str, str]:
 def reasoning_in(fields: Mapping[str, Any]) -> str:
     """The reasoning text a message or delta carries, under whichever name the server uses."""
     for name in REASONING_FIELDS:
-        value = fields.get(name)
-        if isinstance(value, str) and value:
-            return value
+        if name in fields:
+            value = fields[name]
+            if isinstance(value, str) and value:
+                return value
     return ""
 
 
@@ -197,10 +198,12 @@ class StreamReader:
 
     def feed(self, line: str) -> None:
         if not line:
-            self._dispatch()
+            if self._data:
+                self._dispatch()
         elif line.startswith("data:"):
-            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
-            self._data_size += len(self._data[-1])
+            data = line[6:] if line[5:6] == " " else line[5:]
+            self._data.append(data)
+            self._data_size += len(data)
             if self._data_size > self._max_bytes:
                 raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
         elif line.startswith("error:"):
@@ -216,9 +219,10 @@ class StreamReader:
     def _dispatch(self) -> None:
         if not self._data:
             return
-        payload = "\n".join(self._data)
+        data = self._data
+        payload = data[0] if len(data) == 1 else "\n".join(data)
         self._data, self._data_size = [], 0
-        if payload.strip() == "[DONE]":
+        if payload[:1] != "{" and payload.strip() == "[DONE]":
             self.done = True
             return
         try:
