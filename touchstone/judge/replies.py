@@ -176,6 +176,22 @@ def _requote(match: re.Match[str]) -> str:
 
 def last_top_level_object(text: str) -> dict[str, Any] | None:
     """The last top-level object of ``text`` (repaired if need be), or None."""
+    whole = text.strip()
+    if (
+        whole[:1] == "{"
+        and whole[-1:] == "}"
+        and whole.count("{") + whole.count("[") <= MAX_NESTING
+    ):
+        # The usual reply: one JSON object and nothing else. It is its own last top-level
+        # span (no deeper than MAX_NESTING: it opens no more), so the scan is not needed.
+        try:
+            value = _STRICT.decode(whole)
+        except _DuplicateKey:
+            return None
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
     span = last_top_level_span(text)
     if span is None:
         return None
