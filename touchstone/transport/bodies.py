@@ -5,7 +5,9 @@ over the content coding (gzip, deflate), inflating each piece the network delive
 at most ``PIECE_BYTES`` and counting the inflated bytes. A body beyond its cap raises
 ``ReplyTooLarge`` while it is read, wherever it is read: by the SDK (a whole reply, an error
 body, a redirect) or by the transport. httpx's own decoders would inflate in bounded steps
-too, but ``Response.aread`` joins them all: the count has to sit in the stream itself.
+too, but ``Response.aread`` joins them all: the count has to sit in the stream itself. A
+successful event stream without a content coding is left as it is: nothing to inflate, no
+total to count, and the transport reads it raw and caps its lines and content.
 Imported with the SDK, by the first transport.
 """
 
