@@ -180,11 +180,12 @@ class ChatTransport:
             # connection be reused; a cancelled read closes it. (Not ``aiter_lines``: it
             # would hold a line of any length.)
             # Raw: the response hook (``bodies``) already undid any content coding.
+            feed = reader.feed
             async for data in response.aiter_raw():
                 for line in lines.feed(data):
-                    reader.feed(line)
+                    feed(line)
             for line in lines.flush():
-                reader.feed(line)
+                feed(line)
         finally:
             await response.aclose()
         return reader.reply(time.monotonic() - started)

@@ -16,6 +16,7 @@ content and reasoning together are capped (``ReplyTooLarge``), as is one event o
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from touchstone.limits import token_count
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
+
+_DECODER = json.JSONDecoder()
 
 _THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
@@ -225,10 +228,7 @@ class StreamReader:
         if payload[:1] != "{" and payload.strip() == "[DONE]":
             self.done = True
             return
-        try:
-            chunk = jsontext.loads(payload)
-        except ValueError:
-            raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
+        chunk = _object_of(payload)
         if not isinstance(chunk, dict):
             raise BrokenReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
         error = chunk.get("error")
@@ -274,6 +274,22 @@ class StreamReader:
             completion_tokens=completion_tokens,
             reasoning_tokens=reasoning_tokens,
         )
+
+
+def _object_of(payload: str) -> object:
+    """The JSON value of an event's data; ``BrokenReply`` if it is none."""
+    try:
+        # The usual event: one JSON object, nothing around it. ``raw_decode`` spares the
+        # whitespace scans of ``json.loads``; anything else takes ``jsontext.loads``.
+        value, end = _DECODER.raw_decode(payload)
+        if end == len(payload):
+            return value
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return jsontext.loads(payload)
+    except ValueError:
+        raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
 
 
 def _stream_error(error: object) -> StreamError:
