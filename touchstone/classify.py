@@ -227,32 +227,49 @@ def _seconds(value: str, divisor: float) -> float | None:
         return None
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and its causes: the SDK's error, httpx's, httpcore's, anyio's, the OS's."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and len(chain) < 8:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def unread_by_server(exc: BaseException) -> bool:
+    """Whether the server's TCP stack reset the connection before a reply began: it
+    discarded the request unread (a reset is what closing a socket with unread data sends,
+    and what a closed socket answers data with), so no generation can be running.
+
+    The SDK reports it as ``APIConnectionError`` from a reset or a broken pipe. A server that
+    read the request and then closed cleanly ("Server disconnected without sending a
+    response") is not one: it may have started to generate.
+    """
+    import openai  # see ``classify``
+
+    if not isinstance(exc, openai.APIConnectionError) or isinstance(exc, openai.APITimeoutError):
+        return False
+    reset = ConnectionResetError | BrokenPipeError | ConnectionAbortedError
+    return any(isinstance(link, reset) for link in _chain(exc))
+
+
 def refused_connection(exc: BaseException) -> bool:
-    """Whether the server refused the connection, or dropped it before it answered.
+    """Whether the request provably never reached the server: the connection was refused
+    (or never made), or the server reset it before reading the request (``unread_by_server``).
 
     That is what a server does whose listen queue overflows, or that takes fewer connections
-    at once than are opened: the SDK reports it as ``APIConnectionError`` (a refused connect,
-    a reset or broken pipe on the request, a close before any reply). A reply that broke off
-    (``RemoteProtocolError`` on an incomplete body, a stream read unwrapped) is not one.
+    at once than are opened, or that closes an idle keep-alive connection as the request
+    arrives. A reply that broke off, or a server that closed the connection after it read
+    the request (``RemoteProtocolError`` before any reply), may have been generating: not one.
     """
     import httpx2  # see ``classify``
     import openai
 
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and len(chain) < 8:  # SDK error, httpx's, the OS's
-        chain.append(current)
-        current = current.__cause__ or current.__context__
-    for link in chain:
-        if isinstance(link, httpx2.RemoteProtocolError) and not str(link).startswith(
-            "Server disconnected without sending a response"
-        ):
-            return False
     if isinstance(exc, openai.APITimeoutError):
         return False
-    return isinstance(exc, openai.APIConnectionError) or any(
-        isinstance(link, httpx2.ConnectError | ConnectionRefusedError) for link in chain
-    )
+    connect = httpx2.ConnectError | ConnectionRefusedError
+    return unread_by_server(exc) or any(isinstance(link, connect) for link in _chain(exc))
 
 
 # A 404 that names what it misses: a model (OpenAI, vLLM, Ollama, the simulator) or an Azure

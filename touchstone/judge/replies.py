@@ -176,12 +176,30 @@ def _requote(match: re.Match[str]) -> str:
 
 def last_top_level_object(text: str) -> dict[str, Any] | None:
     """The last top-level object of ``text`` (repaired if need be), or None."""
+    whole = text.strip()
+    if (
+        whole[:1] == "{"
+        and whole[-1:] == "}"
+        and whole.count("{") + whole.count("[") <= MAX_NESTING
+    ):
+        # The usual reply: one JSON object and nothing else. It is its own last top-level
+        # span (no deeper than MAX_NESTING: it opens no more), so the scan is not needed.
+        try:
+            value = _STRICT.decode(whole)
+        except _DuplicateKey:
+            return None
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
     span = last_top_level_span(text)
     if span is None:
         return None
-    for candidate, strict in ((span, True), (_repaired(span), False)):
+    for strict in (True, False):
+        # Repaired only when the span as it stands is no JSON (the common case is).
+        candidate = span if strict else _repaired(span)
         try:
-            value = json.loads(candidate, strict=strict, object_pairs_hook=_unique_keys)
+            value = (_STRICT if strict else _LENIENT).decode(candidate)
         except _DuplicateKey:
             return None
         except ValueError:  # JSONDecodeError, and integers too long to convert
@@ -202,6 +220,11 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(out) != len(pairs):
         raise _DuplicateKey
     return out
+
+
+# ``json.loads`` with these options would build a decoder per reply.
+_STRICT = json.JSONDecoder(strict=True, object_pairs_hook=_unique_keys)
+_LENIENT = json.JSONDecoder(strict=False, object_pairs_hook=_unique_keys)
 
 
 def cut_off(finish_reason: str | None) -> bool:

@@ -16,6 +16,7 @@ Judges (``judges``):
     sim-constant    the same middle score for every answer (likewise)
 Faults:
     sim-hang        accepts the request and never answers
+    sim-drop        reads the request, then closes the connection without a reply
     sim-trickle     200, then a byte of whitespace (or an SSE comment) every 0.2 s, forever
     sim-think-endless  a stream of reasoning that never ends (plain: like sim-trickle)
     sim-reasoning   reasoning only, empty content (finish_reason "length" when max_tokens set)
@@ -44,7 +45,8 @@ Faults:
 
 ``SimServer(capacity=N)`` (``touchstone sim --capacity N``) takes at most N generations at
 once and answers 429 with ``Retry-After``/``retry-after-ms`` to the rest, like a rate-limited
-provider.
+provider. ``SimServer(keep_alive_s=S, keep_alive_max=N)`` closes kept-alive connections as
+llama.cpp's HTTP library does (``plumbing.SimHTTPServer``).
 """
 
 from touchstone.sim.catalogue import ANSWERERS, MODELS

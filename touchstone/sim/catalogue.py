@@ -11,6 +11,7 @@ import re
 ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5, "sim-old": 4}
 FAULTS = (
     "sim-hang",
+    "sim-drop",
     "sim-trickle",
     "sim-think-endless",
     "sim-reasoning",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import struct
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +17,14 @@ MAX_HANG_S = 3600.0
 
 
 class SimHTTPServer(ThreadingHTTPServer):
-    """A threading HTTP server that can tell its handlers to stop waiting."""
+    """A threading HTTP server that can tell its handlers to stop waiting.
+
+    ``keep_alive_s``: a connection idle that long after a reply is closed without a word,
+    as llama.cpp's HTTP library (cpp-httplib) closes it; the timeout is announced in a
+    ``Keep-Alive`` header, as cpp-httplib does. ``keep_alive_max``: after that many requests
+    the next one finds its connection reset before the server read it. ``idle_closed``
+    counts the connections closed either way.
+    """
 
     daemon_threads = True
     allow_reuse_address = True
@@ -27,6 +35,10 @@ class SimHTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
         super().__init__(address, handler)
         self.stopping = threading.Event()
+        self.keep_alive_s: float | None = None
+        self.keep_alive_max: int | None = None
+        self.idle_closed = 0
+        self.count_lock = threading.Lock()
 
 
 class ClientGone(Exception):
@@ -45,6 +57,44 @@ class Plumbing(BaseHTTPRequestHandler):
         # Headers and body go out in separate writes; without NODELAY, Nagle's algorithm
         # and delayed ACKs add ~40 ms to every call, which would distort every benchmark.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def handle(self) -> None:
+        """Requests on this connection until either side closes it, or the server's
+        keep-alive limits do (``SimHTTPServer.keep_alive_s``, ``keep_alive_max``)."""
+        served = 0
+        self.close_connection = False
+        while not self.close_connection:
+            if served and not self._kept_alive(served):
+                return
+            self.handle_one_request()
+            served += 1
+
+    def _kept_alive(self, served: int) -> bool:
+        """Whether the connection is kept for another request after ``served`` ones.
+
+        Idle for ``keep_alive_s``, it is closed as cpp-httplib closes it. Past
+        ``keep_alive_max`` it is closed as the next request arrives, unread and with a reset
+        (``SO_LINGER`` 0): a close that crosses the client's request, as an idle close can.
+        """
+        readable, _, _ = select.select([self.connection], [], [], self.server.keep_alive_s)
+        if readable and self._client_gone():
+            return False
+        limit = self.server.keep_alive_max
+        if readable and (limit is None or served < limit):
+            return True
+        with self.server.count_lock:
+            self.server.idle_closed += 1
+        if readable:
+            linger = struct.pack("ii", 1, 0)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.connection.close()
+        return False
+
+    def end_headers(self) -> None:
+        if self.server.keep_alive_s is not None:
+            # Announced as cpp-httplib announces it ("timeout=5, max=5").
+            self.send_header("Keep-Alive", f"timeout={self.server.keep_alive_s:g}")
+        super().end_headers()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the simulator must not clutter the user's terminal."""

@@ -163,6 +163,9 @@ class _Handler(Plumbing):
         if base == "sim-hang":
             self._wait(MAX_HANG_S)
             return
+        if base == "sim-drop":
+            self.close_connection = True  # read, then closed without a reply
+            return
         if base in ("sim-trickle", "sim-think-endless") and not stream:
             self._start_stream("application/json")
             self._drip(b" ", TRICKLE_INTERVAL_S)
@@ -271,7 +274,9 @@ class SimServer:
     """The simulator on a loopback port, in a background thread (``port=0``: a free one).
 
     ``capacity`` caps the generations at once (429 + Retry-After beyond it);
-    ``runaway_limit_s`` bounds how long a non-streamed ``sim-runaway`` generates.
+    ``runaway_limit_s`` bounds how long a non-streamed ``sim-runaway`` generates;
+    ``keep_alive_s``/``keep_alive_max`` close connections idle that long or that served that
+    many requests, unannounced, as llama.cpp's HTTP library does (``plumbing``).
     """
 
     def __init__(
@@ -282,6 +287,8 @@ class SimServer:
         capacity: int | None = None,
         retry_after_s: float = 0.1,
         runaway_limit_s: float = 30.0,
+        keep_alive_s: float | None = None,
+        keep_alive_max: int | None = None,
     ) -> None:
         self._server = _Server(
             (host, port),
@@ -289,6 +296,8 @@ class SimServer:
             retry_after_s=retry_after_s,
             runaway_limit_s=runaway_limit_s,
         )
+        self._server.keep_alive_s = keep_alive_s
+        self._server.keep_alive_max = keep_alive_max
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="touchstone-sim", daemon=True
         )
@@ -323,6 +332,12 @@ class SimServer:
                 "peak": self._server.peak,
                 "rejected": self._server.rejected,
             }
+
+    @property
+    def idle_closed(self) -> int:
+        """Connections closed by ``keep_alive_s``/``keep_alive_max`` so far."""
+        with self._server.count_lock:
+            return self._server.idle_closed
 
     def start(self) -> SimServer:
         self._thread.start()

@@ -5,7 +5,9 @@ over the content coding (gzip, deflate), inflating each piece the network delive
 at most ``PIECE_BYTES`` and counting the inflated bytes. A body beyond its cap raises
 ``ReplyTooLarge`` while it is read, wherever it is read: by the SDK (a whole reply, an error
 body, a redirect) or by the transport. httpx's own decoders would inflate in bounded steps
-too, but ``Response.aread`` joins them all: the count has to sit in the stream itself.
+too, but ``Response.aread`` joins them all: the count has to sit in the stream itself. A
+successful event stream without a content coding is left as it is: nothing to inflate, no
+total to count, and the transport reads it raw and caps its lines and content.
 Imported with the SDK, by the first transport.
 """
 
@@ -86,6 +88,8 @@ class CappedBody(httpx2.AsyncByteStream):
         self._truncate = truncate
 
     def _decoded(self, data: bytes) -> Iterator[bytes]:
+        if not self._inflaters:
+            return iter((data,))
         pieces: Iterator[bytes] = iter((data,))
         for inflater in self._inflaters:
             pieces = _through(inflater, pieces)
@@ -124,6 +128,10 @@ def cap_bodies(limit: int) -> Callable[[httpx2.Response], Awaitable[None]]:
             raise BrokenReply(f"Antwort in nicht angefragter Kodierung: {', '.join(unknown)}"[:200])
         content_type = response.headers.get("content-type", "")
         stream = response.is_success and content_type.startswith("text/event-stream")
+        if stream and not codings:
+            # Nothing to inflate, no total to cap (the transport caps its lines and content):
+            # no layer between the network and the reader, which reads every piece.
+            return
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         response.stream = CappedBody(
             response.stream,

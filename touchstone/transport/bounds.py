@@ -54,8 +54,7 @@ class LineSplitter:
         self._check(self._size)
         self._skip_lf = head.endswith(b"\r")
         lines = head.splitlines()
-        for line in lines:
-            self._check(len(line))
+        self._check(max(map(len, lines), default=0))
         return [line.decode("utf-8", "replace") for line in lines]
 
     def flush(self) -> list[str]:

@@ -26,14 +26,19 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from touchstone.classify import call_error, refused_connection
+from touchstone.classify import call_error, refused_connection, unread_by_server
 from touchstone.errors import CallError, DeadlineExceeded
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
+from touchstone.transport.pool import ClientPool
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
 
 if TYPE_CHECKING:
     import httpx2
     import openai
+
+# How often a call is sent again on a fresh connection after a kept-alive one was reset
+# before the server read it (``ChatTransport._attempts``).
+MAX_RESENDS = 2
 
 # Local servers (LM Studio, Ollama, llama.cpp) need no key, but the SDK insists on one.
 PLACEHOLDER_API_KEY = "touchstone-no-key"
@@ -57,7 +62,8 @@ class ChatTransport:
     borrows a client of its own from a small pool, because httpcore scans every pooled
     connection on every request (one shared pool of 16 connections costs a third of a
     call's CPU at concurrency 16). The clients share one SSL context, which makes a new one
-    cheap.
+    cheap. A call is sent again only when it provably never reached the server (``pool``,
+    ``_attempts``).
     """
 
     def __init__(
@@ -87,19 +93,12 @@ class ChatTransport:
         self._max_reply_bytes = max_reply_bytes
         self._cap_bodies = cap_bodies(max_reply_bytes)
         self._ssl_context = httpx2.create_ssl_context()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._clients: list[openai.AsyncOpenAI] = []
-        self._idle: list[openai.AsyncOpenAI] = []
+        self._pool = ClientPool(self._new_client)
+        self._note_keep_alive = self._pool.note_keep_alive()
         # Cleared once a server rejects ``stream_options`` (older OpenAI-compatible servers).
         self._ask_for_usage = True
 
-    def _borrow(self) -> openai.AsyncOpenAI:
-        loop = asyncio.get_running_loop()
-        if loop is not self._loop:
-            # A new loop: the clients of an earlier one cannot serve it (their loop is gone).
-            self._loop, self._clients, self._idle = loop, [], []
-        if self._idle:
-            return self._idle.pop()
+    def _new_client(self) -> openai.AsyncOpenAI:
         import openai
 
         from touchstone.transport.bodies import ACCEPT_ENCODING
@@ -107,20 +106,9 @@ class ChatTransport:
         http_client = openai.DefaultAsyncHttpxClient(
             verify=self._ssl_context,
             headers={"Accept-Encoding": ACCEPT_ENCODING},
-            event_hooks={"response": [self._cap_bodies]},
+            event_hooks={"response": [self._cap_bodies, self._note_keep_alive]},
         )
-        client = openai.AsyncOpenAI(**self._options, http_client=http_client)
-        self._clients.append(client)
-        return client
-
-    def _give_back(self, client: openai.AsyncOpenAI) -> None:
-        if client in self._clients:
-            self._idle.append(client)
-
-    async def _drop(self, client: openai.AsyncOpenAI) -> None:
-        if client in self._clients:
-            self._clients.remove(client)
-            await client.close()
+        return openai.AsyncOpenAI(**self._options, http_client=http_client)
 
     async def chat(
         self,
@@ -140,27 +128,40 @@ class ChatTransport:
             body["max_tokens"] = max_tokens
         if extra_body:
             body.update(extra_body)
-        client = self._borrow()
+        if deadline_s is None:
+            return await self._attempts(body, stream)
+        scope = asyncio.timeout(deadline_s)
         try:
-            if deadline_s is None:
-                return await self._call(client, body, stream)
-            scope = asyncio.timeout(deadline_s)
+            async with scope:
+                return await self._attempts(body, stream)
+        except TimeoutError as exc:
+            if not scope.expired():
+                raise  # a TimeoutError of the call itself, not our deadline
+            raise DeadlineExceeded(deadline_s) from exc
+
+    async def _attempts(self, body: dict[str, Any], stream: bool) -> ChatReply:
+        """The call, sent again (within the caller's deadline) while it provably never
+        reached the server: a kept-alive connection the server reset before reading it."""
+        for attempt in range(MAX_RESENDS + 1):
+            # A call sent again gets a new connection: the idle ones may be as stale.
+            client, reused = await self._pool.borrow(fresh=attempt > 0)
+            dropped = False
             try:
-                async with scope:
-                    return await self._call(client, body, stream)
-            except TimeoutError as exc:
-                if not scope.expired():
-                    raise  # a TimeoutError of the call itself, not our deadline
-                raise DeadlineExceeded(deadline_s) from exc
-        except Exception as exc:
-            if refused_connection(exc):
+                return await self._call(client, body, stream)
+            except Exception as exc:
+                if not refused_connection(exc):
+                    raise
                 # It holds no connection; the clients that answered may hold the server's
-                # only ones (kept alive): borrowing them next is how calls get through to a
-                # server that takes few connections at once.
-                await self._drop(client)
-            raise
-        finally:
-            self._give_back(client)
+                # only ones (kept alive): borrowing them next is how calls get through to
+                # a server that takes few connections at once.
+                dropped = True
+                await self._pool.drop(client)
+                if not (reused and attempt < MAX_RESENDS and unread_by_server(exc)):
+                    raise
+            finally:
+                if not dropped:
+                    self._pool.give_back(client)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _call(
         self, client: openai.AsyncOpenAI, body: dict[str, Any], stream: bool
@@ -178,11 +179,13 @@ class ChatTransport:
             # Read to the end, [DONE] included: a fully read HTTP/1.1 response lets the
             # connection be reused; a cancelled read closes it. (Not ``aiter_lines``: it
             # would hold a line of any length.)
-            async for data in response.aiter_bytes():
+            # Raw: the response hook (``bodies``) already undid any content coding.
+            feed = reader.feed
+            async for data in response.aiter_raw():
                 for line in lines.feed(data):
-                    reader.feed(line)
+                    feed(line)
             for line in lines.flush():
-                reader.feed(line)
+                feed(line)
         finally:
             await response.aclose()
         return reader.reply(time.monotonic() - started)
@@ -213,14 +216,14 @@ class ChatTransport:
     async def model_ids(self, deadline_s: float = 10.0) -> list[str]:
         """The model ids the endpoint lists (``GET /models``); a failure is a ``CallError``
         of its kind (the caller decides what a listing that failed means)."""
-        client = self._borrow()
+        client, _ = await self._pool.borrow()
         try:
             async with asyncio.timeout(deadline_s):
                 data = await client.get("/models", cast_to=object)
         except Exception as exc:
             raise call_error(CallError, exc) from exc
         finally:
-            self._give_back(client)
+            self._pool.give_back(client)
         entries = data.get("data") if isinstance(data, dict) else None
         if not isinstance(entries, list):
             return []
@@ -228,9 +231,4 @@ class ChatTransport:
 
     async def aclose(self) -> None:
         """Close the clients of the running loop (their connections with them)."""
-        if self._loop is not asyncio.get_running_loop():
-            return
-        clients, self._clients, self._idle = self._clients, [], []
-        self._loop = None
-        for client in clients:
-            await client.close()
+        await self._pool.aclose()

@@ -16,6 +16,7 @@ content and reasoning together are capped (``ReplyTooLarge``), as is one event o
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ from touchstone.limits import token_count
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
+
+_DECODER = json.JSONDecoder()
 
 _THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
@@ -69,9 +72,10 @@ def split_think(content: str) -> tuple[str, str]:
 def reasoning_in(fields: Mapping[str, Any]) -> str:
     """The reasoning text a message or delta carries, under whichever name the server uses."""
     for name in REASONING_FIELDS:
-        value = fields.get(name)
-        if isinstance(value, str) and value:
-            return value
+        if name in fields:
+            value = fields[name]
+            if isinstance(value, str) and value:
+                return value
     return ""
 
 
@@ -197,10 +201,12 @@ class StreamReader:
 
     def feed(self, line: str) -> None:
         if not line:
-            self._dispatch()
+            if self._data:
+                self._dispatch()
         elif line.startswith("data:"):
-            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
-            self._data_size += len(self._data[-1])
+            data = line[6:] if line[5:6] == " " else line[5:]
+            self._data.append(data)
+            self._data_size += len(data)
             if self._data_size > self._max_bytes:
                 raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
         elif line.startswith("error:"):
@@ -216,15 +222,13 @@ class StreamReader:
     def _dispatch(self) -> None:
         if not self._data:
             return
-        payload = "\n".join(self._data)
+        data = self._data
+        payload = data[0] if len(data) == 1 else "\n".join(data)
         self._data, self._data_size = [], 0
-        if payload.strip() == "[DONE]":
+        if payload[:1] != "{" and payload.strip() == "[DONE]":
             self.done = True
             return
-        try:
-            chunk = jsontext.loads(payload)
-        except ValueError:
-            raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
+        chunk = _object_of(payload)
         if not isinstance(chunk, dict):
             raise BrokenReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
         error = chunk.get("error")
@@ -270,6 +274,22 @@ class StreamReader:
             completion_tokens=completion_tokens,
             reasoning_tokens=reasoning_tokens,
         )
+
+
+def _object_of(payload: str) -> object:
+    """The JSON value of an event's data; ``BrokenReply`` if it is none."""
+    try:
+        # The usual event: one JSON object, nothing around it. ``raw_decode`` spares the
+        # whitespace scans of ``json.loads``; anything else takes ``jsontext.loads``.
+        value, end = _DECODER.raw_decode(payload)
+        if end == len(payload):
+            return value
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return jsontext.loads(payload)
+    except ValueError:
+        raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
 
 
 def _stream_error(error: object) -> StreamError:

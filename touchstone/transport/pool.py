@@ -1,0 +1,101 @@
+"""The clients a transport lends its calls, and when a kept-alive connection is not reused.
+
+Each call borrows a client of its own (``ChatTransport``: httpcore scans every pooled
+connection on every request, so one shared pool costs CPU at high concurrency); a client
+given back keeps its connection alive for the next call.
+
+Servers close idle keep-alive connections without a word: llama.cpp's HTTP library
+(cpp-httplib) after 5 s, uvicorn (vLLM) and Node after 5 s, gunicorn after 2 s. A request sent
+on such a connection just as the server closes it is lost in a way the client cannot always
+tell from a server that read the request and then dropped it, so it must not be retried
+(a generation may be running). The way out is not to send it: a client idle longer than
+half the keep-alive timeout the server announces (``Keep-Alive: timeout=N``, as cpp-httplib
+and Node do), or ``DEFAULT_REUSE_S`` when it announces none, is closed instead of lent, and
+its call opens a fresh connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+# How long an idle connection is reused when the server announces no keep-alive timeout:
+# well inside the shortest common default (gunicorn's 2 s).
+DEFAULT_REUSE_S = 1.0
+
+_TIMEOUT = re.compile(r"(?:^|[\s,;])timeout\s*=\s*([0-9]+(?:\.[0-9]*)?)", re.IGNORECASE)
+
+
+def announced_timeout_s(keep_alive: str) -> float | None:
+    """The idle timeout a ``Keep-Alive`` header announces (``timeout=5, max=100``), or None."""
+    match = _TIMEOUT.search(keep_alive)
+    return float(match.group(1)) if match else None
+
+
+class ClientPool:
+    """The clients of one event loop: lent one per call, given back, closed when stale."""
+
+    def __init__(self, make: Callable[[], openai.AsyncOpenAI]) -> None:
+        self._make = make
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: set[openai.AsyncOpenAI] = set()
+        # Idle clients with the time each was given back, the most recent last.
+        self._idle: list[tuple[openai.AsyncOpenAI, float]] = []
+        self._reuse_s = DEFAULT_REUSE_S
+
+    async def borrow(self, *, fresh: bool = False) -> tuple[openai.AsyncOpenAI, bool]:
+        """A client for one call, and whether it holds a connection an earlier call used;
+        ``fresh``: a new one (a new connection)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # A new loop: the clients of an earlier one cannot serve it (their loop is gone).
+            self._loop, self._clients, self._idle = loop, set(), []
+        if self._idle and not fresh:
+            client, since = self._idle.pop()
+            if time.monotonic() - since <= self._reuse_s:
+                return client, True
+            # The others were given back earlier still: the server may close all of them.
+            stale = [client, *(other for other, _ in self._idle)]
+            self._idle = []
+            for other in stale:
+                await self.drop(other)
+        client = self._make()
+        self._clients.add(client)
+        return client, False
+
+    def give_back(self, client: openai.AsyncOpenAI) -> None:
+        if client in self._clients:
+            self._idle.append((client, time.monotonic()))
+
+    async def drop(self, client: openai.AsyncOpenAI) -> None:
+        """Close ``client`` (and its connections) instead of lending it again."""
+        if client in self._clients:
+            self._clients.discard(client)
+            await client.close()
+
+    def note_keep_alive(self) -> Callable[[httpx2.Response], Awaitable[None]]:
+        """The response hook that learns the keep-alive timeout the server announces."""
+
+        async def hook(response: httpx2.Response) -> None:
+            header = response.headers.get("keep-alive")
+            timeout = announced_timeout_s(header) if header else None
+            if timeout is not None:
+                self._reuse_s = timeout / 2
+
+        return hook
+
+    async def aclose(self) -> None:
+        """Close the clients of the running loop (their connections with them)."""
+        if self._loop is not asyncio.get_running_loop():
+            return
+        clients, self._clients, self._idle = self._clients, set(), []
+        self._loop = None
+        for client in clients:
+            await client.close()
