@@ -25,6 +25,10 @@ coroutine, between calls, so it needs no locks.
   unwound; a cancelled call closes its connection. No call is abandoned, none outlives it.
 - Items are pulled from ``items`` only when a slot is free, so a lazy iterable can still
   decide what to offer (the run stage skips the cells of a model it just stopped).
+- Admission (the cost cap, ``budget.Budget``): ``admit(item, in_flight)`` is asked before an
+  item's first call starts. A refusal while calls are in flight (or waiting to be tried
+  again) holds the item until one of them ends; a refusal with none is final: the item and
+  every later one are never started, and the calls end as they would.
 - Signs of life: while calls are in flight, ``on_waiting`` hears every ``heartbeat_s(budget)``
   how many there are, how long the oldest has run and the deadline (``InFlight``). It is
   called in the consuming coroutine, like the consumer itself: a judge whose calls hang for
@@ -138,6 +142,7 @@ async def completed(
     budget_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     on_waiting: Callable[[InFlight], None] | None = None,
+    admit: Callable[[T, bool], bool] | None = None,
 ) -> AsyncGenerator[Done[T, R]]:
     """``Done`` per item in completion order; see the module docstring.
 
@@ -149,6 +154,7 @@ async def completed(
     last_success: float | None = None
     source = iter(enumerate(items))
     exhausted = False
+    held: _Cell[T] | None = None  # pulled, but not admitted yet
     parked: list[_Cell[T]] = []
     running: dict[asyncio.Future[R], tuple[_Cell[T], float]] = {}
     finished: collections.deque[asyncio.Future[R]] = collections.deque()
@@ -161,17 +167,24 @@ async def completed(
         wake.set()
 
     def next_cell() -> _Cell[T] | None:
-        nonlocal exhausted
+        nonlocal exhausted, held
         if parked and parked[0].ready_at <= clock():
             return heapq.heappop(parked)
-        if exhausted:
+        if held is None:
+            if exhausted:
+                return None
+            try:
+                index, item = next(source)
+            except StopIteration:
+                exhausted = True
+                return None
+            held = _Cell(0.0, index, item)
+        if admit is not None and not admit(held.item, bool(running or parked)):
+            if not (running or parked):
+                held, exhausted = None, True  # final: nothing in flight can make room
             return None
-        try:
-            index, item = next(source)
-        except StopIteration:
-            exhausted = True
-            return None
-        return _Cell(0.0, index, item)
+        cell, held = held, None
+        return cell
 
     try:
         while True:

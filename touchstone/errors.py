@@ -14,6 +14,7 @@
     │       │   └── ModelCallError      a call of an evaluated model
     │       ├── JudgeAborted        the judge is unusable and the judge run stops: exit 1
     │       ├── JudgeUnfit          judge-check found the judge unfit (or could not tell): exit 1
+    │       ├── BudgetReached       the invocation's cost cap stops run or judge: exit 1
     │       └── RunIncomplete       a run left cells for a later run: exit 1
     └── Terminated              SIGTERM (the GUI's cancel) unwinds like Ctrl-C: exit 143
 
@@ -158,6 +159,14 @@ class JudgeAborted(TouchstoneError):
 
 class JudgeUnfit(TouchstoneError):
     """``judge-check`` found the judge unfit; the message gives the reasons (exit 1)."""
+
+
+class BudgetReached(TouchstoneError):
+    """The cost cap of one invocation (``budget``) is reached: no further call starts, what
+    landed is kept, and the command stops like the breaker (exit 1), resumable."""
+
+    # Filled in by the judge stage, as for ``JudgeAborted``.
+    health_summary: str = ""
 
 
 class RunIncomplete(TouchstoneError):

@@ -3,7 +3,9 @@
 Each line is ``{"event": <start|progress|judge_error|in_flight|aborted|done>, "ts": <ISO time>,
 ...}``. ``in_flight`` comes every few seconds while calls run: ``calls``, ``oldest_s`` (the
 oldest call's age) and ``deadline_s`` (``null`` without one); ``in_flight_text`` says it in
-German for the terminal and the GUI alike.
+German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`` of ``run``
+and ``judge`` and the judge's ``aborted`` carry ``budget``: ``limit``, ``spent``, ``reached``,
+``measured_calls``, ``estimated_calls`` and the German line ``summary`` (absent without a cap).
 """
 
 from __future__ import annotations

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
+from touchstone.budget import parse_price
 from touchstone.cli.app import app
 from touchstone.cli.ui import (
     ProgressView,
@@ -20,8 +21,10 @@ from touchstone.cli.ui import (
     stdout,
 )
 from touchstone.events import fan_out
+from touchstone.plain import plain
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
+from touchstone.stages.preview import Preview, preview_judge, preview_run
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
@@ -35,6 +38,13 @@ class RejudgeChoice(enum.StrEnum):
 ConfigOption = Annotated[Path, typer.Option("--config", help="Judge-Konfiguration (YAML).")]
 JudgeModelOption = Annotated[
     str | None, typer.Option("--model", help="Judge-Modell (überschreibt die Konfiguration).")
+]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Nur schätzen: Aufrufe, Tokens, Kosten, Dauer; nichts aufrufen, nichts schreiben.",
+    ),
 ]
 EventsOption = Annotated[
     Path | None,
@@ -93,25 +103,48 @@ def run(
             "anderen Einstellungen abgelehnt.",
         ),
     ] = False,
+    price_per_million: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-million",
+            metavar="IN,OUT",
+            help="Preis je Million Tokens, Eingabe und Ausgabe (z. B. 0.15,0.60): für die "
+            "Schätzung (--dry-run) und --budget.",
+        ),
+    ] = None,
+    budget: Annotated[
+        float | None,
+        typer.Option(
+            "--budget",
+            help="Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
+            "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar.",
+        ),
+    ] = None,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
-    with handled(events) as event_log:
+    with handled(None if dry_run else events) as event_log:
+        price = None if price_per_million is None else parse_price(price_per_million)
+        options: dict[str, Any] = {
+            "pack_path": pack,
+            "models": model,
+            "out": out,
+            "variants": variant or [],
+            "repeats": repeats,
+            "base_url": base_url,
+            "call_timeout_s": call_timeout_s,
+            "max_tokens": max_tokens,
+            "concurrency": concurrency,
+            "max_reply_mb": max_reply_mb,
+            "extend": extend,
+            "price": price,
+            "budget": budget,
+        }
+        if dry_run:
+            show_preview(preview_run(**options))
+            return
         with ProgressView("Antworten") as view:
-            outcome = execute_run(
-                pack_path=pack,
-                models=model,
-                out=out,
-                variants=variant or [],
-                repeats=repeats,
-                base_url=base_url,
-                api_key=api_key,
-                call_timeout_s=call_timeout_s,
-                max_tokens=max_tokens,
-                on_event=fan_out(view, event_log),
-                concurrency=concurrency,
-                max_reply_mb=max_reply_mb,
-                extend=extend,
-            )
+            outcome = execute_run(**options, api_key=api_key, on_event=fan_out(view, event_log))
         show_warnings(outcome.run_dir.warnings)
         try:
             show_run_outcome(outcome)
@@ -140,9 +173,21 @@ def judge(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Den Verdict-Cache weder lesen noch füllen.")
     ] = False,
+    dry_run: DryRunOption = False,
 ) -> None:
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
-    with handled(events) as event_log:
+    with handled(None if dry_run else events) as event_log:
+        if dry_run:
+            preview = preview_judge(
+                run_dir,
+                config=config,
+                model=model,
+                concurrency=concurrency,
+                rejudge=rejudge.value,
+                use_cache=not no_cache,
+            )
+            show_preview(preview)
+            return
         with ProgressView("Bewertungen") as view:
             outcome = execute_judge(
                 run_dir,
@@ -155,6 +200,12 @@ def judge(
             )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)
+
+
+def show_preview(preview: Preview) -> None:
+    """The estimate of a ``--dry-run``, one line per figure (stdout: it is the result)."""
+    for line in preview.lines():
+        stdout.print(plain(line))
 
 
 @app.command()

@@ -23,7 +23,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from touchstone import german
-from touchstone.errors import InputError, JudgeAborted, JudgeUnfit, RunIncomplete, Terminated
+from touchstone.budget import Budget
+from touchstone.errors import (
+    BudgetReached,
+    InputError,
+    JudgeAborted,
+    JudgeUnfit,
+    RunIncomplete,
+    Terminated,
+)
 from touchstone.events import EventLog, in_flight_text
 from touchstone.german import count, counted
 from touchstone.plain import clean, plain
@@ -106,6 +114,12 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         yield events
     except InputError as exc:
         code, prefix, message = 2, "Fehler:", str(exc)
+    except BudgetReached as exc:
+        # Stops like the breaker: "Budget erreicht: 4,98 von 5,00 (…)", resumable.
+        code, prefix = 1, "Budget erreicht:"
+        message = str(exc).removeprefix(prefix).strip()
+        if exc.health_summary:
+            stderr.print(plain(exc.health_summary))
     except JudgeAborted as exc:
         code, prefix, message = 1, "Judge abgebrochen:", str(exc)
         if exc.health_summary:
@@ -241,6 +255,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
             )
         )
     stdout.print(plain(outcome.health.summary_de()))
+    if outcome.budget is not None:
+        stdout.print(plain(outcome.budget.summary_de()))
     if outcome.agreement is not None:
         stdout.print(plain(outcome.agreement.summary_de()))
     unreadable = outcome.health.unparseable
@@ -296,6 +312,22 @@ def show_open_in_run(outcome: RunOutcome) -> None:
     )
 
 
+def _over_budget(outcome: RunOutcome, budget: Budget) -> str:
+    """What a run stopped by its budget left, and the command that goes on."""
+    not_started = counted(outcome.summary.over_budget, "Zelle", "Zellen")
+    text = f"{budget.message()} {not_started} nicht gestartet, alles Gespeicherte bleibt."
+    path = outcome.run_dir.path
+    # run.json records a model with its first answer: one the cap never reached is new to
+    # the run then, and only --extend takes it on.
+    unrecorded = [m for m in outcome.asked_models if m not in outcome.models]
+    if outcome.models and unrecorded:
+        return (
+            f"{text} Derselbe Befehl mit --out {path} und --extend holt sie nach "
+            f"({', '.join(unrecorded)} noch ohne Antwort im Run)."
+        )
+    return f"{text} Derselbe Befehl mit --out {path} holt sie nach."
+
+
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
@@ -308,5 +340,10 @@ def show_run_outcome(outcome: RunOutcome) -> None:
             f"{count(summary.left)} offen)."
         )
     )
+    budget = summary.budget
+    if budget is not None and budget.reached:
+        raise BudgetReached(_over_budget(outcome, budget))
+    if budget is not None:
+        stdout.print(plain(budget.summary_de()))
     if not summary.complete:
         raise RunIncomplete(outcome.unfinished())

@@ -177,6 +177,9 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
                 f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "
                 "(der nächste Judge-Lauf fragt erneut)"
             )
+        budget = last.get("budget")
+        if isinstance(budget, dict) and _text(budget.get("summary"), 500):
+            parts.append(_text(budget.get("summary"), 500).rstrip("."))
         message = "; ".join(parts)
         return {"state": "done", "exit_code": 0, "message": message}
     code = _int_or_none(last.get("exit_code"))

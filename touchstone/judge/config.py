@@ -10,9 +10,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
 
+from touchstone.budget import Budget, Price, budget_problem
 from touchstone.errors import InputError
 from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.health import JudgeHealth
@@ -95,6 +96,22 @@ class JudgeConfig:
     max_reply_mb: float = Field(
         default=DEFAULT_MAX_REPLY_MB, gt=0, le=MAX_REPLY_MB, allow_inf_nan=False
     )
+    # The hard cap on what one judge invocation spends, in the currency of the price (after
+    # price_per_million and max_tokens: its check reads them).
+    budget: float | None = Field(default=None, allow_inf_nan=False)
+
+    @field_validator("budget")
+    @classmethod
+    def _budget_can_hold(cls, value: float | None, info: ValidationInfo) -> float | None:
+        price = info.data.get("price_per_million")
+        problem = budget_problem(
+            value,
+            None if price is None else Price(price.input, price.output),
+            info.data.get("max_tokens"),
+        )
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @field_validator("extra_body")
     @classmethod
@@ -113,6 +130,13 @@ class JudgeConfig:
                 self.price_per_million.output,
             )
         return health
+
+    def cost_cap(self) -> Budget | None:
+        """A fresh cap for one judge invocation, when the config sets ``budget``."""
+        if self.budget is None or self.price_per_million is None or self.max_tokens is None:
+            return None  # the validator allows a budget only with both
+        price = Price(self.price_per_million.input, self.price_per_million.output)
+        return Budget(self.budget, price, self.max_tokens)
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
         """The backend this config describes (``model`` overrides the configured one)."""

@@ -32,6 +32,10 @@ HOLISTIC_SKIPPED = (
     "Gesamtbewertung übersprungen: der Judge ist {n}-mal in Folge ausgefallen. "
     "Ein späterer `touchstone judge` holt sie nach."
 )
+HOLISTIC_OVER_BUDGET = (
+    "Gesamtbewertung nicht gestartet: das Budget war erreicht. "
+    "Ein späterer `touchstone judge` holt sie nach."
+)
 Pair = tuple[str, str]
 _SAMPLE_ORDER = operator.attrgetter("category", "repeat", "prompt_id")
 
@@ -183,6 +187,11 @@ class HolisticResult:
     unsettled: int = 0
 
 
+def _budget_key(pair: Pair) -> tuple[str, Pair]:
+    # Apart from the per-answer calls' keys (hex digests) in the one budget.
+    return ("holistic", pair)
+
+
 def input_hash(system: str, user: str) -> str:
     """What a holistic report answered: unchanged input, no new call (DESIGN §11)."""
     digest = hashlib.sha256()
@@ -231,17 +240,25 @@ async def holistic_pass(
         return await session.call(system, prompts[pair][0], deadline_s)
 
     streak = 0
+    budget = session.budget
+
+    def call_chars(pair: Pair) -> int:
+        return len(system) + len(prompts[pair][0])
+
     results = completed(
         list(prompts),
         ask,
         concurrency=session.concurrency,
         budget_s=session.budget_s,
         on_waiting=session.on_in_flight,
+        admit=None if budget is None else budget.admission(_budget_key, call_chars),
     )
     async with contextlib.aclosing(results):
         async for done in results:
             session.health.record(done)
             pair = done.item
+            if budget is not None:
+                budget.settle_done(_budget_key(pair), done)
             if done.error is not None:
                 if done.error.kind in FATAL_KINDS:
                     raise await session.aborted(fatal_stop(done.error, judge_model))
@@ -257,7 +274,9 @@ async def holistic_pass(
             report = _from_reply(pack, pair, done.result, judge_model)
             report.input_hash = prompts[pair][1]
             reports[pair] = report
-    skipped = HOLISTIC_SKIPPED.format(n=streak)
+    # Pairs the cost cap did not start: the judge stage stops after writing what landed.
+    over_budget = budget is not None and budget.reached
+    skipped = HOLISTIC_OVER_BUDGET if over_budget else HOLISTIC_SKIPPED.format(n=streak)
     out = HolisticResult([])
     for pair in pairs:
         report = reports.get(pair) or _degraded(pair, judge_model, skipped)

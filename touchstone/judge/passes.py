@@ -93,17 +93,28 @@ async def judge_cells(
         session.max_consecutive_failures, session.max_failure_ratio, session.judge.model
     )
     health = session.health
+    budget = session.budget
+
+    def call_key(cells: list[int]) -> str:
+        return tasks[cells[0]].key
+
+    def call_chars(cells: list[int]) -> int:
+        return len(tasks[cells[0]].system) + len(tasks[cells[0]].user)
+
     results = completed(
         list(calls.values()),
         ask,
         concurrency=session.concurrency,
         budget_s=session.budget_s,
         on_waiting=session.on_in_flight,
+        admit=None if budget is None else budget.admission(call_key, call_chars),
     )
     # Results arrive in completion order: that is the order the breaker counts in.
     async with contextlib.aclosing(results):
         async for done in results:
             health.record(done)
+            if budget is not None:
+                budget.settle_done(call_key(done.item), done)
             if done.error is not None:
                 for index in done.item:
                     verdict = tasks[index].failed(done.error)
@@ -132,6 +143,8 @@ async def judge_cells(
                         )
                         session.cache.put(verdict.cache_key, entry)
                 settle(index, verdict)
+    if budget is not None:
+        budget.check()  # the calls in flight have landed; the rest never started
     return [by_index[index] for index in sorted(by_index)]
 
 

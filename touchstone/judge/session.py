@@ -7,6 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from touchstone.budget import Budget
 from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
 from touchstone.judge.advice import advice
@@ -37,6 +38,8 @@ class JudgeSession:
     resumable: bool = True
     # Hears of the calls in flight every few seconds (the stage's ``in_flight`` event).
     on_in_flight: Callable[[InFlight], None] | None = None
+    # The cost cap of this invocation (judge config ``budget``), if any.
+    budget: Budget | None = None
 
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
@@ -67,6 +70,7 @@ async def open_session(
     cache: VerdictCache | None = None,
     health: JudgeHealth | None = None,
     on_in_flight: Callable[[InFlight], None] | None = None,
+    budget: Budget | None = None,
 ) -> AsyncIterator[JudgeSession]:
     """A session over ``backend``; on leaving, its connections on this loop are closed."""
     if concurrency < 1:
@@ -86,6 +90,7 @@ async def open_session(
             base_url=without_credentials(str(getattr(backend, "base_url", "") or "")),
             list_models=getattr(backend, "model_ids", None),
             on_in_flight=on_in_flight,
+            budget=budget,
         )
     finally:
         executor.shutdown(wait=False, cancel_futures=True)

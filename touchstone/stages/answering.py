@@ -26,6 +26,7 @@ from touchstone.answers import (
     answer_fields,
     failure_fields,
 )
+from touchstone.budget import Budget
 from touchstone.engine import InFlight, completed, run_blocking
 from touchstone.errors import CallError, ErrorKind
 from touchstone.pack import Pack, Prompt
@@ -55,6 +56,10 @@ class RunSummary:
     left_by_kind: Counter[ErrorKind] = field(default_factory=Counter)
     # The model names the endpoint lists, asked when a model was not found.
     available: list[str] = field(default_factory=list)
+    # The cost cap of this invocation (``--budget``), if any; of ``left``: the cells it
+    # never started.
+    budget: Budget | None = None
+    over_budget: int = 0
 
     @property
     def complete(self) -> bool:
@@ -108,6 +113,7 @@ async def answer_cells(
     concurrency: int = 1,
     budget_s: float | None = None,
     on_waiting: Callable[[InFlight], None] | None = None,
+    budget: Budget | None = None,
 ) -> RunSummary:
     """Answer every planned cell not in ``done_keys``; ``on_response`` persists each answer.
 
@@ -115,7 +121,7 @@ async def answer_cells(
     ``skipped`` (stopped model) or ``done`` (already in the run dir). Answers are persisted in
     the order they complete.
     """
-    summary = RunSummary()
+    summary = RunSummary(budget=budget)
     report = on_cell or (lambda cell, outcome: None)
     todo: list[Cell] = []
     for cell in plan_cells(pack, models, variants, repeats):
@@ -139,12 +145,24 @@ async def answer_cells(
     async def ask(cell: Cell, deadline_s: float | None) -> ChatReply:
         return await call(cell.model, pack.variants[cell.variant], cell.prompt.text, deadline_s)
 
+    def chars(cell: Cell) -> int:
+        return len(pack.variants[cell.variant]) + len(cell.prompt.text)
+
     results = completed(
-        startable(), ask, concurrency=concurrency, budget_s=budget_s, on_waiting=on_waiting
+        startable(),
+        ask,
+        concurrency=concurrency,
+        budget_s=budget_s,
+        on_waiting=on_waiting,
+        admit=None if budget is None else budget.admission(_cell_key, chars),
     )
+    ended = 0
     async with contextlib.aclosing(results):
         async for done in results:
             cell = done.item
+            ended += 1
+            if budget is not None:
+                budget.settle_done(cell.key, done)
             if done.error is None:
                 assert done.result is not None
                 on_response(cell.response(**answer_fields(done.result)))
@@ -167,7 +185,15 @@ async def answer_cells(
                 summary.left_by_kind[error.kind] += 1
                 summary.left_causes[error.kind] = error
             report(cell, "left")
+    if budget is not None and budget.reached:
+        # The cells the cap never started: open for the next run, like a left cell.
+        summary.over_budget = len(todo) - ended - summary.skipped
+        summary.left += summary.over_budget
     return summary
+
+
+def _cell_key(cell: Cell) -> VerdictKey:
+    return cell.key
 
 
 def run_cells(
@@ -182,6 +208,7 @@ def run_cells(
     on_cell: OnCell | None = None,
     concurrency: int = 1,
     on_waiting: Callable[[InFlight], None] | None = None,
+    budget: Budget | None = None,
 ) -> RunSummary:
     """``answer_cells`` for a backend, synchronously (see there)."""
 
@@ -200,6 +227,7 @@ def run_cells(
                     concurrency=concurrency,
                     budget_s=getattr(backend, "timeout", None),
                     on_waiting=on_waiting,
+                    budget=budget,
                 )
                 list_models = getattr(backend, "model_ids", None)
                 not_found = any(e.kind == "not_found" for e in summary.stop_causes.values())

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from touchstone.budget import Budget
 from touchstone.engine import run_blocking
-from touchstone.errors import InputError, JudgeAborted
+from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
+from touchstone.german import counted
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
 from touchstone.judge.advice import after_stop
 from touchstone.judge.backend import judge_model_of
@@ -55,6 +57,8 @@ class JudgeOutcome:
     agreement: Agreement | None = None
     # Cells a content filter of the judge refused: saved unscored, asked again next run.
     refused: int = 0
+    # The cost cap of this invocation (judge config ``budget``), if any.
+    budget: Budget | None = None
 
     @property
     def cells_left(self) -> int:
@@ -185,6 +189,7 @@ def _judge_loaded(
     landed: dict[VerdictKey, Verdict] = {}
     errors: list[Verdict] = []
     health = config.health()
+    budget = config.cost_cap()
     try:
         with run.verdict_appender() as appender:
 
@@ -208,6 +213,7 @@ def _judge_loaded(
                     cache=cache,
                     health=health,
                     on_in_flight=in_flight_events(on_event, "judge"),
+                    budget=budget,
                 ) as session:
                     emit(
                         on_event,
@@ -232,7 +238,7 @@ def _judge_loaded(
                     )
 
             result = run_blocking(judge_all())
-    except JudgeAborted as exc:
+    except (JudgeAborted, BudgetReached) as exc:
         # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
         now = {cell_key(v): v for v in prior}
         now.update(landed)
@@ -253,9 +259,17 @@ def _judge_loaded(
             and key not in refused
         )
         unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
+        over_budget = isinstance(exc, BudgetReached)
         left = after_stop(
-            open_cells=health.cells_left, kept=kept, unreadable=unreadable, refused=len(refused)
+            open_cells=health.cells_left,
+            # Not re-judged for want of budget, not for a failed re-judge: said apart.
+            kept=0 if over_budget else kept,
+            unreadable=unreadable,
+            refused=len(refused),
         )
+        if over_budget and kept:
+            stands = "die bisherige Bewertung bleibt" if kept == 1 else "die bisherigen bleiben"
+            left = f"{counted(kept, 'Zelle', 'Zellen')} nicht neu bewertet: {stands}. {left}"
         exc.args = (f"{exc} {left}",)
         exc.health_summary = health.summary_de()
         emit(
@@ -266,6 +280,7 @@ def _judge_loaded(
             persisted=len(landed),
             kept=kept,
             health=health.as_dict(),
+            **_budget_field(budget),
         )
         raise
     finally:
@@ -304,8 +319,17 @@ def _judge_loaded(
         card=card,
         agreement=result.agreement,
         refused=result.refused,
+        budget=budget,
     )
     _emit_done(on_event, outcome)
+    if budget is not None and budget.reached:
+        # Only holistic reports were left: everything that landed is written, the card too.
+        stop = BudgetReached(
+            f"{budget.message()} Jede Zelle ist bewertet und gespeichert; ein erneutes "
+            "`touchstone judge` holt die fehlenden Gesamtbewertungen nach."
+        )
+        stop.health_summary = health.summary_de()
+        raise stop
     return outcome
 
 
@@ -323,7 +347,13 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         stale=outcome.stale,
         health=outcome.health.as_dict(),
         agreement=None if agreement is None else agreement.as_dict(),
+        **_budget_field(outcome.budget),
     )
+
+
+def _budget_field(budget: Budget | None) -> dict[str, Any]:
+    """The events' ``budget`` (absent without one: older readers see what they knew)."""
+    return {} if budget is None else {"budget": budget.as_dict()}
 
 
 def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:

@@ -14,12 +14,14 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from touchstone.answers import (
     DEFAULT_CALL_TIMEOUT_S,
     AnswerBackend,
     OpenAIAnswerBackend,
 )
+from touchstone.budget import Budget, Price, budget_problem
 from touchstone.errors import InputError
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.limits import (
@@ -29,7 +31,7 @@ from touchstone.limits import (
     check_reply_mb,
     check_timeout,
 )
-from touchstone.pack import file_sha256, load_pack
+from touchstone.pack import Pack, file_sha256, load_pack
 from touchstone.results import EvalResponse, VerdictKey, cell_key
 from touchstone.stages.answering import (
     Cell,
@@ -57,6 +59,8 @@ class RunOutcome:
     # The endpoint (without credentials) and the models run.json records.
     base_url: str = ""
     models: list[str] = field(default_factory=list)
+    # The models this call asked for (some may have no answer yet, so run.json lacks them).
+    asked_models: list[str] = field(default_factory=list)
 
     def unfinished(self) -> str:
         """Why cells are left and what to do, in German; "" when the run is complete."""
@@ -65,6 +69,88 @@ class RunOutcome:
         return unfinished(
             self.summary, run_path=self.run_dir.path, base_url=self.base_url, recorded=self.models
         )
+
+
+@dataclass
+class RunPlan:
+    """What a ``run`` call asks for, checked against its run dir: reading, never writing
+    (``execute_run`` plans holding the run's lock, the preview ``--dry-run`` without)."""
+
+    pack: Pack
+    run: RunDir
+    asked: AskedRun
+    url: str
+    variants: list[str] = field(default_factory=list)
+    repeats: int = 1
+    stored: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, *, extend: bool, pack_path: str | Path) -> None:
+        """The run's settings against those asked (``stages.extend``): fills ``variants``,
+        ``repeats`` and ``stored``, or ``InputError``."""
+        run = self.run
+        self.stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
+        check_settings(run.path, self.stored, self.asked, extend=extend, surface="cli")
+        chosen_variants, self.repeats = resumed_plan(self.stored, self.asked)
+        self.variants = chosen_variants or list(self.pack.variants)
+        gone = [v for v in self.variants if v not in self.pack.variants]
+        if gone:  # only a run from before run.json held the pack's checksum gets here
+            raise InputError(
+                f"{run.file(MANIFEST)} nennt Variante(n) {', '.join(gone)}, die das Paket "
+                f"{pack_path} nicht kennt: geben Sie die Varianten mit --variant an."
+            )
+
+
+def plan_run(
+    *,
+    pack_path: str | Path,
+    models: Sequence[str],
+    out: str | Path | None,
+    variants: Sequence[str],
+    repeats: int | None,
+    base_url: str | None,
+    call_timeout_s: float,
+    max_tokens: int | None,
+    concurrency: int,
+    max_reply_mb: float,
+    price: Price | None = None,
+    budget: float | None = None,
+) -> RunPlan:
+    """The options checked, the pack loaded, the run dir named (not yet compared with the
+    run's settings: ``RunPlan.resolve``); every problem an ``InputError``."""
+    if not models:
+        raise InputError("Mindestens ein Modell angeben: --model NAME.")
+    if repeats is not None:
+        check_count("--repeats", repeats, 1, MAX_REPEATS)
+    check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
+    check_timeout("--call-timeout-s", call_timeout_s)
+    check_reply_mb("--max-reply-mb", max_reply_mb)
+    if max_tokens is not None:
+        check_count("--max-tokens", max_tokens, 1, 10_000_000)
+    problem = budget_problem(budget, price, max_tokens)
+    if problem:
+        raise InputError(f"--budget: {problem}.")
+    pack = load_pack(pack_path)
+    unknown = [v for v in variants if v not in pack.variants]
+    if unknown:
+        raise InputError(
+            f"Unbekannte Variante(n) {', '.join(unknown)} – das Paket {pack_path} kennt: "
+            f"{', '.join(pack.variants)}."
+        )
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
+    if run.path.exists() and not run.path.is_dir():
+        raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
+    asked = AskedRun(
+        pack_id=pack.id,
+        pack_sha256=file_sha256(Path(pack_path)),
+        # Credentials in the URL are used for the calls, never written down.
+        base_url=without_credentials(url),
+        models=list(dict.fromkeys(models)),
+        variants=list(dict.fromkeys(variants)) or None,
+        repeats=repeats,
+        max_tokens=max_tokens,
+    )
+    return RunPlan(pack, run, asked, url)
 
 
 def execute_run(
@@ -83,57 +169,36 @@ def execute_run(
     concurrency: int = 1,
     max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
     extend: bool = False,
+    price: Price | None = None,
+    budget: float | None = None,
 ) -> RunOutcome:
     """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands.
 
     Without ``out`` the run goes to ``runs/<pack>-<timestamp>``. On an existing run,
     ``variants``/``repeats`` not given mean the run's; settings beyond the run's are refused
-    unless ``extend`` (``stages.extend``).
+    unless ``extend`` (``stages.extend``). ``budget`` (with ``price`` and ``max_tokens``) caps
+    what this call spends (``budget.Budget``); once reached, the cells not started are left.
     """
-    if not models:
-        raise InputError("Mindestens ein Modell angeben: --model NAME.")
-    if repeats is not None:
-        check_count("--repeats", repeats, 1, MAX_REPEATS)
-    check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
-    check_timeout("--call-timeout-s", call_timeout_s)
-    check_reply_mb("--max-reply-mb", max_reply_mb)
-    if max_tokens is not None:
-        check_count("--max-tokens", max_tokens, 1, 10_000_000)
-    pack = load_pack(pack_path)
-    unknown = [v for v in variants if v not in pack.variants]
-    if unknown:
-        raise InputError(
-            f"Unbekannte Variante(n) {', '.join(unknown)} – das Paket {pack_path} kennt: "
-            f"{', '.join(pack.variants)}."
-        )
-    chosen_models = list(dict.fromkeys(models))
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    plan = plan_run(
+        pack_path=pack_path,
+        models=models,
+        out=out,
+        variants=variants,
+        repeats=repeats,
+        base_url=base_url,
+        call_timeout_s=call_timeout_s,
+        max_tokens=max_tokens,
+        concurrency=concurrency,
+        max_reply_mb=max_reply_mb,
+        price=price,
+        budget=budget,
+    )
+    pack, run, url = plan.pack, plan.run, plan.url
+    chosen_models = plan.asked.models
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-
-    run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
-    if run.path.exists() and not run.path.is_dir():
-        raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
     with run.locked():
-        asked = AskedRun(
-            pack_id=pack.id,
-            pack_sha256=file_sha256(Path(pack_path)),
-            # Credentials in the URL are used for the calls, never written down.
-            base_url=without_credentials(url),
-            models=chosen_models,
-            variants=list(dict.fromkeys(variants)) or None,
-            repeats=repeats,
-            max_tokens=max_tokens,
-        )
-        stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
-        check_settings(run.path, stored, asked, extend=extend, surface="cli")
-        chosen_variants, chosen_repeats = resumed_plan(stored, asked)
-        chosen_variants = chosen_variants or list(pack.variants)
-        gone = [v for v in chosen_variants if v not in pack.variants]
-        if gone:  # only a run from before run.json held the pack's checksum gets here
-            raise InputError(
-                f"{run.file(MANIFEST)} nennt Variante(n) {', '.join(gone)}, die das Paket "
-                f"{pack_path} nicht kennt: geben Sie die Varianten mit --variant an."
-            )
+        plan.resolve(extend=extend, pack_path=pack_path)
+        chosen_variants, chosen_repeats = plan.variants, plan.repeats
         responses = run.load_responses()
         done = set(map(cell_key, responses))
         answered = {resp.model for resp in responses}
@@ -180,6 +245,9 @@ def execute_run(
                 outcome=outcome,
             )
 
+        cost_cap = None
+        if budget is not None and price is not None and max_tokens is not None:
+            cost_cap = Budget(budget, price, max_tokens)  # plan_run refused a budget without
         landed: set[VerdictKey] = set()
         with run.response_appender() as appender:
 
@@ -202,6 +270,7 @@ def execute_run(
                 concurrency=concurrency,
                 on_cell=progress,
                 on_waiting=in_flight_events(on_event, "run"),
+                budget=cost_cap,
             )
         emit(
             on_event,
@@ -212,11 +281,17 @@ def execute_run(
             skipped=summary.skipped,
             failures=dict(summary.failures),
             stopped_models={m: e.kind for m, e in summary.stop_causes.items()},
+            **({} if cost_cap is None else {"budget": cost_cap.as_dict()}),
         )
         whole = (manifest["models"], manifest["variants"], manifest["repeats"])
         if whole != (chosen_models, chosen_variants, chosen_repeats):
             planned = [c.key for c in plan_cells(pack, *whole)]
         open_in_run = open_per_model(planned, done | landed)
         return RunOutcome(
-            run, summary, open_in_run, without_credentials(url), list(manifest["models"])
+            run,
+            summary,
+            open_in_run,
+            without_credentials(url),
+            list(manifest["models"]),
+            list(chosen_models),
         )

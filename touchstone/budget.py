@@ -1,0 +1,252 @@
+"""What one invocation may spend: prices, token estimates and the hard cap (DESIGN §19).
+
+One implementation for ``run`` (``--budget`` with ``--price-per-million``) and ``judge``
+(``budget`` with ``price_per_million`` in the judge config):
+
+    admit(call) ──► fits? spent + reserved (calls in flight, worst case) + this call's worst case
+        │                  ≤ limit: reserve it and start
+        │           no, other calls in flight: hold it until one of them settles
+        │           no, nothing in flight: the cap is reached, the command stops (exit 1)
+    settle(call) ──► the reservation becomes what the server reported (usage), or, without a
+                     report, the call's estimate; a call the server turned away costs nothing
+
+A call's worst case is its estimated input (characters / 4, raised to what reported usage
+shows for this invocation's calls) plus ``max_tokens`` of output: a budget without a bounded
+output per call would be no cap, so it needs ``max_tokens``. The engine asks ``admit`` before
+each new call (``engine.completed(admit=...)``) and hears nothing else: the consumer settles
+each call when its ``Done`` arrives, in the same coroutine, so nothing here needs a lock.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from touchstone import german
+from touchstone.engine import Done
+from touchstone.errors import BudgetReached, CallError, ErrorKind, InputError
+
+T = TypeVar("T")
+
+# The estimate of input tokens when nothing better is known: characters / 4 (no tokenizer
+# call is made; the preview says so).
+CHARS_PER_TOKEN = 4
+
+# Failures where the server turned the call away before generating: nothing billed.
+UNBILLED_KINDS: frozenset[ErrorKind] = frozenset(
+    {"auth", "not_found", "quota", "bad_request", "rate_limit"}
+)
+
+
+def estimate_tokens(chars: int) -> int:
+    """Tokens of a text of ``chars`` characters, estimated as characters / 4 (rounded up)."""
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """What a million tokens cost, input (prompt) and output (completion incl. reasoning), in
+    any currency: touchstone only multiplies."""
+
+    input: float
+    output: float
+
+    def cost(self, input_tokens: float, output_tokens: float) -> float:
+        return (input_tokens * self.input + output_tokens * self.output) / 1e6
+
+
+def parse_price(text: str, option: str = "--price-per-million") -> Price:
+    """``0.15,0.60`` (input, output per million tokens) as a ``Price``; else ``InputError``."""
+    parts = text.split(",")
+    values: list[float] = []
+    for part in parts:
+        try:
+            values.append(float(part.strip()))
+        except ValueError:
+            values.append(math.nan)
+    if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
+        raise InputError(
+            f"{option} erwartet zwei Preise je Million Tokens, Eingabe und Ausgabe, durch ein "
+            f"Komma getrennt und mit Punkt als Dezimalzeichen (z. B. 0.15,0.60), nicht "
+            f"„{text}“."
+        )
+    return Price(values[0], values[1])
+
+
+def budget_problem(budget: float | None, price: Price | None, max_tokens: int | None) -> str:
+    """Why ``budget`` cannot be a cap (German), or "": it needs a price and a bounded output
+    per call."""
+    if budget is None:
+        return ""
+    if not math.isfinite(budget) or budget <= 0:
+        return f"das Budget muss eine positive Zahl sein, nicht {budget}"
+    if price is None:
+        return (
+            "ein Budget braucht einen Preis, sonst ist es keine Grenze "
+            "(run: --price-per-million IN,OUT; Judge-Konfiguration: price_per_million)"
+        )
+    if max_tokens is None:
+        return (
+            "ein Budget braucht max_tokens (run: --max-tokens), sonst hat ein Aufruf keinen "
+            "schlimmsten Fall, den die Obergrenze zurückhalten kann"
+        )
+    return ""
+
+
+def money(value: float, limit: float) -> str:
+    """An amount in the precision its ``limit`` needs: ``4,98`` (of 5,00), ``0,0042``."""
+    return german.number(value, 2 if limit >= 1 else 4)
+
+
+class Usage(Protocol):
+    """What a reply says it used (``ChatReply``, ``JudgeReply``); ``None``: not reported."""
+
+    @property
+    def prompt_tokens(self) -> int | None: ...
+
+    @property
+    def completion_tokens(self) -> int | None: ...
+
+
+U = TypeVar("U", bound=Usage)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reserved:
+    chars: int
+    cost: float
+
+
+class Budget:
+    """The hard cap of one invocation: see the module docstring."""
+
+    def __init__(self, limit: float, price: Price, max_output_tokens: int) -> None:
+        self.limit = limit
+        self.price = price
+        self.max_output_tokens = max_output_tokens
+        self.spent = 0.0
+        self.reached = False
+        # Calls settled from reported usage, and those counted at their estimate.
+        self.measured = 0
+        self.estimated = 0
+        self._in_flight: dict[Hashable, _Reserved] = {}
+        # Reported prompt tokens against the characters sent: raises the input estimate when
+        # the server counts more tokens than characters / 4 (templates, other languages).
+        self._chars = 0
+        self._prompt_tokens = 0
+        # The worst case of the call that did not fit when the cap was reached.
+        self.refused_cost = 0.0
+
+    def worst_case(self, chars: int) -> float:
+        """What a call with ``chars`` characters of input can cost at most (estimated input)."""
+        ratio = 1 / CHARS_PER_TOKEN
+        if self._chars:
+            ratio = max(ratio, self._prompt_tokens / self._chars)
+        return self.price.cost(math.ceil(chars * ratio), self.max_output_tokens)
+
+    @property
+    def reserved(self) -> float:
+        return math.fsum(r.cost for r in self._in_flight.values())
+
+    def admit(self, key: Hashable, chars: int, *, in_flight: bool) -> bool:
+        """Whether the call ``key`` (``chars`` characters of prompt) may start now; if so,
+        its worst case is reserved until ``settle``. ``in_flight``: other calls run, which may
+        come back cheaper than reserved (a refusal then waits); without any, a call that does
+        not fit means the cap is reached."""
+        cost = self.worst_case(chars)
+        if self.spent + self.reserved + cost <= self.limit:
+            self._in_flight[key] = _Reserved(chars, cost)
+            return True
+        if not in_flight:
+            self.reached = True
+            self.refused_cost = cost
+        return False
+
+    def settle(
+        self,
+        key: Hashable,
+        *,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        error: CallError | None = None,
+    ) -> None:
+        """The call ``key`` ended: what it cost replaces its reservation."""
+        held = self._in_flight.pop(key, None)
+        if held is None:
+            return
+        if error is not None and (error.kind in UNBILLED_KINDS or error.refused_connection):
+            return
+        if error is not None or prompt_tokens is None or completion_tokens is None:
+            # No report of what it used: counted at its worst case, and said so.
+            self.spent += held.cost
+            self.estimated += 1
+            return
+        self.spent += self.price.cost(prompt_tokens, completion_tokens)
+        self.measured += 1
+        self._chars += held.chars
+        self._prompt_tokens += prompt_tokens
+
+    def admission(
+        self, key: Callable[[T], Hashable], chars: Callable[[T], int]
+    ) -> Callable[[T, bool], bool]:
+        """The engine's ``admit`` for items whose call is known by ``key`` and whose prompt
+        has ``chars`` characters."""
+
+        def admit(item: T, in_flight: bool) -> bool:
+            return self.admit(key(item), chars(item), in_flight=in_flight)
+
+        return admit
+
+    def settle_done(self, key: Hashable, done: Done[Any, U]) -> None:
+        """``settle`` the call ``key`` from the engine's ``Done``."""
+        reply = done.result
+        self.settle(
+            key,
+            prompt_tokens=None if reply is None else reply.prompt_tokens,
+            completion_tokens=None if reply is None else reply.completion_tokens,
+            error=done.error,
+        )
+
+    def check(self) -> None:
+        """``BudgetReached`` once the cap was reached (after the calls in flight ended)."""
+        if self.reached:
+            raise BudgetReached(self.message())
+
+    def message(self) -> str:
+        """``Budget erreicht: 4,98 von 5,00`` and why the next call did not start."""
+        return (
+            f"Budget erreicht: {self._of_limit()} (der nächste Aufruf kostet schlimmstenfalls "
+            f"{money(self.refused_cost, self.limit)} und wurde nicht mehr gestartet)."
+            f"{self._estimate_note()}"
+        )
+
+    def summary_de(self) -> str:
+        """``Budget: 1,23 von 5,00 verbraucht.`` (with the estimate note when it applies)."""
+        if self.reached:
+            return self.message()
+        return f"Budget: {self._of_limit()} verbraucht.{self._estimate_note()}"
+
+    def _of_limit(self) -> str:
+        return f"{money(self.spent, self.limit)} von {money(self.limit, self.limit)}"
+
+    def _estimate_note(self) -> str:
+        if not self.estimated:
+            return ""
+        calls = german.counted(self.estimated, "Aufruf", "Aufrufe")
+        return (
+            f" {calls} ohne Verbrauchsangabe des Servers: mit der Schätzung gezählt "
+            "(Eingabe Zeichen/4, Ausgabe max_tokens)."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """For events: the figures and the German line (``summary``) the GUI shows."""
+        return {
+            "limit": self.limit,
+            "spent": round(self.spent, 6),
+            "reached": self.reached,
+            "measured_calls": self.measured,
+            "estimated_calls": self.estimated,
+            "summary": self.summary_de(),
+        }
