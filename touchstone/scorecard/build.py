@@ -11,6 +11,8 @@ from typing import Any, TypeVar, cast
 
 from touchstone import german
 from touchstone.errors import kind_label
+from touchstone.quality.family import same_family
+from touchstone.quality.length import LengthEffect, length_effect
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -82,6 +84,8 @@ class ScoreRow:
     latency_median_s: float | None = None
     tokens_per_s: float | None = None
     rank: int | None = None
+    # The family the row's model shares with its judge (self-preference makes it suspect).
+    judge_family: str | None = None
     # Per prompt: the scored cells (for comparisons); not part of the JSON.
     clusters: dict[str, Cluster] = field(default_factory=dict, repr=False)
 
@@ -134,6 +138,7 @@ class ScoreRow:
             "dim_scores": dict(self.dim_scores),
             "dim_error": self.dim_error,
             "judge_models": list(self.judge_models),
+            "same_family_as_judge": self.judge_family is not None,
         }
 
 
@@ -151,6 +156,8 @@ class Scorecard:
     # else each row against its neighbours in the ranking and the row its rank was decided by.
     comparisons: list[Comparison] = field(default_factory=list)
     comparisons_complete: bool = True
+    # How the judge's score moves with the answer's length (quality/length.py).
+    length_effect: LengthEffect | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -209,6 +216,7 @@ class Scorecard:
         data.update(
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
         )
+        data["length_effect"] = None if self.length_effect is None else self.length_effect.as_dict()
         return data
 
 
@@ -307,6 +315,7 @@ def build_scorecard(
         row.unanswered = max(0, (planned or {}).get(pair, 0) - row.cells)
         row.open = row.cells + row.unanswered - judged[pair]
         row.judge_models = list(judges.get(pair, {}))
+        row.judge_family = same_family(row.model, row.judge_models)
         row.latency_median_s, row.tokens_per_s = _speed(
             latencies.get(pair, []), token_totals[pair], token_seconds.get(pair, 0.0)
         )
@@ -317,7 +326,11 @@ def build_scorecard(
             for dim in report.dim_scores:
                 dimensions.setdefault(dim)
     ordered, comparisons, complete = compare_rows(list(rows.values()))
+    means = [
+        (row.pair, row.mean) for row in ordered if row.rank is not None and row.mean is not None
+    ]
     return Scorecard(
+        length_effect=length_effect(responses, scored, means),
         rows=ordered,
         categories=list(categories),
         dimensions=list(dimensions),
