@@ -171,7 +171,7 @@ def test_the_threshold_grows_with_wide_scales_and_the_message_reads_german() -> 
 def test_the_terminal_card_and_the_gui_job_show_the_drift(tiny_pack: Pack) -> None:
     from rich.console import Console
 
-    from touchstone.gui.job_state import clean_card, job_progress
+    from touchstone.gui.job_state import clean_card, for_browser, job_progress
     from touchstone.scorecard import render_fitness_card
 
     execute_judge_check(tiny_pack, config=config(), backend=judge(LENIENT))
@@ -180,5 +180,12 @@ def test_the_terminal_card_and_the_gui_job_show_the_drift(tiny_pack: Pack) -> No
     console.print(render_fitness_card(card))
     assert "Der Judge antwortet anders als am" in " ".join(console.export_text().split())
     assert clean_card(card.as_dict())["notes"][0] == card.notes[0]  # type: ignore[index]
-    progress = job_progress([{"event": "drift", "message": "Der Judge antwortet anders …"}])
-    assert progress["drift"] == "Der Judge antwortet anders …"
+    drift = Drift("cells", 3, ("a: 1 statt 5", "b: 1 statt 5"), 1_764_547_200.0, "j", 2)
+    progress = job_progress([{"event": "drift", **drift.as_dict()}])
+    shown = progress["drift"]
+    assert shown.startswith("Der Judge antwortet anders als am ")
+    # The page offers its own way, not a command line.
+    assert "„Bewerten: alle neu“" in shown and "touchstone" not in shown and "--" not in shown
+    stopped = for_browser({"message": drift.message_de(stopped=True)}, progress)["notice"]
+    assert "on_drift: stop" in stopped and "„Bewerten: alle neu“" in stopped
+    assert "touchstone" not in stopped

@@ -113,7 +113,7 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         elif kind == "in_flight":
             progress["in_flight"] = _in_flight(event)
         elif kind == "drift":
-            progress["drift"] = _text(event.get("message"), 1000)
+            progress["drift"] = gui_wording(_text(event.get("message"), 1000))
         elif kind in ("done", "aborted"):
             progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):
@@ -204,6 +204,11 @@ _GUI_WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, replacement in (
         (r"^(?:Beendet \(SIGTERM\)|Abgebrochen \(Strg-C\)):", "Abgebrochen:"),
         (r"Derselbe Befehl mit --out \S+ holt sie nach\.", "„Fortsetzen“ holt sie nach."),
+        (
+            r"`touchstone cache clear` verwirft den Cache, `touchstone judge --no-cache` "
+            r"bewertet ohne ihn\.",
+            "„Judge starten“ mit „Bewerten: alle neu“ fragt den Judge ohne Cache.",
+        ),
         (r"ein erneutes `touchstone judge` bewertet", "„Fortsetzen“ bewertet"),
         (
             r"`touchstone judge --rejudge unscored` bewertet",
