@@ -14,8 +14,9 @@ behind the same name gets the old verdicts from the cache. Two checks notice it:
   without the cache, for up to ``RECHECK_CELLS`` cells the cache holds (distinct judge
   prompts, taken evenly from the cells to judge); a cell differs when its new score is at
   least ``off_by`` points from the cached one (2 points; on wide scales a fifth of the scale).
-  These calls go through the run's session: the same deadline, guard and budget as every
-  judge call. Their verdicts are not kept: the run stays as the cache has it.
+  These calls go through a session with the run's judge, guard settings, health and budget
+  (``stages/drift.py``, before the run dir is opened): the same deadline, breaker and cap as
+  every judge call. Their verdicts are not kept: the run stays as the cache has it.
 
 Either way, ``MIN_DIFFERING`` differing verdicts are drift: one can be the noise of a
 judge at temperature 0 on a busy server, two out of three are not. The judge config's
@@ -41,16 +42,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from touchstone import german
-from touchstone.budget import Budget
-from touchstone.engine import run_blocking
 from touchstone.jsontext import loads
-from touchstone.judge.backend import JudgeBackend
 from touchstone.judge.cache import VerdictCache, default_cache_dir
 from touchstone.judge.cells import CellTask
-from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import judge_cells
 from touchstone.judge.rubric import RubricHashes, judge_system_prompt
-from touchstone.judge.session import JudgeSession, open_session
+from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack, Scale
 from touchstone.quality.fitness import REPEAT_TOLERANCE, ProbeResult
 from touchstone.regular import read_regular
@@ -311,34 +308,3 @@ async def recheck_cached(
         return None
     since = min(at for _, _, at in cells)
     return Drift("cells", compared, tuple(differing), since, session.judge.model, threshold)
-
-
-def check_drift(
-    backend: JudgeBackend,
-    responses: Sequence[EvalResponse],
-    pack: Pack,
-    cache: VerdictCache,
-    *,
-    concurrency: int,
-    max_consecutive_failures: int,
-    max_failure_ratio: float,
-    health: JudgeHealth,
-    budget: Budget | None,
-) -> Drift | None:
-    """``recheck_cached`` in a session of its own over ``backend``, before a judge run opens
-    anything of its run dir (``on_drift: stop`` then leaves it as it was); ``health`` and
-    ``budget`` are the run's, so the calls count where the run's calls do."""
-
-    async def recheck() -> Drift | None:
-        async with open_session(
-            backend,
-            concurrency=concurrency,
-            max_consecutive_failures=max_consecutive_failures,
-            max_failure_ratio=max_failure_ratio,
-            cache=None,
-            health=health,
-            budget=budget,
-        ) as session:
-            return await recheck_cached(session, responses, pack, cache)
-
-    return run_blocking(recheck())

@@ -29,9 +29,9 @@ from touchstone.judge.session import open_session
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
-from touchstone.quality.drift import check_drift
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages.drift import check_drift_first
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
@@ -191,7 +191,9 @@ def _judge_loaded(
     errors: list[Verdict] = []
     health = config.health()
     budget = config.cost_cap()
-    _check_drift(run, pack, responses, plan, cache, judge_backend, config, health, budget, on_event)
+    check_drift_first(
+        run, pack, responses, plan, cache, judge_backend, config, health, budget, on_event
+    )
     try:
         with run.verdict_appender() as appender:
 
@@ -333,49 +335,6 @@ def _judge_loaded(
         stop.health_summary = health.summary_de()
         raise stop
     return outcome
-
-
-def _check_drift(
-    run: RunDir,
-    pack: Pack,
-    responses: Sequence[EvalResponse],
-    plan: JudgePlan,
-    cache: VerdictCache,
-    backend: JudgeBackend,
-    config: JudgeConfig,
-    health: JudgeHealth,
-    budget: Budget | None,
-    on_event: EventSink | None,
-) -> None:
-    """Before a run serves verdicts from the user-level cache: does the judge still answer as
-    it did (``quality.drift``)? Drift warns, or with ``on_drift: stop`` ends the run before
-    its run dir is opened (exit 1)."""
-    if cache.path is None or not cache.lookups:
-        return
-    try:
-        todo = [r for r in responses if cell_key(r) not in plan.skip]
-        drift = check_drift(
-            backend,
-            todo,
-            pack,
-            cache,
-            concurrency=config.concurrency,
-            max_consecutive_failures=config.max_consecutive_failures,
-            max_failure_ratio=config.max_failure_ratio,
-            health=health,
-            budget=budget,
-        )
-        if drift is None or not drift.drifted:
-            return
-        emit(on_event, "drift", stage="judge", **drift.as_dict())
-        if config.on_drift == "stop":
-            stop = JudgeAborted(drift.message_de(stopped=True))
-            stop.kind = "drift"
-            raise stop
-    except BaseException:
-        cache.close()
-        raise
-    run.warnings.append(drift.message_de())
 
 
 def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
