@@ -200,13 +200,13 @@ def _fit(prompts: Iterable[tuple[Sequence[float], Sequence[float]]]) -> Slope | 
 
 
 class _Prompt:
-    """One prompt's counted cells: their rows, lengths and scores."""
+    """One prompt's counted cells: their rows, lengths (characters) and scores."""
 
-    __slots__ = ("pairs", "scores", "words")
+    __slots__ = ("lengths", "pairs", "scores")
 
     def __init__(self) -> None:
         self.pairs: list[Pair] = []
-        self.words: list[float] = []
+        self.lengths: list[float] = []
         self.scores: list[float] = []
 
 
@@ -218,7 +218,7 @@ def length_effect(
     """The length effect of the run; ``means``: the ranked rows' means. None
     when no prompt has scored answers of different lengths."""
     # Lengths in characters (free at 100k answers), turned into words at the end by the
-    # run's words per character, counted on a sample of the answers.
+    # run's characters per word, counted on a sample of the answers.
     answered = [r for r in responses if r.ok]
     chars = dict(
         zip(map(cell_key, answered), (len(r.response_text) for r in answered), strict=True)
@@ -234,9 +234,9 @@ def length_effect(
         if prompt is None:
             prompt = by_prompt[verdict.prompt_id] = _Prompt()
         prompt.pairs.append((verdict.model, verdict.variant))
-        prompt.words.append(length)
+        prompt.lengths.append(length)
         prompt.scores.append(verdict.score)
-    fitted = _fit((p.words, p.scores) for p in by_prompt.values())
+    fitted = _fit((p.lengths, p.scores) for p in by_prompt.values())
     if fitted is None:
         return None
     per_word = _chars_per_word(answered)
@@ -247,9 +247,7 @@ def length_effect(
         fitted.prompts,
         fitted.cells,
     )
-    for prompt in by_prompt.values():
-        prompt.words = [x / per_word for x in prompt.words]
-    excess = _mean_excess(by_prompt.values())
+    excess = {pair: chars / per_word for pair, chars in _mean_excess(by_prompt.values()).items()}
     adjusted = {row_key(pair): mean - fitted.slope * excess.get(pair, 0.0) for pair, mean in means}
     effect = LengthEffect(
         per_100_words=fitted.slope * PER,
@@ -265,11 +263,11 @@ def length_effect(
 
 
 def _mean_excess(prompts: Iterable[_Prompt]) -> dict[Pair, float]:
-    """Per row: how many words its answers are longer than their prompt's mean, on average."""
+    """Per row: how much longer its answers are than their prompt's mean, on average."""
     sums: dict[Pair, list[float]] = {}
     for prompt in prompts:
-        mean_x = sum(prompt.words) / len(prompt.words)
-        for pair, x in zip(prompt.pairs, prompt.words, strict=True):
+        mean_x = sum(prompt.lengths) / len(prompt.lengths)
+        for pair, x in zip(prompt.pairs, prompt.lengths, strict=True):
             acc = sums.get(pair)
             if acc is None:
                 acc = sums[pair] = [0.0, 0.0]
