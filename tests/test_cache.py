@@ -80,9 +80,11 @@ def test_user_cache_serves_another_run_dir(
 
     again = FakeJudge()
     outcome = execute_judge(second, config=config(sim), backend=again)
-    assert len(again.history) == 2  # only the holistic calls
+    # Three cached cells asked again without the cache (drift, quality/drift.py), then only
+    # the holistic calls: every cell's verdict comes from the cache.
+    assert len(again.history) == 3 + 2
     assert all(v.cached for v in RunDir(second).load_verdicts())
-    assert outcome.health.calls == 2
+    assert outcome.health.calls == 3 + 2
 
     bypass = FakeJudge()
     execute_judge(second, config=config(sim), backend=bypass, rejudge="all")
@@ -108,7 +110,8 @@ def test_judge_errors_and_unparseable_replies_are_never_cached(
     execute_judge(first, config=config(sim), backend=FakeJudge([timeout_error(), "kein JSON"]))
     judge = FakeJudge()
     execute_judge(second, config=config(sim), backend=judge)
-    assert len(judge.history) == 2 + 2  # the failed and the unparseable cell, then holistic
+    # The failed and the unparseable cell, three cached cells asked again (drift), holistic.
+    assert len(judge.history) == 2 + 3 + 2
 
 
 # -- rows of the user-level cache are untrusted: validated like a judge reply --------------
@@ -157,7 +160,8 @@ def test_bad_cache_rows_are_misses_judged_again_with_one_warning(
     judge = FakeJudge(default='{"score": 3, "red_flag": false, "rationale": "neu"}')
     outcome = execute_judge(second, config=config(sim), backend=judge)
     verdicts = RunDir(second).load_verdicts()
-    assert len(judge.history) == len(BAD_ROWS) + 8  # the bad rows' cells, then holistic
+    # The bad rows' cells, three good ones asked again (drift), then holistic.
+    assert len(judge.history) == len(BAD_ROWS) + 3 + 8
     assert all(0 <= v.score <= 5 and not v.unscored for v in verdicts)
     assert {v.cache_key for v in verdicts if not v.cached} == bad_keys
     assert all(v.rationale == "neu" for v in verdicts if not v.cached)
@@ -173,7 +177,7 @@ def test_bad_cache_rows_are_misses_judged_again_with_one_warning(
     (third / "judgements.jsonl").unlink()
     again = FakeJudge()
     execute_judge(third, config=config(sim), backend=again)
-    assert len(again.history) == 8
+    assert len(again.history) == 3 + 8  # three cells asked again (drift), then holistic
 
 
 def damaged_cache(path: Path, damage: str) -> None:

@@ -32,6 +32,7 @@ from touchstone.results import (
     unscored_label,
 )
 from touchstone.scorecard import Scorecard, unscored_text
+from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
 from touchstone.scorecard.build import failed_text, speed_text
 from touchstone.stats import Interval
 
@@ -90,6 +91,8 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,
+        bias_lines=bias_lines,
+        same_family=SAME_FAMILY,
         speed_text=speed_text,
         reasons=UNSCORED_REASONS,
         matrix_rows=MATRIX_ROWS,

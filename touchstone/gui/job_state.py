@@ -77,6 +77,7 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "message": "",
         "card": None,
         "agreement": "",
+        "drift": "",
         "in_flight": "",
         # How the job ended, as the CLI's events say it (``clean_end``); "" and {} before.
         "fitness": "",
@@ -116,6 +117,9 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
                 progress["streak"] += 1
         elif kind == "in_flight":
             progress["in_flight"] = _in_flight(event)
+        elif kind == "drift":
+            # The finding worded for the GUI (its controls, not CLI commands), by the CLI.
+            progress["drift"] = _text(event.get("message_gui") or event.get("message"), 1000)
         elif kind in ("done", "aborted"):
             progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):
@@ -165,11 +169,14 @@ def clean_card(raw: object) -> dict[str, Any] | None:
         for c in raw["criteria"][:20]
         if isinstance(c, dict)
     ]
+    raw_notes = raw.get("notes")
+    notes: list[Any] = raw_notes if isinstance(raw_notes, list) else []
     return {
         "judge_model": _text(raw.get("judge_model"), 200),
         "suitable": raw.get("suitable") is True,
         "verdict": _text(raw.get("verdict")),
         "criteria": criteria,
+        "notes": [_text(note, 1000) for note in notes[:5] if isinstance(note, str)],
     }
 
 

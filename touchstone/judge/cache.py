@@ -162,6 +162,35 @@ class VerdictCache:
             return None
         return CachedVerdict(*checked, judge_model)
 
+    def stored(
+        self, key: str, scale: Scale, judge_model: str
+    ) -> tuple[CachedVerdict, float] | None:
+        """The verdict the user-level store holds under ``key`` (not this run's memory) with
+        its creation time: what a drift check asks the judge again (``quality.drift``)."""
+        if self._db is None or not self.lookups or key in self._memory:
+            return None
+        entry = self.get(key, scale, judge_model)
+        if entry is None:
+            return None
+        try:
+            row = self._db.execute("SELECT created_at FROM verdicts WHERE key = ?", (key,))
+            created = _day_stamp(row.fetchone()[0])
+        except (sqlite3.Error, TypeError):
+            return None
+        return None if created is None else (entry, created)
+
+    def holds_judge(self, judge_model: str) -> bool:
+        """Whether the user-level store holds any verdict of ``judge_model``."""
+        if self._db is None or not self.lookups:
+            return False
+        try:
+            found = self._db.execute(
+                "SELECT 1 FROM verdicts WHERE judge_model = ? LIMIT 1", (judge_model,)
+            ).fetchone()
+        except sqlite3.Error:
+            return False
+        return found is not None
+
     def remember(self, key: str, entry: CachedVerdict) -> None:
         """Keep ``entry`` in memory only (e.g. verdicts already in this run dir)."""
         self._memory.setdefault(key, entry)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
@@ -99,6 +99,9 @@ class JudgeConfig:
     # The hard cap on what one judge invocation spends, in the currency of the price (after
     # price_per_million and max_tokens: its check reads them).
     budget: float | None = Field(default=None, allow_inf_nan=False)
+    # What a judge run does when the judge answers cached cells differently than the cache
+    # holds (quality/drift.py): go on and warn, or stop before judging (exit 1).
+    on_drift: Literal["warn", "stop"] = "warn"
 
     @field_validator("budget")
     @classmethod

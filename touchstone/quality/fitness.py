@@ -30,6 +30,9 @@ MOST = 0.8
 MIN_PARSE_RATE = 0.9
 MAX_FAILED_RATE = 0.1
 MAX_REASONING_ONLY_RATE = 0.1
+# How far the repeat probe's score may lie from the first (none): also what a stored probe
+# verdict may differ by before a later check calls it drift (``drift.compare_probes``).
+REPEAT_TOLERANCE = 0
 # p95 latency must leave the deadline this much headroom: a run's slow tail is longer.
 LATENCY_SHARE = 0.5
 # Stops that say nothing about how the judge judges: it was never reached or named right.
@@ -175,7 +178,8 @@ def _stability(results: Sequence[ProbeResult]) -> Criterion:
     again = _readable(repeat.verdict)
     if first is None or again is None:
         return Criterion(name, "ohne lesbares Urteil", False)
-    return Criterion(name, f"{first.score} und {again.score}", first.score == again.score)
+    stable = abs(first.score - again.score) <= REPEAT_TOLERANCE
+    return Criterion(name, f"{first.score} und {again.score}", stable)
 
 
 def _latency_figure(health: JudgeHealth, p95: float | None, limit: float) -> str:

@@ -12,6 +12,8 @@ from typing import Any, TypeVar, cast
 from touchstone import german
 from touchstone.errors import kind_label
 from touchstone.packs.power import Resolution, run_resolution
+from touchstone.quality.family import same_family
+from touchstone.quality.length import LengthEffect, length_effect
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -83,6 +85,8 @@ class ScoreRow:
     latency_median_s: float | None = None
     tokens_per_s: float | None = None
     rank: int | None = None
+    # The family the row's model shares with its judge (self-preference makes it suspect).
+    judge_family: str | None = None
     # Per prompt: the scored cells (for comparisons); not part of the JSON.
     clusters: dict[str, Cluster] = field(default_factory=dict, repr=False)
 
@@ -135,6 +139,7 @@ class ScoreRow:
             "dim_scores": dict(self.dim_scores),
             "dim_error": self.dim_error,
             "judge_models": list(self.judge_models),
+            "same_family_as_judge": self.judge_family is not None,
         }
 
 
@@ -156,6 +161,8 @@ class Scorecard:
     resolution: Resolution | None = None
     # The scale's max - min: no difference of two rows lies beyond it (compare.within_span).
     span: float | None = None
+    # How the judge's score moves with the answer's length (quality/length.py).
+    length_effect: LengthEffect | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -215,6 +222,7 @@ class Scorecard:
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
         )
         data["resolution"] = self.resolution.as_dict() if self.resolution else None
+        data["length_effect"] = None if self.length_effect is None else self.length_effect.as_dict()
         return data
 
 
@@ -313,6 +321,7 @@ def build_scorecard(
         row.unanswered = max(0, (planned or {}).get(pair, 0) - row.cells)
         row.open = row.cells + row.unanswered - judged[pair]
         row.judge_models = list(judges.get(pair, {}))
+        row.judge_family = same_family(row.model, row.judge_models)
         row.latency_median_s, row.tokens_per_s = _speed(
             latencies.get(pair, []), token_totals[pair], token_seconds.get(pair, 0.0)
         )
@@ -324,7 +333,11 @@ def build_scorecard(
                 dimensions.setdefault(dim)
     span = None if scale_max is None else float(scale_max - scale_min)
     ordered, comparisons, complete = compare_rows(list(rows.values()), span)
+    means = [
+        (row.pair, row.mean) for row in ordered if row.rank is not None and row.mean is not None
+    ]
     return Scorecard(
+        length_effect=length_effect(responses, scored, means),
         rows=ordered,
         categories=list(categories),
         dimensions=list(dimensions),

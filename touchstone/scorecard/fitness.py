@@ -54,6 +54,7 @@ def render_fitness_card(card: FitnessCard) -> Group:
             )
         if len(misses) > MISSES_SHOWN:
             parts.append(Text(f"  … und {len(misses) - MISSES_SHOWN} weitere", style="dim"))
+    parts += [plain(note, style="yellow") for note in card.notes]
     parts.append(plain(card.health.summary_de(resumable=False)))
     if card.suitable:
         parts.append(Text.assemble("Urteil: ", plain(card.verdict_de(), style="bold green")))

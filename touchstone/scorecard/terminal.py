@@ -19,6 +19,7 @@ from touchstone.german import DASH, count
 from touchstone.pack import Pack
 from touchstone.packs.power import resolution_text
 from touchstone.plain import plain
+from touchstone.scorecard.bias import FAMILY_MARK, bias_lines
 from touchstone.scorecard.build import (
     Scorecard,
     ScoreRow,
@@ -69,7 +70,16 @@ def render_scorecard(
         if card.mixed_judges:
             line.append("  ⚠ Dieser Run wurde von mehreren Judge-Modellen bewertet.", "yellow")
         parts.append(line)
+    parts += [plain(line) for line in bias_lines(card)]
     return Group(*parts)
+
+
+def _model(row: ScoreRow) -> Text:
+    """The model's name; marked when it shares the judge's family (``bias.family_note``)."""
+    text = plain(row.model)
+    if row.judge_family is not None:
+        text.append(f" {FAMILY_MARK}", style="yellow")
+    return text
 
 
 def _flag(value: int, style: str) -> Text:
@@ -80,7 +90,7 @@ def _columns(card: Scorecard) -> list[Column]:
     rows = card.rows
     columns = [
         Column("Rang", [Text(DASH if r.rank is None else str(r.rank)) for r in rows]),
-        Column("Modell", [plain(r.model) for r in rows], justify="left", key=True, fold=True),
+        Column("Modell", [_model(r) for r in rows], justify="left", key=True, fold=True),
         Column("Variante", [plain(r.variant) for r in rows], justify="left", key=True, fold=True),
         Column("bewertet", [Text(f"{count(r.scored)}/{count(r.cells)}") for r in rows]),
         # Left-aligned: the means stand one under another whether the interval shows as

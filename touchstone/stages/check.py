@@ -18,6 +18,7 @@ from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
 from touchstone.judge.passes import judge_cells
 from touchstone.judge.session import open_session
 from touchstone.pack import Pack, load_pack
+from touchstone.quality.drift import compare_probes
 from touchstone.quality.fitness import FitnessCard, assess
 from touchstone.quality.probes import probe_battery, probe_variant
 from touchstone.results import Verdict
@@ -52,6 +53,7 @@ def execute_judge_check(
     by_repeat: dict[int, Verdict] = {}
     health = judge_config.health()
     judge_model = ""
+    identity = ""
 
     def landed(verdict: Verdict) -> None:
         by_repeat[verdict.repeat] = verdict
@@ -80,7 +82,7 @@ def execute_judge_check(
         )
 
     async def probe_all() -> None:
-        nonlocal judge_model
+        nonlocal judge_model, identity
         async with open_session(
             judge_backend,
             concurrency=judge_config.concurrency,
@@ -91,6 +93,7 @@ def execute_judge_check(
             on_in_flight=in_flight_events(on_event, "judge-check"),
         ) as session:
             judge_model = session.judge.model
+            identity = session.judge.identity
             session.resumable = False
             emit(
                 on_event,
@@ -125,6 +128,11 @@ def execute_judge_check(
         pack_id=pack.id,
         stop=stop,
     )
+    if identity:
+        # The probes against those of the last check of this judge (drift), then stored.
+        drift = compare_probes(card.results, card.judge_model, identity, notes=card.notes)
+        if drift is not None:
+            card.notes.insert(0, drift.message_de())
     emit(
         on_event,
         "done",

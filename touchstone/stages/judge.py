@@ -32,6 +32,7 @@ from touchstone.quality.agreement import Agreement
 from touchstone.quality.human import HumanAgreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.stages.drift import check_drift_first
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.human import judged_card
 from touchstone.stages.manifest import pack_of_run
@@ -197,6 +198,9 @@ def _judge_loaded(
     errors: list[Verdict] = []
     health = config.health()
     budget = config.cost_cap()
+    check_drift_first(
+        run, pack, responses, plan, cache, judge_backend, config, health, budget, on_event
+    )
     try:
         with run.verdict_appender() as appender:
 

@@ -110,6 +110,7 @@ class JobBox {
     this.health = el("div", {class: "muted", "data-testid": "job-health"});
     this.card = el("div", {"data-testid": "job-card"});
     this.agreement = el("div", {class: "muted", "data-testid": "job-agreement"});
+    this.drift = el("div", {class: "warn", "data-testid": "job-drift"});
     this.cancel = el("button", {type: "button", "data-testid": "cancel-job", text: "Abbrechen"});
     this.cancel.hidden = true;
     this.cancel.addEventListener("click", () => this.requestCancel());
@@ -119,7 +120,7 @@ class JobBox {
     this.parts = [
       el("div", {}, this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
-      this.inFlight, this.message, this.health, this.card, this.agreement, this.cancel,
+      this.inFlight, this.message, this.health, this.card, this.agreement, this.drift, this.cancel,
       this.actions, this.details,
     ];
   }
@@ -192,6 +193,7 @@ class JobBox {
     const judged = !["unassessable", "aborted"].includes(p.fitness);
     this.card.replaceChildren(...(judged && p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
     setWhole(this.agreement, asText(p.agreement, ""));
+    setWhole(this.drift, asText(p.drift, ""));
     this.cancel.hidden = state !== "running";
     this.renderEnd(job);
   }
@@ -259,7 +261,9 @@ function fitnessCard(card) {
     el("caption", {}, ...wholeNodes(`Judge-Check: ${asText(card.judge_model)}`)), el("tbody", {}, ...rows));
   const verdict = el("p", {class: card.suitable ? "verdict suitable" : "verdict unfit"},
     el("b", {}, ...wholeNodes(`Urteil: ${asText(card.verdict)}`)));
-  return [table, verdict];
+  const notes = (Array.isArray(card.notes) ? card.notes : []).map(
+    (note) => el("p", {class: "warn", "data-testid": "fitness-note"}, ...wholeNodes(asText(note, ""))));
+  return [table, ...notes, verdict];
 }
 
 // The run page's verdict table: filters, sorting and paging through the API; the filters
