@@ -171,7 +171,8 @@ def test_the_threshold_grows_with_wide_scales_and_the_message_reads_german() -> 
 def test_the_terminal_card_and_the_gui_job_show_the_drift(tiny_pack: Pack) -> None:
     from rich.console import Console
 
-    from touchstone.gui.job_state import clean_card, for_browser, job_progress
+    from touchstone.gui.job_notice import for_browser
+    from touchstone.gui.job_state import clean_card, job_progress
     from touchstone.scorecard import render_fitness_card
 
     execute_judge_check(tiny_pack, config=config(), backend=judge(LENIENT))
@@ -186,7 +187,14 @@ def test_the_terminal_card_and_the_gui_job_show_the_drift(tiny_pack: Pack) -> No
     assert shown.startswith("Der Judge antwortet anders als am ")
     # The page offers its own way, not a command line.
     assert "„Bewerten: alle neu“" in shown and "touchstone" not in shown and "--" not in shown
-    stopped = for_browser({"message": drift.message_de(stopped=True)}, progress)["notice"]
+    aborted = {
+        "event": "aborted",
+        "ending": "judge_stopped",
+        "cause": "drift",
+        "drift_message": drift.message_de(stopped=True, surface="gui"),
+    }
+    record = {"state": "failed", "command": ["touchstone", "judge"], "message": "x"}
+    stopped = for_browser(record, job_progress([aborted]))["notice"]
     assert "on_drift: stop" in stopped and "„Bewerten: alle neu“" in stopped
     assert "touchstone" not in stopped
 

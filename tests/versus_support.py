@@ -15,7 +15,9 @@ from touchstone.sim.judges import simulated_dimensions, simulated_verdict
 from touchstone.transport.replies import ChatReply
 
 REPO = Path(__file__).resolve().parent.parent
-BUERO = REPO / "packs" / "buero.yaml"
+# buero as it was with 27 prompts: the known truths below (which row is significantly worse)
+# hold for that many prompts; the growing pack would move them.
+BUERO = REPO / "tests" / "fixtures" / "buero27.yaml"
 # The simulator's answerers by the quality they state.
 _BY_QUALITY = {5: "sim-gut", 4: "sim-old", 3: "sim-mittel", 1: "sim-schwach"}
 

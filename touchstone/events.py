@@ -17,7 +17,8 @@ stop adds ``cause`` (the error kind, or ``unparseable``), ``model``, ``base_url`
 ``base_url``, ``run_models`` (those run.json records), ``stopped`` (``[{model, cause,
 suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy}]``). The ``done`` of
 ``judge-check`` has ``fitness`` (``suitable``, ``unfit``, ``unassessable``, ``aborted``) and
-``stop`` (a stop's facts, as above). A budget stop adds ``budget_message``. Fields are only
+``stop`` (a stop's facts, as above). A budget stop adds ``budget_message``, a drift stop
+``drift_message`` (in the GUI's words). Fields are only
 ever added: a reader takes what it knows.
 """
 

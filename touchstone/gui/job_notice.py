@@ -226,6 +226,9 @@ def _failed(
     if kind == "run" and ending == "run_incomplete":
         notice, actions, fix = _run_incomplete(end)
         return notice, actions + opened, fix
+    if end.get("drift_message"):
+        # on_drift: stop: nothing was judged; the page's own way is a judge without the cache.
+        return str(end["drift_message"]), ["other_model"], None
     if ending == "budget_reached":
         spent = str(end.get("budget_message") or "Budget erreicht.")
         return (

@@ -187,7 +187,7 @@ def found_unfit(events: list[dict[str, Any]]) -> bool:
 
 
 FITNESS = ("suitable", "unfit", "unassessable", "aborted")
-_END_TEXTS = ("ending", "cause", "model", "base_url", "budget_message")
+_END_TEXTS = ("ending", "cause", "model", "base_url", "budget_message", "drift_message")
 _END_COUNTS = ("open_cells", "kept", "unreadable", "refused")
 _MAX_LISTED = 20
 
@@ -209,7 +209,8 @@ def clean_end(event: dict[str, Any], *, lists: bool = True) -> dict[str, Any]:
     facts: dict[str, Any] = {}
     for key in _END_TEXTS:
         if isinstance(event.get(key), str):
-            facts[key] = _text(event[key], 300)
+            # Names are short; a worded finding (budget, drift) is a few sentences.
+            facts[key] = _text(event[key], 1000 if key.endswith("_message") else 300)
     for key in _END_COUNTS:
         if (count := _int_or_none(event.get(key))) is not None:
             facts[key] = max(0, count)

@@ -88,6 +88,7 @@ def check_drift_first(
         if config.on_drift == "stop":
             stop = JudgeAborted(drift.message_de(stopped=True))
             stop.kind = "drift"
+            stop.facts = {"drift_message": drift.message_de(stopped=True, surface="gui")}
             raise stop
     except BaseException:
         cache.close()
