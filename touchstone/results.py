@@ -32,6 +32,8 @@ UNSCORED_REASONS: dict[str, str] = {
     # A content filter of the judge's endpoint refused the cell: persisted (findable), and
     # asked again by every later judge run (``judge.plan``).
     "judge_refused": "Judge-Filter",
+    # A jury's cell with fewer scored verdicts of its members than the quorum.
+    "no_quorum": "kein Quorum",
     "unknown": "ohne Angabe",
 }
 
@@ -160,7 +162,8 @@ class Verdict(_CellRecord):
     prompt_id: str
     repeat: int
     category: str
-    score: int
+    # An integer on the pack's scale; a jury's cell verdict may be between two (a mean).
+    score: int | float
     red_flag: bool
     rationale: str
     unscored: bool = False

@@ -56,6 +56,7 @@ class JudgeSession:
         )
         error = JudgeAborted(f"{stop.message} {text}")
         error.kind = stop.kind
+        error.reason, error.advice = stop.message, text
         error.__cause__ = stop.cause
         return error
 

@@ -18,7 +18,7 @@ from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.german import counted
-from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
+from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
 from touchstone.judge.advice import after_stop
 from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
@@ -26,6 +26,8 @@ from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import JudgeRunResult, judge_run
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
+from touchstone.jury.config import JuryConfig, load_config, no_model_override
+from touchstone.jury.summary import of_run as jury_summary
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
@@ -59,6 +61,10 @@ class JudgeOutcome:
     refused: int = 0
     # The cost cap of this invocation (judge config ``budget``), if any.
     budget: Budget | None = None
+    # A jury (``stages.jury``): one German line per member (its calls, or why it was
+    # dropped), and the members as the ``done`` event has them.
+    jury_lines: list[str] = field(default_factory=list)
+    jury_events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def cells_left(self) -> int:
@@ -68,7 +74,7 @@ class JudgeOutcome:
 def execute_judge(
     run_path: str | Path,
     *,
-    config: JudgeConfig | str | Path,
+    config: JudgeConfig | JuryConfig | str | Path,
     model: str | None = None,
     backend: JudgeBackend | None = None,
     on_event: EventSink | None = None,
@@ -85,7 +91,16 @@ def execute_judge(
         if not _may_hold_answers(run):
             # Before the judge config: without answers there is nothing to judge it by.
             raise no_answers(run)
-        judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+        judge_config = (
+            config if isinstance(config, JudgeConfig | JuryConfig) else load_config(config)
+        )
+        if isinstance(judge_config, JuryConfig):
+            no_model_override(model)
+            for member in judge_config.judges:
+                member.endpoint.resolved_api_key()
+            return _judge_with_jury(
+                run, pack, judge_config, on_event, concurrency, rejudge, use_cache
+            )
         if backend is None:
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
         settled = read_settled(run, pack) if rejudge == "none" else None
@@ -117,6 +132,39 @@ def execute_judge(
                 use_cache=use_cache,
                 answers_warned=answers_warned,
             )
+
+
+def _judge_with_jury(
+    run: RunDir,
+    pack: Pack,
+    jury: JuryConfig,
+    on_event: EventSink | None,
+    concurrency: int | None,
+    rejudge: Rejudge,
+    use_cache: bool,
+) -> JudgeOutcome:
+    """A jury's judge run: loaded every time (a settled state of one judge says nothing of
+    what the members lack), then ``stages.jury``."""
+    from touchstone.stages.jury import judge_loaded_with_jury  # it builds on this module
+
+    clear_settled(run)
+    warnings_before = len(run.warnings)
+    responses = run.load_responses()
+    if not responses:
+        raise no_answers(run)
+    answers_warned = len(run.warnings) > warnings_before
+    return judge_loaded_with_jury(
+        run,
+        pack,
+        responses,
+        run.load_verdicts(),
+        jury=jury,
+        on_event=on_event,
+        concurrency=concurrency,
+        rejudge=rejudge,
+        use_cache=use_cache,
+        answers_warned=answers_warned,
+    )
 
 
 def _may_hold_answers(run: RunDir) -> bool:
@@ -293,14 +341,16 @@ def _judge_loaded(
     health.cells_left = result.left
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
+    cells = answered_verdicts(run, result.verdicts, responses)
     card = build_scorecard(
         responses,
-        answered_verdicts(run, result.verdicts, responses),
+        cells,
         result.reports,
         scale_min=pack.scale.min,
         scale_max=pack.scale.max,
         planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
+    card.jury = jury_summary(run, cells, responses)  # a run a jury judged before
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
     write_scorecard(run, card, stamps)
@@ -348,6 +398,7 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         health=outcome.health.as_dict(),
         agreement=None if agreement is None else agreement.as_dict(),
         **_budget_field(outcome.budget),
+        **({"jury": outcome.jury_events} if outcome.jury_events else {}),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.german import counted
+from touchstone.jury.summary import of_run as jury_summary
 from touchstone.pack import Pack
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
@@ -42,7 +43,7 @@ class RunView:
     reports: list[ModelReport]
 
     def scorecard(self) -> Scorecard:
-        return build_scorecard(
+        card = build_scorecard(
             self.responses,
             self.verdicts,
             self.reports,
@@ -50,6 +51,8 @@ class RunView:
             scale_max=self.pack.scale.max,
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
+        card.jury = jury_summary(self.run_dir, self.verdicts, self.responses)
+        return card
 
 
 def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunView:
