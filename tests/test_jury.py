@@ -15,6 +15,8 @@ from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run
 from touchstone.store import RunDir
 
+from .conftest import run_cli
+
 
 def member(sim: SimServer, model: str, **settings: Any) -> JudgeConfig:
     return JudgeConfig(JudgeEndpoint(sim.base_url), model, **settings)
@@ -137,3 +139,40 @@ def test_members_run_in_parallel(answered_run: Path) -> None:
         )
         execute_judge(answered_run, config=jury, use_cache=False)
         assert own.generations["peak"] == 3
+
+
+def test_gui_job_shows_each_dropped_member() -> None:
+    from touchstone.gui.job_state import job_progress
+
+    line = "Judge gemma2:9b ausgeschieden: 3 Judge-Aufrufe in Folge fehlgeschlagen – Rat: …"
+    events = [
+        {"event": "start", "stage": "judge", "total": 24, "todo": 24},
+        {"event": "judge_dropped", "judge_model": "gemma2:9b", "message": line},
+        {"event": "done", "stage": "judge"},
+    ]
+    assert job_progress(events)["dropped"] == [line]
+    assert job_progress(events[:1])["dropped"] == []
+
+
+def test_cli_jury_says_who_was_dropped_and_refuses_model(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "jury.yaml"
+    config.write_text(
+        "judges:\n"
+        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
+        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-strict}}\n"
+        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-think-endless,\n"
+        "     call_timeout_s: 0.4, max_consecutive_failures: 2}\n"
+        "quorum: 2\n",
+        encoding="utf-8",
+    )
+    refused = run_cli(
+        "judge", str(answered_run), "--config", str(config), "--model", "x", cwd=tmp_path
+    )
+    assert refused.returncode == 2 and "passt nicht zu einer Jury" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    done = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "⚠ Judge sim-think-endless ausgeschieden: 2 Judge-Aufrufe in Folge" in done.stderr
+    assert "Judge sim-judge: " in done.stdout and "Judge sim-strict: " in done.stdout

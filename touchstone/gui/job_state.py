@@ -78,6 +78,8 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "card": None,
         "agreement": "",
         "in_flight": "",
+        # A jury's members dropped by their guard: one German line each (DESIGN §18).
+        "dropped": [],
     }
     for event in events:
         kind = event.get("event")
@@ -111,6 +113,8 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             progress["streak"] += 1
         elif kind == "in_flight":
             progress["in_flight"] = _in_flight(event)
+        elif kind == "judge_dropped":
+            progress["dropped"].append(_text(event.get("message")))
         elif kind in ("done", "aborted"):
             progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):
