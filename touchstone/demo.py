@@ -4,7 +4,11 @@
 2. ``buero`` is answered by three simulated models of clearly different quality.
 3. ``judge-check`` rejects a gullible simulated judge and passes the good one.
 4. A simulated runaway "thinking" judge is tried first: the guard stops it within seconds.
-5. The good simulated judge finishes every cell; scorecard and ``report.html`` follow.
+5. The good simulated judge finishes every cell.
+6. A jury judges the same run: the good judge, a harsher one and the runaway. The runaway
+   member is dropped by its own guard within seconds; the jury completes with quorum 2 and
+   its cells' verdicts are the median of the two that remain. Scorecard and ``report.html``
+   follow.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import touchstone
 from touchstone import german
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.jury.config import JuryConfig
 from touchstone.pack import load_pack
 from touchstone.plain import plain
 from touchstone.scorecard import render_fitness_card, render_run_scorecard
@@ -39,6 +44,7 @@ DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"
 GOOD_JUDGE = "sim-judge"
 GULLIBLE_JUDGE = "sim-gullible"
+HARSH_JUDGE = "sim-strict"
 ProgressFactory = Callable[[str], AbstractContextManager[Callable[[str, dict[str, Any]], None]]]
 
 
@@ -127,13 +133,52 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         with progress("Bewertungen") as on_event:
             execute_judge(target, config=good, on_event=on_event)
 
+        jury_step(out, target, server, progress)
+
     view = load_run(target)
     card = view.scorecard()
     report_path = write_report(view, card)
     out.print()
     out.print(render_run_scorecard(view.pack, card))
-    step(out, "5. Bericht:", str(report_path))
+    step(out, "6. Bericht:", str(report_path))
     return report_path
+
+
+def jury_step(out: Console, target: Path, server: SimServer, progress: ProgressFactory) -> None:
+    """Step 5: a jury of three, one of them the runaway, judges the same run (quorum 2)."""
+    step(
+        out,
+        "5. Jury:",
+        f"drei Judges bewerten parallel, jeder mit eigenem Schutz: {GOOD_JUDGE}, der "
+        f"strengere {HARSH_JUDGE} und {RUNAWAY_JUDGE} (Frist 1 s, Aus nach 3 Fehlern in "
+        f"Folge). Quorum 2, Median. {GOOD_JUDGE} kennt seine Bewertungen schon (Cache).",
+    )
+    endpoint = JudgeEndpoint(base_url=server.base_url)
+    jury = JuryConfig(
+        [
+            JudgeConfig(endpoint=endpoint, model=GOOD_JUDGE, call_timeout_s=30),
+            JudgeConfig(endpoint=endpoint, model=HARSH_JUDGE, call_timeout_s=30),
+            JudgeConfig(
+                endpoint=endpoint,
+                model=RUNAWAY_JUDGE,
+                call_timeout_s=1,
+                max_consecutive_failures=3,
+            ),
+        ],
+        quorum=2,
+    )
+    started = time.monotonic()
+    with progress("Jury") as on_event:
+        outcome = execute_judge(target, config=jury, on_event=on_event)
+    dropped = [e["model"] for e in outcome.jury_events if e["dropped"]]
+    if dropped != [RUNAWAY_JUDGE]:
+        raise RuntimeError(f"the jury was expected to drop {RUNAWAY_JUDGE}, not {dropped}")
+    for line in outcome.jury_lines:
+        out.print(plain(line, style="yellow" if line.startswith("⚠") else ""))
+    out.print(
+        f"→ fertig nach {german.number(time.monotonic() - started, 1)} s: jede Zelle mit "
+        f"2 von 3 Judges bewertet (Quorum 2); die Scorecard zeigt ihren Median."
+    )
 
 
 def step(out: Console, title: str, text: str) -> None:
