@@ -176,3 +176,39 @@ def test_cli_jury_says_who_was_dropped_and_refuses_model(
     assert done.returncode == 0, done.stderr
     assert "⚠ Judge sim-think-endless ausgeschieden: 2 Judge-Aufrufe in Folge" in done.stderr
     assert "Judge sim-judge: " in done.stdout and "Judge sim-strict: " in done.stdout
+
+
+def test_verdict_cache_works_per_member_identity(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(answered_run, copy)
+    execute_judge(
+        answered_run, config=JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict")])
+    )
+    before = dict(sim.calls)
+    # The copy has no verdicts: the cache answers for the members it knows, per identity.
+    # (sim-gullible first: the first member writes the holistic pass, which is not cached.)
+    execute_judge(copy, config=JuryConfig([member(sim, "sim-gullible"), member(sim, "sim-judge")]))
+    asked = {k: sim.calls.get(k, 0) - before.get(k, 0) for k in ("sim-judge", "sim-gullible")}
+    assert asked["sim-judge"] == 0 and asked["sim-gullible"] > 0
+    cached = [v for v in member_verdicts(RunDir(copy)).values()]
+    assert all(said[next(k for k in said if k.model == "sim-judge")].cached for said in cached)
+
+
+def test_dry_run_with_a_jury_is_bad_input(
+    sim: SimServer, answered_run: Path, tmp_path: Path
+) -> None:
+    from touchstone.stages.preview import preview_judge
+
+    config = tmp_path / "jury.yaml"
+    config.write_text(
+        "judges:\n"
+        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
+        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-strict}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="--dry-run schätzt noch keine Jury"):
+        preview_judge(answered_run, config=config)
