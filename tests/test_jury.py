@@ -147,10 +147,11 @@ def test_gui_job_shows_each_dropped_member() -> None:
     line = "Judge gemma2:9b ausgeschieden: 3 Judge-Aufrufe in Folge fehlgeschlagen – Rat: …"
     events = [
         {"event": "start", "stage": "judge", "total": 24, "todo": 24},
-        {"event": "judge_dropped", "judge_model": "gemma2:9b", "message": line},
+        {"event": "judge_dropped", "judge_model": "gemma2:9b", "message": line, "left": 10},
         {"event": "done", "stage": "judge"},
     ]
     assert job_progress(events)["dropped"] == [line]
+    assert job_progress(events)["total"] == 14  # the dropped member's cells will not come
     assert job_progress(events[:1])["dropped"] == []
 
 

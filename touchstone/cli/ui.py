@@ -222,6 +222,9 @@ class ProgressView:
         elif kind == "judge_dropped":
             # A jury member tripped its guard: said at once, the others go on.
             self.progress.console.print(plain(f"⚠ {data['message']}", style="yellow"))
+            total = self.progress.tasks[self.task].total
+            if total is not None and isinstance(data.get("left"), int):
+                self.progress.update(self.task, total=max(0, total - data["left"]))
         elif kind in ("done", "aborted"):
             self.progress.update(self.task, description=self.label)
 

@@ -115,6 +115,9 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             progress["in_flight"] = _in_flight(event)
         elif kind == "judge_dropped":
             progress["dropped"].append(_text(event.get("message")))
+            left = _int_or_none(event.get("left"))
+            if progress["total"] is not None and left is not None:
+                progress["total"] = max(0, progress["total"] - max(0, left))
         elif kind in ("done", "aborted"):
             progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):

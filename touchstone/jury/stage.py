@@ -182,6 +182,11 @@ def judge_with_jury(
                         error_kind=getattr(exc, "kind", "") or "budget",
                         message=member.dropped,
                         health=member.health.as_dict(),
+                        # Its cells that will not come: progress shrinks its total by them.
+                        left=max(
+                            0,
+                            member.plan.todo(responses) - len(member.landed) - len(member.errors),
+                        ),
                     )
                     remaining = sum(1 for m in members if not m.dropped)
                     if remaining < quorum:
