@@ -106,3 +106,29 @@ def test_single_judge_files_and_resume_unchanged(sim: SimServer, answered_run: P
     view = load_run(answered_run)
     write_report(view, view.scorecard())
     assert (answered_run / "scorecard.json").read_text(encoding="utf-8") == card
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ({"jury": True, "judge_base_url": "http://x/v1", "score": 9}, "außerhalb der Skala"),
+        ({"jury": True, "judge_base_url": "http://x/v1", "score": 3.5}, "keine ganze Zahl"),
+        ({"score": 4.5}, "keine ganze Zahl"),
+    ],
+)
+def test_hand_edited_scores_are_bad_input(
+    answered_run: Path, line: dict[str, object], problem: str
+) -> None:
+    from touchstone.errors import InputError
+
+    verdict = said("a", 4).as_dict() | {"model": "sim-gut", "variant": "none", "prompt_id": "R1"}
+    if "jury" not in line:
+        del verdict["jury"], verdict["judge_base_url"]
+    (answered_run / "judgements.jsonl").write_text(
+        json.dumps(verdict | line) + "\n", encoding="utf-8"
+    )
+    manifest = json.loads((answered_run / "run.json").read_text(encoding="utf-8"))
+    manifest["jury"] = {"aggregate": "median", "quorum": 1, "members": "kaputt"}
+    (answered_run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(InputError, match=problem):
+        load_run(answered_run)

@@ -66,9 +66,10 @@ class JurySettings:
         named = list(dict.fromkeys(map(of_verdict, lines)))
         raw = manifest.get(MANIFEST_KEY)
         raw = raw if isinstance(raw, dict) else {}
+        listed = raw.get("members")
         members = [
-            JuryMember(str(m.get("model", "")), str(m.get("base_url", "")), m.get("dropped") or "")
-            for m in raw.get("members", [])
+            JuryMember(str(m.get("model", "")), str(m.get("base_url", "")), _text(m.get("dropped")))
+            for m in (listed if isinstance(listed, list) else [])
             if isinstance(m, dict)
         ]
         if not members:  # run.json names no jury (a run killed before it was written)
@@ -82,6 +83,11 @@ class JurySettings:
             quorum,
             members,
         )
+
+
+def _text(value: object) -> str:
+    """A reason from run.json (someone else's file): text, or none."""
+    return value if isinstance(value, str) else ""
 
 
 def by_cell(lines: Iterable[Verdict]) -> dict[VerdictKey, dict[MemberId, Verdict]]:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from touchstone import jsontext
 from touchstone.errors import InputError
+from touchstone.jury.aggregate import is_aggregate
 from touchstone.pack import Scale
 from touchstone.regular import not_regular, open_regular, read_regular, read_regular_text
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
@@ -203,15 +204,24 @@ class RunDir:
         return list(by_key.values())
 
     def check_scores(self, verdicts: Iterable[Verdict], scale: Scale) -> None:
-        """``InputError`` naming file, line and key when a scored verdict is off ``scale``."""
-        for verdict in verdicts:
-            if verdict.scored and not scale.min <= verdict.score <= scale.max:
-                path = self.file(JUDGEMENTS)
-                line = _last_line_of(path, cell_key(verdict))
-                raise InputError(
-                    f"{path}, Zeile {line}: 'score' ist {verdict.score}, liegt aber außerhalb "
-                    f"der Skala {scale.min}–{scale.max} des Pakets (von Hand geändert?)."
-                )
+        """``InputError`` naming file, line and key when a scored verdict is off ``scale``
+        (or, as a judge said it, not a whole number; a jury's cell may lie between two), and
+        the same for the lines of a jury's members (``member_lines``)."""
+        for verdict in itertools.chain(verdicts, self.member_lines or ()):
+            if not verdict.scored:
+                continue
+            whole = isinstance(verdict.score, int) or is_aggregate(verdict)
+            if whole and scale.min <= verdict.score <= scale.max:
+                continue
+            path = self.file(JUDGEMENTS)
+            line = _last_line_of(path, cell_key(verdict))
+            problem = (
+                "liegt aber außerhalb der Skala" if whole else "keine ganze Zahl auf der Skala"
+            )
+            raise InputError(
+                f"{path}, Zeile {line}: 'score' ist {verdict.score}, {problem} "
+                f"{scale.min}–{scale.max} des Pakets (von Hand geändert?)."
+            )
 
     def response_appender(self) -> JsonlAppender:
         return JsonlAppender(self.file(RESPONSES))
