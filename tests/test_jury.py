@@ -12,7 +12,7 @@ from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.verdicts import member_verdicts
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, load_run
+from touchstone.stages import execute_judge, load_run, write_report
 from touchstone.store import RunDir
 
 from .conftest import run_cli
@@ -213,3 +213,24 @@ def test_dry_run_with_a_jury_is_bad_input(
     )
     with pytest.raises(InputError, match="--dry-run schätzt noch keine Jury"):
         preview_judge(answered_run, config=config)
+
+
+def test_single_judge_after_a_jury_keeps_the_members_lines(
+    sim: SimServer, answered_run: Path
+) -> None:
+    jury = JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict")])
+    execute_judge(answered_run, config=jury, use_cache=False)
+    persisted = sorted((answered_run / "judgements.jsonl").read_text().splitlines())
+    before = dict(sim.calls)
+    (answered_run / "judge-state.json").unlink()  # read everything, not the settled state
+    execute_judge(answered_run, config=member(sim, "sim-gullible"), use_cache=False)
+    # Every cell has the jury's verdict: no cell is asked (only the holistic pass, one call
+    # per (model, variant): its input, the cells' verdicts, is now the jury's), and no
+    # member line is lost or turned into an aggregate.
+    assert sim.calls.get("sim-gullible", 0) - before.get("sim-gullible", 0) == 4
+    assert sorted((answered_run / "judgements.jsonl").read_text().splitlines()) == persisted
+    view = load_run(answered_run)
+    write_report(view, view.scorecard())
+    csv = (answered_run / "verdicts.csv").read_text(encoding="utf-8-sig")
+    halves = [v for v in view.verdicts if not float(v.score).is_integer()]
+    assert halves and f";{str(halves[0].score).replace('.', ',')};" in csv
