@@ -234,3 +234,11 @@ def test_single_judge_after_a_jury_keeps_the_members_lines(
     csv = (answered_run / "verdicts.csv").read_text(encoding="utf-8-sig")
     halves = [v for v in view.verdicts if not float(v.score).is_integer()]
     assert halves and f";{str(halves[0].score).replace('.', ',')};" in csv
+
+
+def test_bad_input_in_a_member_is_one_error_not_a_group(sim: SimServer, answered_run: Path) -> None:
+    answers = answered_run / "responses.jsonl"
+    answers.write_text(answers.read_text().replace('"prompt_id": "R1"', '"prompt_id": "R9"'))
+    jury = JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict")])
+    with pytest.raises(InputError, match="R9"):
+        execute_judge(answered_run, config=jury)

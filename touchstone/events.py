@@ -6,6 +6,11 @@ oldest call's age) and ``deadline_s`` (``null`` without one); ``in_flight_text``
 German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`` of ``run``
 and ``judge`` and the judge's ``aborted`` carry ``budget``: ``limit``, ``spent``, ``reached``,
 ``measured_calls``, ``estimated_calls`` and the German line ``summary`` (absent without a cap).
+A jury (DESIGN §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
+``error_kind``, ``message``: "Judge X ausgeschieden: … – Rat: …", ``left``: its cells that
+will not come, ``health``), ``jury`` in ``start`` (the members) and in ``done``/``aborted``
+(each member's ``dropped`` reason or null and ``health``); its ``progress`` and
+``judge_error`` events name the member in ``judge_model`` and ``judge_base_url``.
 """
 
 from __future__ import annotations

@@ -197,8 +197,11 @@ def judge_with_jury(
                 async with asyncio.TaskGroup() as group:
                     for index, member in enumerate(members):
                         group.create_task(one(index, member))
-            except* JudgeAborted as stopped:
-                raise stopped.exceptions[0] from None
+            except BaseExceptionGroup as group:
+                # One error as a single judge raises it (the CLI maps it to a message): the
+                # jury's stop first, else whatever a member ran into (bad input, the disk).
+                stops = [e for e in group.exceptions if isinstance(e, JudgeAborted)]
+                raise (stops or group.exceptions)[0] from None
 
         emit(
             on_event,
