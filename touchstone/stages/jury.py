@@ -7,6 +7,7 @@ the scorecard (with its ``jury`` summary) are written, and ``done`` or ``aborted
 
 from __future__ import annotations
 
+from touchstone import german
 from touchstone.events import EventSink, emit
 from touchstone.judge import Rejudge
 from touchstone.jury.config import JuryConfig
@@ -100,7 +101,7 @@ def judge_loaded_with_jury(
         stale=sum(m.result.stale for m in members if m.result is not None),
         card=card,
         refused=sum(m.result.refused for m in members if m.result is not None),
-        jury_lines=[member_line(m) for m in members],
+        jury_lines=[member_line(m) for m in members] + [open_line(health.cells_left)],
         jury_events=result.as_events(),
     )
     _emit_done(on_event, outcome)
@@ -111,4 +112,10 @@ def member_line(member: MemberRun) -> str:
     """One line per member for the end of the run: its health, or why it was dropped."""
     if member.dropped:
         return f"⚠ {member.dropped}"
-    return f"Judge {member.id.model}: {member.health.summary_de()}"
+    # The cells left open are the jury's, said once (``open_line``), not per member.
+    return f"Judge {member.id.model}: {member.health.summary_de(resumable=False)}"
+
+
+def open_line(left: int) -> str:
+    """The jury's cells without a verdict (or below the quorum), for a later run."""
+    return f"Jury: offen für einen späteren Lauf: {german.count(left)}."
