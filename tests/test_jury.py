@@ -15,7 +15,7 @@ from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run, write_report
 from touchstone.store import RunDir
 
-from .conftest import run_cli
+from .conftest import coarse, run_cli
 
 
 def member(sim: SimServer, model: str, **settings: Any) -> JudgeConfig:
@@ -242,3 +242,28 @@ def test_bad_input_in_a_member_is_one_error_not_a_group(sim: SimServer, answered
     jury = JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict")])
     with pytest.raises(InputError, match="R9"):
         execute_judge(answered_run, config=jury)
+
+
+def test_runaway_is_dropped_within_its_guards_bound_and_the_run_is_not_settled(
+    sim: SimServer, answered_run: Path
+) -> None:
+    import time
+
+    from touchstone.pack import load_pack
+    from touchstone.stages.settled import read_settled
+
+    pack = load_pack(answered_run.parent.parent / "tiny.yaml")
+    jury = JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict"), runaway(sim)])
+    started = time.monotonic()
+    execute_judge(answered_run, config=jury)
+    # The runaway's guard: 2 calls of 0.4 s in a row; the others are fast.
+    assert time.monotonic() - started < coarse(2 * 0.4 + 1)
+    # The dropped member's verdicts are missing: a later run asks it again.
+    assert read_settled(RunDir(answered_run), pack) is None
+    # Without it the jury is complete: settled, and its card (with the jury) reads back.
+    outcome = execute_judge(
+        answered_run, config=JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict")])
+    )
+    settled = read_settled(RunDir(answered_run), pack)
+    assert settled is not None and settled.card.jury == outcome.card.jury
+    assert settled.card.jury is not None and len(settled.card.jury.members) == 2
