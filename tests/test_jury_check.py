@@ -63,3 +63,17 @@ def test_cli_prints_one_card_per_member_and_the_jurys_verdict(
         "judge-check", "--pack", str(BUERO), "--config", str(config), "--model", "m", cwd=tmp_path
     )
     assert refused.returncode == 2 and "passt nicht zu einer Jury" in refused.stderr
+
+
+def test_gui_job_shows_every_members_card_and_the_jurys_verdict(sim: SimServer) -> None:
+    from touchstone.gui.job_state import job_progress
+
+    events: list[dict[str, object]] = []
+    execute_jury_check(
+        load_pack(BUERO),
+        JuryConfig([member(sim, "sim-judge"), member(sim, "sim-gullible")], quorum=1),
+        on_event=lambda kind, data: events.append({"event": kind, **data}),
+    )
+    progress = job_progress(events)
+    assert [c["judge_model"] for c in progress["cards"]] == ["sim-judge", "sim-gullible"]
+    assert progress["jury_verdict"].startswith("Jury geeignet: 1 von 2 Judges geeignet")

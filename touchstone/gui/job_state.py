@@ -33,6 +33,10 @@ CANCEL_CODES = (143, 130)
 MAX_MESSAGE = 2000
 
 
+# A jury's judge-check cards shown at most (one per member).
+MAX_CARDS = 20
+
+
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -80,6 +84,9 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         "in_flight": "",
         # A jury's members dropped by their guard: one German line each (DESIGN §18).
         "dropped": [],
+        # judge-check of a jury: every member's card, and the jury's verdict.
+        "cards": [],
+        "jury_verdict": "",
     }
     for event in events:
         kind = event.get("event")
@@ -125,6 +132,10 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             progress["message"] = _text(event.get("message"))
             if kind == "done":
                 progress["card"] = clean_card(event.get("card"))
+                cards = event.get("cards")
+                if isinstance(cards, list):
+                    progress["cards"] = [c for c in map(clean_card, cards[:MAX_CARDS]) if c]
+                    progress["jury_verdict"] = _text(event.get("jury_verdict"))
                 agreement = event.get("agreement")
                 if isinstance(agreement, dict):
                     progress["agreement"] = _text(agreement.get("summary"), 500)

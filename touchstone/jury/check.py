@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from touchstone.events import EventSink
+from touchstone.events import EventSink, emit
 from touchstone.german import counted
 from touchstone.jury.config import JuryConfig
 from touchstone.pack import Pack
@@ -44,4 +44,16 @@ def execute_jury_check(
 ) -> JuryFitness:
     """Probe every member of ``jury`` in turn (each under its own guard)."""
     cards = [execute_judge_check(pack, config=member, on_event=on_event) for member in jury.judges]
-    return JuryFitness(cards, jury.required)
+    fitness = JuryFitness(cards, jury.required)
+    # The last word of the job: every member's card and the jury's verdict (the GUI shows
+    # them all, not only the card of the member checked last).
+    emit(
+        on_event,
+        "done",
+        stage="judge-check",
+        suitable=fitness.suitable,
+        message=fitness.verdict_de(),
+        cards=[card.as_dict() for card in cards],
+        jury_verdict=fitness.verdict_de(),
+    )
+    return fitness

@@ -192,7 +192,13 @@ class JobBox {
     this.dropped.replaceChildren(...dropped.map(line => { const d = el("div"); setWhole(d, "⚠ " + line); return d; }));
     // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
     setWhole(this.health, p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "");
-    this.card.replaceChildren(...(p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
+    // A jury's judge-check: every member's card, then the jury's verdict.
+    const cards = Array.isArray(p.cards) && p.cards.length ? p.cards : (p.card ? [p.card] : []);
+    const shown = cards.filter(c => c && Array.isArray(c.criteria)).flatMap(fitnessCard);
+    if (p.jury_verdict) {
+      shown.push(el("p", {class: "muted", "data-testid": "jury-verdict"}, el("b", {}, ...wholeNodes(asText(p.jury_verdict)))));
+    }
+    this.card.replaceChildren(...shown);
     setWhole(this.agreement, asText(p.agreement, ""));
     this.cancel.hidden = state !== "running";
     this.renderEnd(job);
