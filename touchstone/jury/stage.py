@@ -91,7 +91,7 @@ class JuryResult:
         ]
 
 
-def judge_with_jury(
+def judge_members(
     run: RunDir,
     pack: Pack,
     responses: list[EvalResponse],

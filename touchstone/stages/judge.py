@@ -98,8 +98,16 @@ def execute_judge(
             no_model_override(model)
             for member in judge_config.judges:
                 member.endpoint.resolved_api_key()
-            return _judge_with_jury(
-                run, pack, judge_config, on_event, concurrency, rejudge, use_cache
+            from touchstone.stages.jury import judge_with_jury  # it builds on this module
+
+            return judge_with_jury(
+                run,
+                pack,
+                judge_config,
+                on_event=on_event,
+                concurrency=concurrency,
+                rejudge=rejudge,
+                use_cache=use_cache,
             )
         if backend is None:
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
@@ -132,39 +140,6 @@ def execute_judge(
                 use_cache=use_cache,
                 answers_warned=answers_warned,
             )
-
-
-def _judge_with_jury(
-    run: RunDir,
-    pack: Pack,
-    jury: JuryConfig,
-    on_event: EventSink | None,
-    concurrency: int | None,
-    rejudge: Rejudge,
-    use_cache: bool,
-) -> JudgeOutcome:
-    """A jury's judge run: loaded every time (a settled state of one judge says nothing of
-    what the members lack), then ``stages.jury``."""
-    from touchstone.stages.jury import judge_loaded_with_jury  # it builds on this module
-
-    clear_settled(run)
-    warnings_before = len(run.warnings)
-    responses = run.load_responses()
-    if not responses:
-        raise no_answers(run)
-    answers_warned = len(run.warnings) > warnings_before
-    return judge_loaded_with_jury(
-        run,
-        pack,
-        responses,
-        run.load_verdicts(),
-        jury=jury,
-        on_event=on_event,
-        concurrency=concurrency,
-        rejudge=rejudge,
-        use_cache=use_cache,
-        answers_warned=answers_warned,
-    )
 
 
 def _may_hold_answers(run: RunDir) -> bool:

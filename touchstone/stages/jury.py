@@ -11,16 +11,48 @@ from touchstone import german
 from touchstone.events import EventSink, emit
 from touchstone.judge import Rejudge
 from touchstone.jury.config import JuryConfig
-from touchstone.jury.stage import MemberRun, judge_with_jury
+from touchstone.jury.stage import MemberRun, judge_members
 from touchstone.jury.summary import of_run as jury_summary
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, Verdict, cell_key
 from touchstone.scorecard import build_scorecard
 from touchstone.stages.extend import planned_cells
-from touchstone.stages.judge import JudgeOutcome, _emit_done, open_cache
-from touchstone.stages.settled import write_settled
+from touchstone.stages.judge import JudgeOutcome, _emit_done, no_answers, open_cache
+from touchstone.stages.settled import clear_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RunDir, input_stamps
+
+
+def judge_with_jury(
+    run: RunDir,
+    pack: Pack,
+    jury: JuryConfig,
+    *,
+    on_event: EventSink | None,
+    concurrency: int | None,
+    rejudge: Rejudge,
+    use_cache: bool,
+) -> JudgeOutcome:
+    """A jury's judge run on the locked ``run``: loaded every time (a settled state of one
+    judge says nothing of what the members lack), then ``judge_loaded_with_jury``."""
+    clear_settled(run)
+    warnings_before = len(run.warnings)
+    responses = run.load_responses()
+    if not responses:
+        raise no_answers(run)
+    answers_warned = len(run.warnings) > warnings_before
+    return judge_loaded_with_jury(
+        run,
+        pack,
+        responses,
+        run.load_verdicts(),
+        jury=jury,
+        on_event=on_event,
+        concurrency=concurrency,
+        rejudge=rejudge,
+        use_cache=use_cache,
+        answers_warned=answers_warned,
+    )
 
 
 def judge_loaded_with_jury(
@@ -41,7 +73,7 @@ def judge_loaded_with_jury(
     prior_reports = run.load_reports()
     cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=run.member_lines or ())
     try:
-        result = judge_with_jury(
+        result = judge_members(
             run,
             pack,
             responses,
