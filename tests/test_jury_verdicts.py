@@ -132,3 +132,36 @@ def test_hand_edited_scores_are_bad_input(
     (answered_run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(InputError, match=problem):
         load_run(answered_run)
+
+
+def test_run_dir_judged_by_main_before_the_jury_reads_and_resumes_as_before(
+    sim: SimServer, tmp_path: Path
+) -> None:
+    """tests/fixtures/single_judge_run was judged by one judge with the touchstone before
+    the jury (commit e1a46a8): its scorecard is the same, and a resume asks nothing and
+    leaves its verdicts as they were."""
+    import shutil
+
+    from .conftest import REPO
+
+    shutil.copytree(REPO / "tests" / "fixtures" / "single_judge_run", tmp_path / "old")
+    run = tmp_path / "old" / "run"
+    manifest = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    manifest["pack_path"] = manifest["pack_abspath"] = str(tmp_path / "old" / "tiny.yaml")
+    (run / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    def card_of(path: Path) -> dict[str, object]:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data.pop("inputs")  # stamps of the files: run.json was moved here
+        return data
+
+    then = card_of(run / "scorecard.json")
+    verdicts = (run / "judgements.jsonl").read_bytes()
+    view = load_run(run)
+    write_report(view, view.scorecard())
+    assert card_of(run / "scorecard.json") == then
+    before = dict(sim.calls)
+    execute_judge(run, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
+    assert sim.calls == before
+    assert (run / "judgements.jsonl").read_bytes() == verdicts
+    assert card_of(run / "scorecard.json") == then
