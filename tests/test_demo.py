@@ -1,6 +1,7 @@
 import json
 from pathlib import Path
 
+from touchstone.jury.verdicts import member_verdicts
 from touchstone.scorecard import build_scorecard
 from touchstone.stages import load_run
 
@@ -36,3 +37,16 @@ def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:
     assert human["n"] == 30 and human["verdict"] == "weicht ab"
     rows = {(row["model"], row["variant"]): row for row in human["rows"]}
     assert all(rows[("sim-gut", v)]["ci_low"] > 0 for v in ("none", "sachlich"))
+    # The jury step: the runaway member is dropped, the jury completes with quorum 2, and
+    # the cells' verdicts are the jury's (each backed by both remaining members).
+    assert "Judge sim-think-endless ausgeschieden: 3 Judge-Aufrufe in Folge" in result.stdout
+    assert "2 von 3 Judges bewertet (Quorum 2)" in result.stdout
+    assert all(v.judge_model.startswith("Jury (") for v in view.verdicts)
+    members = member_verdicts(view.run_dir)
+    assert all(len(said) == 2 for said in members.values())
+    jury = view.scorecard().jury
+    assert jury is not None and [m.dropped is not None for m in jury.members] == [
+        False,
+        False,
+        True,
+    ]

@@ -4,8 +4,12 @@
 2. ``buero`` is answered by three simulated models of clearly different quality.
 3. ``judge-check`` rejects a gullible simulated judge and passes the good one.
 4. A simulated runaway "thinking" judge is tried first: the guard stops it within seconds.
-5. The good simulated judge finishes every cell; scorecard and ``report.html`` follow.
-6. A simulated person rates a blind sample (``sim/human.py``: stricter with ``sim-gut``, so
+5. The good simulated judge finishes every cell.
+6. A jury judges the same run: the good judge, a harsher one and the runaway. The runaway
+   member is dropped by its own guard within seconds; the jury completes with quorum 2 and
+   its cells' verdicts are the median of the two that remain. Scorecard and ``report.html``
+   follow.
+7. A simulated person rates a blind sample (``sim/human.py``: stricter with ``sim-gut``, so
    the judge is in effect lenient to it): the agreement card says "Judge weicht ab".
 """
 
@@ -24,6 +28,7 @@ from touchstone import german
 from touchstone.bundled import bundled_pack
 from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.jury.config import JuryConfig
 from touchstone.pack import load_pack
 from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
@@ -47,6 +52,7 @@ GOOD_JUDGE = "sim-judge"
 GULLIBLE_JUDGE = "sim-gullible"
 SIM_RATER = "sim-person"
 SPOT_SAMPLE = 30
+HARSH_JUDGE = "sim-strict"
 ProgressFactory = Callable[[str], AbstractContextManager[Callable[[str, dict[str, Any]], None]]]
 
 
@@ -123,13 +129,15 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         with progress("Bewertungen") as on_event:
             execute_judge(target, config=good, on_event=on_event)
 
+        jury_step(out, target, server, progress)
+
     view = load_run(target)
     card = view.scorecard()
     out.print()
     out.print(render_run_scorecard(view.pack, card))
     step(
         out,
-        "5. Stichprobe:",
+        "6. Stichprobe:",
         f"eine simulierte Person ({SIM_RATER}) bewertet {SPOT_SAMPLE} Antworten blind selbst "
         f"(`touchstone rate`); mit {STRICT_WITH} ist sie strenger als der Judge.",
     )
@@ -139,7 +147,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         raise RuntimeError("the simulated spot check was expected to show a deviating judge")
     out.print(render_human_card(human))
     report_path = write_report(view, card)
-    step(out, "6. Bericht:", str(report_path))
+    step(out, "7. Bericht:", str(report_path))
     return report_path
 
 
@@ -155,6 +163,43 @@ def spot_check(view: RunView) -> None:
         return SKIP if rated is None else Rated(score=rated[0], red_flag=rated[1])
 
     rate_cells(view.run_dir, view.pack, cells, rater=SIM_RATER, decide=decide)
+
+
+def jury_step(out: Console, target: Path, server: SimServer, progress: ProgressFactory) -> None:
+    """Step 5: a jury of three, one of them the runaway, judges the same run (quorum 2)."""
+    step(
+        out,
+        "5. Jury:",
+        f"drei Judges bewerten parallel, jeder mit eigenem Schutz: {GOOD_JUDGE}, der "
+        f"strengere {HARSH_JUDGE} und {RUNAWAY_JUDGE} (Frist 1 s, Aus nach 3 Fehlern in "
+        f"Folge). Quorum 2, Median. {GOOD_JUDGE} kennt seine Bewertungen schon (Cache).",
+    )
+    endpoint = JudgeEndpoint(base_url=server.base_url)
+    jury = JuryConfig(
+        [
+            JudgeConfig(endpoint=endpoint, model=GOOD_JUDGE, call_timeout_s=30),
+            JudgeConfig(endpoint=endpoint, model=HARSH_JUDGE, call_timeout_s=30),
+            JudgeConfig(
+                endpoint=endpoint,
+                model=RUNAWAY_JUDGE,
+                call_timeout_s=1,
+                max_consecutive_failures=3,
+            ),
+        ],
+        quorum=2,
+    )
+    started = time.monotonic()
+    with progress("Jury") as on_event:
+        outcome = execute_judge(target, config=jury, on_event=on_event)
+    dropped = [e["model"] for e in outcome.jury_events if e["dropped"]]
+    if dropped != [RUNAWAY_JUDGE]:
+        raise RuntimeError(f"the jury was expected to drop {RUNAWAY_JUDGE}, not {dropped}")
+    for line in outcome.jury_lines:
+        out.print(plain(line, style="yellow" if line.startswith("⚠") else ""))
+    out.print(
+        f"→ fertig nach {german.number(time.monotonic() - started, 1)} s: jede Zelle mit "
+        f"2 von 3 Judges bewertet (Quorum 2); die Scorecard zeigt ihren Median."
+    )
 
 
 def step(out: Console, title: str, text: str) -> None:

@@ -64,6 +64,8 @@ ERROR_LABELS: dict[str, str] = {
     "too_large": "Antwort zu groß",
     "other": "sonstiger Fehler",
     "unparseable": "Judge-Ausgabe unlesbar",
+    # A jury's cell with fewer scored verdicts than its quorum (DESIGN §18).
+    "no_quorum": "kein Quorum",
 }
 
 
@@ -170,6 +172,10 @@ class JudgeAborted(TouchstoneError):
     health_summary: str = ""
     # What stopped it: an error kind, or "unparseable" (set by the judge session).
     kind: str = ""
+    # The message in its two parts, why and what to do (set by the judge session): a jury
+    # names a dropped member with them.
+    reason: str = ""
+    advice: str = ""
 
 
 class JudgeUnfit(TouchstoneError):

@@ -122,7 +122,7 @@ def verdict_csv_lines(
             _text(v.prompt_id),
             _text(v.category),
             str(v.repeat),
-            "" if v.unscored else str(v.score),
+            "" if v.unscored else _decimal(v.score),  # a jury's cell may be 3,5
             _yes(v.red_flag),
             _yes(v.safety_critical),
             _yes(v.unscored),

@@ -32,6 +32,8 @@ UNSCORED_REASONS: dict[str, str] = {
     # A content filter of the judge's endpoint refused the cell: persisted (findable), and
     # asked again by every later judge run (``judge.plan``).
     "judge_refused": "Judge-Filter",
+    # A jury's cell with fewer scored verdicts of its members than the quorum.
+    "no_quorum": "kein Quorum",
     "unknown": "ohne Angabe",
 }
 
@@ -160,7 +162,8 @@ class Verdict(_CellRecord):
     prompt_id: str
     repeat: int
     category: str
-    score: int
+    # An integer on the pack's scale; a jury's cell verdict may be between two (a mean).
+    score: int | float
     red_flag: bool
     rationale: str
     unscored: bool = False
@@ -179,10 +182,22 @@ class Verdict(_CellRecord):
     judge_prompt_tokens: TokenCount | None = None
     judge_completion_tokens: TokenCount | None = None
     judge_reasoning_tokens: TokenCount | None = None
+    # A jury member's verdict (DESIGN §18): one line per member and cell, named by
+    # ``judge_model`` and ``judge_base_url``; the cell's verdict is their aggregate, made when
+    # the run is read (``jury.aggregate``). Both are left out of a single judge's lines, so
+    # its files stay as they were.
+    judge_base_url: str = ""
+    jury: bool = False
 
     TOKEN_FIELDS: ClassVar[frozenset[str]] = frozenset(
         {"judge_prompt_tokens", "judge_completion_tokens", "judge_reasoning_tokens"}
     )
+
+    def as_dict(self) -> dict[str, Any]:
+        data = _Record.as_dict(self)
+        if not self.jury:
+            del data["jury"], data["judge_base_url"]
+        return data
 
     @property
     def scored(self) -> bool:

@@ -13,6 +13,8 @@ from touchstone.cli.pipeline import ConfigOption, EventsOption, JudgeModelOption
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
+from touchstone.jury.check import execute_jury_check
+from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.scorecard import render_fitness_card
 from touchstone.stages import check_pack, execute_judge_check
 
@@ -37,9 +39,22 @@ def judge_check(
     """Prüft mit höchstens 24 Proben, ob ein Judge taugt: Exit 0 geeignet, 1 ungeeignet."""
     with handled(events) as event_log:
         judge_pack = check_pack(pack, run_dir)
+        judge_config = load_config(config)
+        if isinstance(judge_config, JuryConfig):
+            no_model_override(model)
+            with ProgressView("Proben") as view:
+                fitness = execute_jury_check(
+                    judge_pack, judge_config, on_event=fan_out(view, event_log)
+                )
+            for card in fitness.cards:  # one card per member
+                stdout.print(render_fitness_card(card))
+            if not fitness.suitable:
+                raise JudgeUnfit(fitness.verdict_de())
+            stderr.print(Text.assemble(("Judge-Check:", "bold green"), " ", fitness.verdict_de()))
+            return
         with ProgressView("Proben") as view:
             card = execute_judge_check(
-                judge_pack, config=config, model=model, on_event=fan_out(view, event_log)
+                judge_pack, config=judge_config, model=model, on_event=fan_out(view, event_log)
             )
         stdout.print(render_fitness_card(card))
         if not card.suitable:

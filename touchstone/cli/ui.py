@@ -230,6 +230,12 @@ class ProgressView:
             # Life while nothing completes: "Bewertungen – 2 Aufrufe laufen, ältester seit …"
             text = in_flight_text(data["calls"], data["oldest_s"], data["deadline_s"])
             self.progress.update(self.task, description=f"{self.label} – {text}")
+        elif kind == "judge_dropped":
+            # A jury member tripped its guard: said at once, the others go on.
+            self.progress.console.print(plain(f"⚠ {data['message']}", style="yellow"))
+            total = self.progress.tasks[self.task].total
+            if total is not None and isinstance(data.get("left"), int):
+                self.progress.update(self.task, total=max(0, total - data["left"]))
         elif kind in ("done", "aborted"):
             self.progress.update(self.task, description=self.label)
 
@@ -265,7 +271,11 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
                 style="yellow",
             )
         )
-    stdout.print(plain(outcome.health.summary_de()))
+    if outcome.jury_lines:  # a jury: each member's calls, or why it was dropped
+        for line in outcome.jury_lines:
+            stdout.print(plain(line, style="yellow" if line.startswith("⚠") else ""))
+    else:
+        stdout.print(plain(outcome.health.summary_de()))
     if outcome.budget is not None:
         stdout.print(plain(outcome.budget.summary_de()))
     if outcome.agreement is not None:

@@ -33,6 +33,10 @@ CANCEL_CODES = (143, 130)
 MAX_MESSAGE = 2000
 
 
+# A jury's judge-check cards shown at most (one per member).
+MAX_CARDS = 20
+
+
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -82,6 +86,11 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         # How the job ended, as the CLI's events say it (``clean_end``); "" and {} before.
         "fitness": "",
         "end": {},
+        # A jury's members dropped by their guard: one German line each (DESIGN §18).
+        "dropped": [],
+        # judge-check of a jury: every member's card, and the jury's verdict.
+        "cards": [],
+        "jury_verdict": "",
     }
     for event in events:
         kind = event.get("event")
@@ -120,6 +129,11 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         elif kind == "drift":
             # The finding worded for the GUI (its controls, not CLI commands), by the CLI.
             progress["drift"] = _text(event.get("message_gui") or event.get("message"), 1000)
+        elif kind == "judge_dropped":
+            progress["dropped"].append(_text(event.get("message")))
+            left = _int_or_none(event.get("left"))
+            if progress["total"] is not None and left is not None:
+                progress["total"] = max(0, progress["total"] - max(0, left))
         elif kind in ("done", "aborted"):
             progress["in_flight"] = ""  # nothing runs once the job has ended
             if isinstance(event.get("health"), dict):
@@ -133,6 +147,10 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
                 progress["fitness"] = fitness if fitness in FITNESS else ""
                 if isinstance(event.get("stop"), dict):
                     progress["end"] = {**progress["end"], **clean_end(event["stop"])}
+                cards = event.get("cards")
+                if isinstance(cards, list):
+                    progress["cards"] = [c for c in map(clean_card, cards[:MAX_CARDS]) if c]
+                    progress["jury_verdict"] = _text(event.get("jury_verdict"))
                 agreement = event.get("agreement")
                 if isinstance(agreement, dict):
                     progress["agreement"] = _text(agreement.get("summary"), 500)

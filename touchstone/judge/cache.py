@@ -76,7 +76,7 @@ def default_cache_path() -> Path:
 
 @dataclass(frozen=True, slots=True)
 class CachedVerdict:
-    score: int
+    score: int | float  # an integer from a judge; typed as Verdict.score
     red_flag: bool
     rationale: str
     judge_model: str

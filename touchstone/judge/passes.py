@@ -189,6 +189,7 @@ async def judge_run(
     on_verdict: OnVerdict | None = None,
     on_judge_error: OnVerdict | None = None,
     plan: JudgePlan | None = None,
+    holistic: bool = True,
 ) -> JudgeRunResult:
     """Judge what ``prior_verdicts`` lacks or what went stale, then the holistic pass.
 
@@ -201,7 +202,8 @@ async def judge_run(
     handed to ``on_verdict`` (not ``on_judge_error``) so that it is persisted and findable;
     the next run asks again (``plan``).
     ``plan``: ``JudgePlan.of(prior_verdicts, responses, pack, rejudge)`` when the caller has
-    it already.
+    it already. ``holistic=False``: no holistic pass (a jury member other than the first);
+    the reports are ``prior_reports``.
     """
     prior: dict[VerdictKey, Verdict] = {
         cell_key(v): v for v in (prior_verdicts or []) if not v.judge_error
@@ -273,17 +275,22 @@ async def judge_run(
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
     result.verdicts = ordered
     result.agreement = Agreement.of(replaced, pack.scale)
-    holistic = await holistic_pass(
+    if not holistic:
+        result.reports = list(prior_reports)
+        later = plan if rejudge == "none" and not new else JudgePlan.of(ordered, responses, pack)
+        result.settled = result.left == 0 and later.todo(responses) == 0
+        return result
+    whole = await holistic_pass(
         session,
         pack,
         by_pair,
         previous={(r.model, r.variant): r for r in prior_reports},
         force=rejudge != "none",
     )
-    result.reports = holistic.reports
+    result.reports = whole.reports
     # The plan of a later run without --rejudge; this one's when no verdict changed.
     later = plan if rejudge == "none" and not new else JudgePlan.of(ordered, responses, pack)
-    result.settled = result.left == 0 and holistic.unsettled == 0 and later.todo(responses) == 0
+    result.settled = result.left == 0 and whole.unsettled == 0 and later.todo(responses) == 0
     return result
 
 

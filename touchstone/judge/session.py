@@ -66,6 +66,7 @@ class JudgeSession:
             "suggestions": close_names(self.judge.model, available),
             "server_busy": stop.cause is not None and stop.cause.server_busy,
         }
+        error.reason, error.advice = stop.message, text
         error.__cause__ = stop.cause
         return error
 

@@ -19,7 +19,7 @@ from touchstone.pack import Scale
 from touchstone.results import Verdict
 
 
-def weighted_kappa(pairs: Sequence[tuple[int, int]], low: int, high: int) -> float | None:
+def weighted_kappa(pairs: Sequence[tuple[float, float]], low: int, high: int) -> float | None:
     """Cohen's kappa with quadratic weights for ratings on ``low..high``; None when the
     expected disagreement is 0 (both raters give one and the same score throughout)."""
     if high <= low:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar, cast
 
 from touchstone import german
 from touchstone.errors import kind_label
+from touchstone.jury.summary import JurySummary
 from touchstone.packs.power import Resolution, run_resolution
 from touchstone.quality.family import same_family
 from touchstone.quality.length import LengthEffect, length_effect
@@ -163,6 +164,9 @@ class Scorecard:
     span: float | None = None
     # How the judge's score moves with the answer's length (quality/length.py).
     length_effect: LengthEffect | None = None
+    # The jury that judged the run (DESIGN §18), None for one judge; set by whoever read the
+    # run (``stages.view``), since only the run dir knows its members apart.
+    jury: JurySummary | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -209,6 +213,8 @@ class Scorecard:
             "comparisons": [c.as_dict() for c in self.comparisons],
             "comparisons_complete": self.comparisons_complete,
         }
+        if self.jury is not None:
+            data["jury"] = self.jury.as_dict()
         if not self.comparisons_complete:
             n = len(self.ranked)
             data["comparisons_note"] = (

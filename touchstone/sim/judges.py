@@ -8,6 +8,10 @@ answer covers (numbers and dates first, then word stems), whether it names a num
 a red flag names, whether it is a non-answer, a refusal, or talks to the examiner. Nothing in
 it knows a pack; it is good enough to pass the check on ``buero`` and no more.
 
+``sim-strict`` is ``sim-judge`` one point harsher on simulated answers (never below the
+scale), for a jury whose members disagree by a known amount; on any other answer it reads
+like ``sim-judge`` (so it passes the check as well).
+
 ``sim-gullible`` gives every answer the top score; ``sim-constant`` always the same score in
 the middle of the scale. Both are what the check must reject.
 """
@@ -20,7 +24,7 @@ from typing import Any
 
 from touchstone.sim.catalogue import DIMENSIONS
 
-GOOD_JUDGES = ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext")
+GOOD_JUDGES = ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext", "sim-strict")
 CHARACTER_JUDGES = ("sim-gullible", "sim-constant")
 
 _QUALITY = re.compile(r"Qualitätsstufe (\d)/5")
@@ -141,8 +145,8 @@ def read_answer(user: str) -> dict[str, Any]:
     return _verdict(score, False, f"deckt {cover:.0%} der Erwartungen ab.")
 
 
-def simulated_verdict(user: str) -> dict[str, Any]:
-    """``sim-judge``'s verdict for a per-answer judge prompt."""
+def simulated_verdict(user: str, judge: str = "sim-judge") -> dict[str, Any]:
+    """``sim-judge``'s verdict for a per-answer judge prompt (``sim-strict``: one lower)."""
     found = _QUALITY.search(user)
     if not found:
         return read_answer(user)
@@ -150,7 +154,7 @@ def simulated_verdict(user: str) -> dict[str, Any]:
     quality = int(found.group(1))
     seed = _stable(user)
     jitter = seed % 3 - 1 if quality < 5 else -(seed % 4 == 0)
-    raw = low + round((quality + jitter) * (high - low) / 5)
+    raw = low + round((quality + jitter) * (high - low) / 5) - (judge == "sim-strict")
     score = max(low, min(high, raw))
     red_flag = quality <= 1 and seed % 3 == 0
     why = f"Qualitätsstufe {quality}/5 erkannt, Wertung {score}." + (

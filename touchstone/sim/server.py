@@ -212,7 +212,7 @@ class _Handler(Plumbing):
             elif base in CHARACTER_JUDGES:
                 verdict = character_verdict(base, user)
             else:
-                verdict = simulated_verdict(user)
+                verdict = simulated_verdict(user, base)
             content = json.dumps(verdict, ensure_ascii=False)
         elif base == "sim-reasoning":
             content = ""

@@ -3,6 +3,7 @@
     run.py       execute_run: answers of the evaluated models -> responses.jsonl
     answering.py the cells a run plans, asked under the failure policy (run_cells)
     judge.py     execute_judge: verdicts -> judgements.jsonl, reports.json
+    jury.py      a jury's judge run (DESIGN §18): the members' lines, the card, the events
     view.py      load_run, report_html, write_report: the run read back -> report.html
     check.py     execute_judge_check: the probe battery -> the judge's fitness card
     manifest.py  run.json and the pack a run was made with

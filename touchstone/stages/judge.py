@@ -18,7 +18,7 @@ from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.german import counted
-from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge, load_judge_config
+from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
 from touchstone.judge.advice import after_stop
 from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
@@ -26,6 +26,8 @@ from touchstone.judge.health import JudgeHealth
 from touchstone.judge.passes import JudgeRunResult, judge_run
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
+from touchstone.jury.config import JuryConfig, load_config, no_model_override
+from touchstone.jury.summary import of_run as jury_summary
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
@@ -64,6 +66,10 @@ class JudgeOutcome:
     budget: Budget | None = None
     # The agreement card of the run's human spot check (None: nobody rated it).
     human: HumanAgreement | None = None
+    # A jury (``stages.jury``): one German line per member (its calls, or why it was
+    # dropped), and the members as the ``done`` event has them.
+    jury_lines: list[str] = field(default_factory=list)
+    jury_events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def cells_left(self) -> int:
@@ -73,7 +79,7 @@ class JudgeOutcome:
 def execute_judge(
     run_path: str | Path,
     *,
-    config: JudgeConfig | str | Path,
+    config: JudgeConfig | JuryConfig | str | Path,
     model: str | None = None,
     backend: JudgeBackend | None = None,
     on_event: EventSink | None = None,
@@ -90,7 +96,24 @@ def execute_judge(
         if not _may_hold_answers(run):
             # Before the judge config: without answers there is nothing to judge it by.
             raise no_answers(run)
-        judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+        judge_config = (
+            config if isinstance(config, JudgeConfig | JuryConfig) else load_config(config)
+        )
+        if isinstance(judge_config, JuryConfig):
+            no_model_override(model)
+            for member in judge_config.judges:
+                member.endpoint.resolved_api_key()
+            from touchstone.stages.jury import judge_with_jury  # it builds on this module
+
+            return judge_with_jury(
+                run,
+                pack,
+                judge_config,
+                on_event=on_event,
+                concurrency=concurrency,
+                rejudge=rejudge,
+                use_cache=use_cache,
+            )
         if backend is None:
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
         settled = read_settled(run, pack) if rejudge == "none" else None
@@ -312,18 +335,19 @@ def _judge_loaded(
     health.cells_left = result.left
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
-    answered = answered_verdicts(run, result.verdicts, responses)
+    cells = answered_verdicts(run, result.verdicts, responses)
     card = build_scorecard(
         responses,
-        answered,
+        cells,
         result.reports,
         scale_min=pack.scale.min,
         scale_max=pack.scale.max,
         planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
+    card.jury = jury_summary(run, cells, responses)  # a run a jury judged before
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
-    human = judged_card(run, pack, answered, responses)
+    human = judged_card(run, pack, cells, responses)
     write_scorecard(run, card, stamps, human)
     if result.settled and not answers_warned:
         write_settled(run, pack, cells=len(responses), card=card, inputs=stamps)
@@ -370,6 +394,7 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         health=outcome.health.as_dict(),
         agreement=None if agreement is None else agreement.as_dict(),
         **_budget_field(outcome.budget),
+        **({"jury": outcome.jury_events} if outcome.jury_events else {}),
     )
 
 

@@ -23,11 +23,13 @@ from pathlib import Path
 from touchstone import german
 from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
 from touchstone.budget import Price, estimate_tokens, money
-from touchstone.judge import JudgeConfig, Rejudge, load_judge_config
+from touchstone.errors import InputError
+from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.judge.cells import CellTask, Judge
 from touchstone.judge.holistic import dimensions_user_prompt, input_hash
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.rubric import RubricHashes, judge_system_prompt
+from touchstone.jury.config import JuryConfig, load_config
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
@@ -246,7 +248,12 @@ def preview_judge(
     pack = pack_of_run(run)
     if not run.file(RESPONSES).is_file():
         raise no_answers(run)
-    judge_config = config if isinstance(config, JudgeConfig) else load_judge_config(config)
+    judge_config = config if isinstance(config, JudgeConfig) else load_config(config)
+    if isinstance(judge_config, JuryConfig):
+        raise InputError(
+            f"--dry-run schätzt noch keine Jury: {config} nennt mehrere Judges (judges: […]). "
+            "Schätzen Sie jedes Mitglied mit einer Konfiguration für einen Judge."
+        )
     responses = run.load_responses()
     if not responses:
         raise no_answers(run)

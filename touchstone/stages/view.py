@@ -10,6 +10,7 @@ from typing import Any
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.german import counted
+from touchstone.jury.summary import of_run as jury_summary
 from touchstone.pack import Pack
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.ratings import HumanRating
@@ -45,7 +46,7 @@ class RunView:
     reports: list[ModelReport]
 
     def scorecard(self) -> Scorecard:
-        return build_scorecard(
+        card = build_scorecard(
             self.responses,
             self.verdicts,
             self.reports,
@@ -53,6 +54,8 @@ class RunView:
             scale_max=self.pack.scale.max,
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
+        card.jury = jury_summary(self.run_dir, self.verdicts, self.responses)
+        return card
 
     def ratings(self) -> list[HumanRating]:
         """The run's human ratings as ``human.jsonl`` holds them now (read at each call: a

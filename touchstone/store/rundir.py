@@ -11,6 +11,7 @@ runs/<name>/.lock             held by ``run`` and ``judge`` (``.lock.holder``: i
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from touchstone import jsontext
 from touchstone.errors import InputError
+from touchstone.jury.aggregate import is_aggregate
 from touchstone.pack import Scale
 from touchstone.regular import not_regular, open_regular, read_regular, read_regular_text
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
@@ -70,6 +72,9 @@ class RunDir:
         self.path = Path(path)
         self.warnings: list[str] = []
         self.judgements_clean = False
+        # The lines of jury members (DESIGN §18), as ``load_verdicts`` read them; written
+        # back by ``rewrite_verdicts`` (the jury stage sets its new ones here first).
+        self.member_lines: list[Verdict] | None = None
 
     @property
     def name(self) -> str:
@@ -167,30 +172,56 @@ class RunDir:
     def load_verdicts(self) -> list[Verdict]:
         """Persisted verdicts, de-duplicated by cell key (the last line of a key wins).
 
+        A cell a jury judged has one line per member (``member_lines``, the last line of a
+        member wins); its verdict here is their aggregate (``jury.verdicts``).
         Sets ``judgements_clean``: the file holds exactly these verdicts, one line each, so
         a judge run that adds nothing need not rewrite it.
         """
         warnings_before = len(self.warnings)
         by_key: dict[VerdictKey, Verdict] = {}
+        members: dict[tuple[VerdictKey, str, str], Verdict] = {}
         lines = 0
         with bulk_allocation():
             for verdict in iter_jsonl(self.file(JUDGEMENTS), Verdict, self._warn):
                 lines += 1
-                if not verdict.judge_error:
-                    by_key[cell_key(verdict)] = verdict
-        self.judgements_clean = lines == len(by_key) and len(self.warnings) == warnings_before
+                if verdict.judge_error:
+                    continue
+                if verdict.jury:
+                    if verdict.judge_base_url:  # an aggregate is never a line: ignored
+                        key = (cell_key(verdict), verdict.judge_model, verdict.judge_base_url)
+                        members[key] = verdict
+                    continue
+                by_key[cell_key(verdict)] = verdict
+        self.member_lines = list(members.values())
+        self.judgements_clean = (
+            lines == len(by_key) + len(members) and len(self.warnings) == warnings_before
+        )
+        if members:
+            from touchstone.jury.verdicts import JurySettings, cell_verdicts
+
+            settings = JurySettings.of(self.read_manifest(), self.member_lines)
+            by_key.update(cell_verdicts(self.member_lines, settings))
         return list(by_key.values())
 
     def check_scores(self, verdicts: Iterable[Verdict], scale: Scale) -> None:
-        """``InputError`` naming file, line and key when a scored verdict is off ``scale``."""
-        for verdict in verdicts:
-            if verdict.scored and not scale.min <= verdict.score <= scale.max:
-                path = self.file(JUDGEMENTS)
-                line = _last_line_of(path, cell_key(verdict))
-                raise InputError(
-                    f"{path}, Zeile {line}: 'score' ist {verdict.score}, liegt aber außerhalb "
-                    f"der Skala {scale.min}–{scale.max} des Pakets (von Hand geändert?)."
-                )
+        """``InputError`` naming file, line and key when a scored verdict is off ``scale``
+        (or, as a judge said it, not a whole number; a jury's cell may lie between two), and
+        the same for the lines of a jury's members (``member_lines``)."""
+        for verdict in itertools.chain(verdicts, self.member_lines or ()):
+            if not verdict.scored:
+                continue
+            whole = isinstance(verdict.score, int) or is_aggregate(verdict)
+            if whole and scale.min <= verdict.score <= scale.max:
+                continue
+            path = self.file(JUDGEMENTS)
+            line = _last_line_of(path, cell_key(verdict))
+            problem = (
+                "liegt aber außerhalb der Skala" if whole else "keine ganze Zahl auf der Skala"
+            )
+            raise InputError(
+                f"{path}, Zeile {line}: 'score' ist {verdict.score}, {problem} "
+                f"{scale.min}–{scale.max} des Pakets (von Hand geändert?)."
+            )
 
     def response_appender(self) -> JsonlAppender:
         return JsonlAppender(self.file(RESPONSES))
@@ -199,9 +230,11 @@ class RunDir:
         return JsonlAppender(self.file(JUDGEMENTS))
 
     def rewrite_verdicts(self, verdicts: Iterable[Verdict]) -> None:
-        """Atomically replace judgements.jsonl; judge_error verdicts are never written."""
-        clean = (v.as_dict() for v in verdicts if not v.judge_error)
-        atomic_write_jsonl(self.file(JUDGEMENTS), clean)
+        """Atomically replace judgements.jsonl; judge_error verdicts are never written, nor a
+        jury's cell verdicts: a jury's cells are its members' lines (``member_lines``)."""
+        clean = (v.as_dict() for v in verdicts if not v.judge_error and not v.jury)
+        members = (v.as_dict() for v in self.member_lines or () if not v.judge_error)
+        atomic_write_jsonl(self.file(JUDGEMENTS), itertools.chain(clean, members))
 
     def write_reports(self, reports: Iterable[ModelReport]) -> None:
         text = json.dumps([r.as_dict() for r in reports], ensure_ascii=False, indent=2) + "\n"

@@ -107,6 +107,8 @@ class JobBox {
     // "2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)": life while no call completes.
     this.inFlight = el("div", {class: "muted", "data-testid": "job-in-flight"});
     this.message = el("div", {"data-testid": "job-message"});
+    // A jury's members dropped by their guard: "Judge X ausgeschieden: … – Rat: …".
+    this.dropped = el("div", {class: "warn", "data-testid": "job-dropped"});
     this.health = el("div", {class: "muted", "data-testid": "job-health"});
     this.card = el("div", {"data-testid": "job-card"});
     this.agreement = el("div", {class: "muted", "data-testid": "job-agreement"});
@@ -120,7 +122,7 @@ class JobBox {
     this.parts = [
       el("div", {}, this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
-      this.inFlight, this.message, this.health, this.card, this.agreement, this.drift, this.cancel,
+      this.inFlight, this.message, this.dropped, this.health, this.card, this.agreement, this.drift, this.cancel,
       this.actions, this.details,
     ];
   }
@@ -187,11 +189,19 @@ class JobBox {
     setWhole(this.inFlight, state === "running" ? asText(p.in_flight, "") : "");
     setWhole(this.message, asText(job.notice ?? job.message, ""));
     this.message.className = state === "failed" ? "flag" : "muted";
+    const dropped = Array.isArray(p.dropped) ? p.dropped.map(line => asText(line, "")) : [];
+    this.dropped.replaceChildren(...dropped.map(line => { const d = el("div"); setWhole(d, "⚠ " + line); return d; }));
     // The line the CLI prints, made by JudgeHealth.summary_de (events of older versions lack it).
     setWhole(this.health, p.health && typeof p.health === "object" ? asText(p.health.summary, "") : "");
     // A check that could not judge the judge (a misspelt model) has no verdict to show.
     const judged = !["unassessable", "aborted"].includes(p.fitness);
-    this.card.replaceChildren(...(judged && p.card && Array.isArray(p.card.criteria) ? fitnessCard(p.card) : []));
+    // A jury's judge-check: every member's card, then the jury's verdict.
+    const cards = Array.isArray(p.cards) && p.cards.length ? p.cards : (judged && p.card ? [p.card] : []);
+    const shown = cards.filter(c => c && Array.isArray(c.criteria)).flatMap(fitnessCard);
+    if (p.jury_verdict) {
+      shown.push(el("p", {class: "muted", "data-testid": "jury-verdict"}, el("b", {}, ...wholeNodes(asText(p.jury_verdict)))));
+    }
+    this.card.replaceChildren(...shown);
     setWhole(this.agreement, asText(p.agreement, ""));
     setWhole(this.drift, asText(p.drift, ""));
     this.cancel.hidden = state !== "running";
@@ -367,7 +377,8 @@ class VerdictTable {
     this.body.replaceChildren(...data.items.map((v) => {
       const score = v.unscored
         ? el("span", {class: "warn", text: `⚠ ${asText(v.unscored_label, "unbewertet")}`})
-        : el("b", {text: germanCount(v.score)});
+        // A jury's cell may lie between two scores (a median of two, a mean): "3,50".
+        : el("b", {text: Number.isInteger(v.score) ? germanCount(v.score) : germanNumber(v.score, 2)});
       const flag = el("span", {class: v.red_flag ? "flag" : "", text: v.red_flag ? "⚑ ja" : "nein"});
       const link = el("a", {href: `/runs/${name}/prompts/${encodeURIComponent(v.prompt_id)}`, text: asText(v.prompt_id)});
       const row = el("tr", {dataset: {model: asText(v.model, ""), category: asText(v.category, "")}},
