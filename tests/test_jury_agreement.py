@@ -220,3 +220,11 @@ def test_same_family_means_leave_out_the_rows_own_family_only_with_two_families(
     assert (gemma.mean, gemma.without_own_family) == (5.0, None)  # only its own family judged
     one_family = {"qwen-judge": "qwen", "qwen-big": "qwen", "odd": None}
     assert same_family_means(cells, lambda key: (key[0], key[1]), rows, one_family) == []
+
+
+def test_shared_cells_can_be_those_of_the_active_members() -> None:
+    cells = {1: {"a": 4.0, "b": 2.0, "gone": 3.0}, 2: {"a": 2.0, "b": 2.0}}
+    a, b, gone = member_means(cells, ["a", "b", "gone"], shared_by=["a", "b"])
+    assert (a.common_mean, b.common_mean, gone.common_mean) == (3.0, 2.0, 3.0)
+    a, _, _ = member_means(cells, ["a", "b", "gone"])
+    assert a.common_mean == 4.0

@@ -164,22 +164,28 @@ class MemberMean(Generic[M]):
     # Over every cell the member scored (None: it scored none).
     mean: float | None
     scored: int
-    # Over the cells every member scored: the fair comparison (None: no such cell).
+    # Over the cells every (active) member scored: the fair comparison (None: none such).
     common_mean: float | None
 
 
-def member_means(cells: Cells[K, M], members: Sequence[M]) -> list[MemberMean[M]]:
-    """Each member's mean: over its cells, and over the cells all ``members`` scored."""
-    common = [scores for scores in cells.values() if all(m in scores for m in members)]
+def member_means(
+    cells: Cells[K, M], members: Sequence[M], shared_by: Sequence[M] | None = None
+) -> list[MemberMean[M]]:
+    """Each member's mean: over its cells, and over the cells all of ``shared_by`` (default:
+    ``members``) scored. A jury names its active members there: a member dropped after a
+    few cells would otherwise shrink the shared cells to those few."""
+    sharing = members if shared_by is None else shared_by
+    common = [scores for scores in cells.values() if all(m in scores for m in sharing)]
     result = []
     for member in members:
         own = [scores[member] for scores in cells.values() if member in scores]
+        shared = [scores[member] for scores in common if member in scores]
         result.append(
             MemberMean(
                 member,
                 statistics.fmean(own) if own else None,
                 len(own),
-                statistics.fmean(s[member] for s in common) if common else None,
+                statistics.fmean(shared) if shared else None,
             )
         )
     return result

@@ -12,6 +12,7 @@ from typing import Any, TypeVar, cast
 from touchstone import german
 from touchstone.errors import kind_label
 from touchstone.packs.power import Resolution, run_resolution
+from touchstone.quality.jury_card import JuryCard
 from touchstone.results import (
     FAILED_REASONS,
     UNSCORED_REASONS,
@@ -154,6 +155,9 @@ class Scorecard:
     comparisons_complete: bool = True
     # What differences the run can resolve at all (DESIGN §20); None: no two rows to pair.
     resolution: Resolution | None = None
+    # A jury's agreement card (DESIGN §18), None for one judge: set by whoever reads the run
+    # with its members' verdicts (``quality.jury_card.build_jury_card``).
+    jury_card: JuryCard | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -213,6 +217,8 @@ class Scorecard:
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
         )
         data["resolution"] = self.resolution.as_dict() if self.resolution else None
+        if self.jury_card is not None:
+            data["jury"] = self.jury_card.as_dict()
         return data
 
 
