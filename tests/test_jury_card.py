@@ -172,6 +172,7 @@ def test_scorecard_carries_the_card_into_json_terminal_and_report(
     assert "Jury: 2 von 3 Judges aktiv" in html
     assert "strittig: 3 Zellen" in html
     assert "ausgeschieden: 3 Aufrufe in Folge fehlgeschlagen" in html
+    assert html.count('data-testid="jury-dropped"') == 1
     assert "(Familie qwen)" in html
 
 
@@ -182,3 +183,24 @@ def test_hostile_member_names_stay_plain_in_the_terminal() -> None:
     console.print(JuryLines(build_jury_card([evil], cells, low=0, high=5)))
     text = console.export_text()
     assert "\x1b" not in text and "\\x1b]0;pwned\\x07[bold]x[/]" in text
+
+
+def test_the_gui_verdict_table_filters_disputed_cells(card: JuryCard) -> None:
+    from types import SimpleNamespace
+
+    from touchstone.gui.queries import VerdictQuery, selected_verdicts
+
+    verdicts = [
+        Verdict(key.model, key.variant, key.prompt_id, key.repeat, "R", 3, False, "")
+        for key in jury_cells()
+    ]
+    scorecard = build_scorecard([], verdicts, scale_min=0, scale_max=5)
+    scorecard.jury_card = card
+    run = SimpleNamespace(view=SimpleNamespace(verdicts=verdicts), card=scorecard)
+    kept = selected_verdicts(run, VerdictQuery(disputed=True))  # type: ignore[arg-type]
+    assert sorted(v.key for v in kept) == sorted(card.disputed)
+    rest = selected_verdicts(run, VerdictQuery(disputed=False))  # type: ignore[arg-type]
+    assert len(rest) == len(verdicts) - 3
+    # One judge: no cell is disputed.
+    scorecard.jury_card = None
+    assert selected_verdicts(run, VerdictQuery(disputed=True)) == []  # type: ignore[arg-type]
