@@ -41,6 +41,14 @@ def bootstrap_interval(
         value = statistic([units[i] for i in rng.choices(range(n), k=n)])
         if value is not None and math.isfinite(value):
             values.append(value)
+    return percentile_interval(values, rounds, level)
+
+
+def percentile_interval(
+    values: list[float], rounds: int, level: float = 0.95
+) -> tuple[float, float] | None:
+    """The ``level`` percentile interval of the defined ``values`` of ``rounds`` resamples
+    (sorted in place); None when more than ``MAX_UNDEFINED`` of them were undefined."""
     if len(values) < max(2, rounds * (1 - MAX_UNDEFINED)):
         return None
     values.sort()
