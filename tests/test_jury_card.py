@@ -204,3 +204,22 @@ def test_the_gui_verdict_table_filters_disputed_cells(card: JuryCard) -> None:
     # One judge: no cell is disputed.
     scorecard.jury_card = None
     assert selected_verdicts(run, VerdictQuery(disputed=True)) == []  # type: ignore[arg-type]
+
+
+def test_scores_of_former_members_count_nowhere_and_the_rule_is_shown() -> None:
+    former = ("old-judge", "http://old/v1")
+    cells = jury_cells()
+    for scores in cells.values():
+        scores[former] = 0.0  # would dispute every cell and drag alpha down
+    card = build_jury_card(
+        MEMBERS, cells, low=0, high=5, quorum=2, aggregate_name="median", no_quorum=3
+    )
+    clean = build_jury_card(MEMBERS, jury_cells(), low=0, high=5)
+    assert (card.alpha, len(card.disputed)) == (clean.alpha, len(clean.disputed))
+    assert card.rule_text() == "Quorum 2 · Median · ohne Quorum: 3 Zellen"
+    console = Console(width=80, record=True)
+    console.print(JuryLines(card))
+    assert console.export_text().splitlines()[2] == "  Quorum 2 · Median · ohne Quorum: 3 Zellen"
+    data = card.as_dict()
+    assert (data["quorum"], data["aggregate"], data["no_quorum"]) == (2, "median", 3)
+    assert clean.rule_text() == "" and "quorum" not in clean.as_dict()

@@ -35,6 +35,8 @@ from touchstone.quality.jury_agreement import (
 from touchstone.results import Verdict, VerdictKey
 
 MemberKey = tuple[str, str]  # (model, base_url)
+# The jury's aggregates as the card names them (config: ``aggregate: median | mean | majority``).
+AGGREGATE_LABELS = {"median": "Median", "mean": "Mittelwert", "majority": "Mehrheit"}
 Row = tuple[str, str]  # (model, variant)
 WIDTH = 80
 SEPARATOR = " · "
@@ -104,6 +106,11 @@ class JuryCard:
     # Disputed cells, the widest spread first (the human spot check starts here).
     disputed: list[VerdictKey] = field(default_factory=list)
     same_family: list[FamilyMean[Row]] = field(default_factory=list)
+    # How the jury makes a cell's verdict, when the run says (shown in the card's first line).
+    quorum: int | None = None
+    aggregate: str = ""
+    # Cells left unscored for want of a quorum.
+    no_quorum: int = 0
 
     @property
     def active(self) -> int:
@@ -128,6 +135,14 @@ class JuryCard:
             f"Übereinstimmung {self.alpha_text()}",
             f"strittig: {german.counted(len(self.disputed), 'Zelle', 'Zellen')}",
         ]
+
+    def rule_text(self) -> str:
+        """``Quorum 2 · Median · ohne Quorum: 3 Zellen``, or "" when the run says nothing."""
+        parts = [] if self.quorum is None else [f"Quorum {self.quorum}"]
+        parts += [AGGREGATE_LABELS.get(self.aggregate, self.aggregate)] if self.aggregate else []
+        if self.no_quorum:
+            parts.append(f"ohne Quorum: {german.counted(self.no_quorum, 'Zelle', 'Zellen')}")
+        return SEPARATOR.join(parts)
 
     def headline(self) -> str:
         return SEPARATOR.join(self.headline_parts())
@@ -164,6 +179,8 @@ class JuryCard:
     def lines(self, width: int = WIDTH) -> list[str]:
         """The card as terminal lines of at most ``width`` columns (German)."""
         out = _joined(self.headline_parts(), width)
+        if self.rule_text():
+            out += _wrapped(self.rule_text(), width, "  ", "  ")
         for member in self.members:
             mark = "✗" if member.dropped else "✓"
             out += _wrapped(f"{mark} {self.member_text(member)}", width, "  ", "    ")
@@ -226,6 +243,9 @@ class JuryCard:
                 for f in self.same_family
             ],
             "summary": self.headline(),
+            **({} if self.quorum is None else {"quorum": self.quorum}),
+            **({"aggregate": self.aggregate} if self.aggregate else {}),
+            "no_quorum": self.no_quorum,
         }
 
 
@@ -281,12 +301,23 @@ def build_jury_card(
     failed: Mapping[Row, int] | None = None,
     family_of: Callable[[str], str | None] = _family_of,
     seed: int = 0,
+    quorum: int | None = None,
+    aggregate_name: str = "",
+    no_quorum: int = 0,
 ) -> JuryCard:
     """The card of the jury ``members`` from their scores per cell (``member_scores``);
     ``low``..``high``: the pack's scale; ``aggregate``: how the jury makes a cell's score
     (for the same-family means); ``failed``: failed answers per row (they count with the
-    scale's minimum, as in the scorecard)."""
+    scale's minimum, as in the scorecard). Scores of judges that are not ``members`` (lines
+    of a former member) count nowhere. ``quorum``, ``aggregate_name`` (median, mean,
+    majority) and ``no_quorum`` (cells without one) are shown as the run records them."""
     keys: list[MemberKey] = [(m.model, m.base_url) for m in members]
+    known = set(keys)
+    cells = {
+        key: kept
+        for key, scores in cells.items()
+        if (kept := {m: s for m, s in scores.items() if m in known})
+    }
     active = [key for m, key in zip(members, keys, strict=True) if not m.dropped]
     means = {mean.member: mean for mean in member_means(cells, keys, active or keys)}
     families = {key: family_of(key[0]) for key in keys}
@@ -322,4 +353,7 @@ def build_jury_card(
             failed=failed,
             floor=float(low),
         ),
+        quorum=quorum,
+        aggregate=aggregate_name,
+        no_quorum=no_quorum,
     )

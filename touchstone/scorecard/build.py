@@ -217,8 +217,8 @@ class Scorecard:
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
         )
         data["resolution"] = self.resolution.as_dict() if self.resolution else None
-        if self.jury_card is not None:
-            data["jury"] = self.jury_card.as_dict()
+        if self.jury_card is not None:  # beside what else the run says of its jury
+            data["jury"] = {**data.get("jury", {}), **self.jury_card.as_dict()}
         return data
 
 
