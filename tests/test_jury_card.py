@@ -223,3 +223,19 @@ def test_scores_of_former_members_count_nowhere_and_the_rule_is_shown() -> None:
     data = card.as_dict()
     assert (data["quorum"], data["aggregate"], data["no_quorum"]) == (2, "median", 3)
     assert clean.rule_text() == "" and "quorum" not in clean.as_dict()
+
+
+def test_a_dropped_members_whole_message_is_not_named_twice_and_empty_pairs_are_left_out() -> None:
+    message = f"Judge {ENDLESS[0]} ausgeschieden: {REASON}"
+    members = [Member(*QWEN), Member(*GEMMA), Member(*ENDLESS, dropped=message)]
+    cells = {
+        key: {m: s for m, s in scores.items() if m != ENDLESS}
+        for key, scores in jury_cells().items()
+    }
+    card = build_jury_card(members, cells, low=0, high=5)
+    text = "\n".join(card.lines())
+    assert f"ausgeschieden: {REASON[:30]}" in " ".join(text.split())
+    assert text.count("ausgeschieden") == 1
+    (kappa,) = card.kappa_texts()
+    assert kappa.startswith(f"{QWEN[0]} ↔ {GEMMA[0]}: 0,")
+    assert len(card.as_dict()["pairwise_kappa"]) == 3  # the JSON keeps every pair

@@ -14,7 +14,7 @@ import statistics
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from rich.console import Console, ConsoleOptions
 from rich.text import Text
@@ -38,6 +38,7 @@ MemberKey = tuple[str, str]  # (model, base_url)
 # The jury's aggregates as the card names them (config: ``aggregate: median | mean | majority``).
 AGGREGATE_LABELS = {"median": "Median", "mean": "Mittelwert", "majority": "Mehrheit"}
 Row = tuple[str, str]  # (model, variant)
+_Member = TypeVar("_Member", bound=tuple[str, str])
 WIDTH = 80
 SEPARATOR = " · "
 
@@ -65,12 +66,13 @@ def _family_of(model_name: str) -> str | None:
 
 
 def member_scores(
-    by_cell: Mapping[VerdictKey, Mapping[MemberKey, Verdict]],
+    by_cell: Mapping[VerdictKey, Mapping[_Member, Verdict]],
 ) -> dict[VerdictKey, dict[MemberKey, float]]:
-    """Each cell's scored verdicts' scores by member (unscored verdicts left out)."""
+    """Each cell's scored verdicts' scores by member (unscored verdicts left out); members
+    named by ``(model, base_url)`` in any tuple form (a jury's ``MemberId``)."""
     cells: dict[VerdictKey, dict[MemberKey, float]] = {}
     for key, members in by_cell.items():
-        scores = {member: float(v.score) for member, v in members.items() if v.scored}
+        scores = {(m[0], m[1]): float(v.score) for m, v in members.items() if v.scored}
         if scores:
             cells[key] = scores
     return cells
@@ -91,6 +93,13 @@ class JuryMemberLine:
     family: str | None
     # The model, with its endpoint when two members share the model name.
     label: str = ""
+
+    @property
+    def reason(self) -> str:
+        """Why the member was dropped, on one line, without a lead naming it again (the run
+        may record the whole message: "Judge x ausgeschieden: 3 Aufrufe …"); "" if not."""
+        reason = _one_line(self.dropped or "")
+        return reason.removeprefix(f"Judge {_one_line(self.model)} ausgeschieden: ")
 
 
 @dataclass(frozen=True)
@@ -155,14 +164,16 @@ class JuryCard:
             parts[0] += f" (gemeinsame Zellen {shared})"
         parts.append(f"{german.count(member.scored)} bewertet")
         if member.dropped:
-            parts.append(f"ausgeschieden: {_one_line(member.dropped)}")
+            parts.append(f"ausgeschieden: {member.reason}")
         return f"{_one_line(member.label)}: {SEPARATOR.join(parts)}"
 
     def kappa_texts(self) -> list[str]:
+        """One line per pair that shares a cell (a member dropped at once shares none)."""
         return [
             f"{_one_line(self._label(k.a))} ↔ {_one_line(self._label(k.b))}: "
             f"{german.number(k.kappa)} ({german.counted(k.cells, 'Zelle', 'Zellen')})"
             for k in self.kappas
+            if k.cells
         ]
 
     def family_texts(self) -> list[str]:
