@@ -218,6 +218,12 @@ def test_same_family_means_leave_out_the_rows_own_family_only_with_two_families(
     assert qwen.without_own_family == pytest.approx((3 + 4 + 0) / 3)
     assert (llama.mean, llama.without_own_family, llama.excluded) == (4.0, 4.0, 0)
     assert (gemma.mean, gemma.without_own_family) == (5.0, None)  # only its own family judged
+    assert (qwen.excluded, gemma.excluded) == (1, 1)
+    # A member of the row's family that scored none of its cells leaves nothing out.
+    idle = same_family_means(
+        cells, lambda key: (key[0], key[1]), rows, {**families, "llama-judge": "llama"}
+    )
+    assert idle[1].excluded == 0
     one_family = {"qwen-judge": "qwen", "qwen-big": "qwen", "odd": None}
     assert same_family_means(cells, lambda key: (key[0], key[1]), rows, one_family) == []
 

@@ -272,6 +272,7 @@ class FamilyMean(Generic[R]):
     # of another family scored the row), both made the same way, so they compare.
     mean: float | None
     without_own_family: float | None
+    # Members of the row's family that scored any of its cells (0: both means are one).
     excluded: int
 
 
@@ -308,6 +309,12 @@ def same_family_means(
             mean_without, aggregate=aggregate, floor_cells=floors, floor=floor
         )
         result.append(
-            FamilyMean(row, family, mean_of(row_cells, ()), mean_of(row_cells, own), len(own))
+            FamilyMean(
+                row,
+                family,
+                mean_of(row_cells, ()),
+                mean_of(row_cells, own),
+                len({m for scores in row_cells.values() for m in scores if m in own}),
+            )
         )
     return result
