@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
-from touchstone.results import EvalResponse, Verdict, unscored_label
+from touchstone.results import EvalResponse, Verdict, cell_key, unscored_label
 
 SortKey = Literal[
     "model", "variant", "prompt_id", "category", "repeat", "score", "red_flag", "judge_model"
@@ -26,6 +26,7 @@ FILTER_FIELDS = (
     "max",
     "red_flag",
     "unscored",
+    "disputed",
     "q",
 )
 PAGE_SIZE = 50
@@ -46,6 +47,8 @@ class VerdictQuery(BaseModel):
     max: float | None = Field(default=None, allow_inf_nan=False)
     red_flag: bool | None = None
     unscored: bool | None = None
+    # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", §18).
+    disputed: bool | None = None
     q: str = Field(default="", max_length=200)
     sort: SortKey = "model"
     order: Literal["asc", "desc"] = "asc"
@@ -118,6 +121,10 @@ def selected_verdicts(run: LoadedRun, query: VerdictQuery) -> list[Verdict]:
     """Every verdict the filters keep, sorted as the table shows them (ties in a stable,
     natural order): the table's pages and its CSV export."""
     kept = [v for v in run.view.verdicts if query.keeps(v)]
+    if query.disputed is not None:
+        jury = run.card.jury_card
+        disputed = set(jury.disputed) if jury is not None else set()
+        kept = [v for v in kept if (cell_key(v) in disputed) == query.disputed]
     natural = sorted(kept, key=lambda v: (v.model, v.variant, v.prompt_id, v.repeat))
     if query.sort == "score":
         # Unscored cells sort below every score.

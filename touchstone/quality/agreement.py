@@ -36,16 +36,18 @@ class KappaSums:
 
     With quadratic weights the chance disagreement of the two raters' marginals is
     ``E[(a - b)^2]`` for independent draws, ``Σa² + Σb² - 2·Σa·Σb/n`` in sums (the weights'
-    normalisation cancels): the kappa of the full confusion matrix, in integers, so that
-    "no chance disagreement" is an exact zero.
+    normalisation cancels): the kappa of the full confusion matrix. Scores are whole points
+    or, of a jury's cell, halves: both add up exactly in binary floats, so "no chance
+    disagreement" is an exact zero.
     """
 
     __slots__ = ("n", "sum_a", "sum_a2", "sum_b", "sum_b2", "sum_d2")
 
     def __init__(self) -> None:
-        self.n = self.sum_a = self.sum_b = self.sum_a2 = self.sum_b2 = self.sum_d2 = 0
+        self.n = 0
+        self.sum_a = self.sum_b = self.sum_a2 = self.sum_b2 = self.sum_d2 = 0.0
 
-    def add(self, a: int, b: int) -> None:
+    def add(self, a: float, b: float) -> None:
         self.n += 1
         self.sum_a += a
         self.sum_b += b
@@ -59,7 +61,7 @@ class KappaSums:
 
 
 def kappa_of_sums(
-    n: int, sum_a: int, sum_b: int, sum_a2: int, sum_b2: int, sum_d2: int
+    n: int, sum_a: float, sum_b: float, sum_a2: float, sum_b2: float, sum_d2: float
 ) -> float | None:
     """The quadratic weighted kappa from the sums of ``KappaSums`` (for a loop that adds
     them up itself); None without pairs or without chance disagreement."""

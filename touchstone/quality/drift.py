@@ -156,7 +156,7 @@ def probe_file(identity: str, cache_dir: Path | None = None) -> Path:
 @dataclass(frozen=True)
 class StoredProbe:
     label: str
-    score: int
+    score: float
     red_flag: bool
     checked_at: float
 
@@ -257,7 +257,7 @@ def compare_probes(
 
 def cached_cells(
     responses: Sequence[EvalResponse], pack: Pack, session: JudgeSession, cache: VerdictCache
-) -> list[tuple[CellTask, int, float]]:
+) -> list[tuple[CellTask, float, float]]:
     """Up to ``RECHECK_CELLS`` cells of ``responses`` whose verdict the user-level cache
     holds (distinct judge prompts), each with its cached score and when it was cached."""
     if not responses or not cache.holds_judge(session.judge.model):
@@ -265,7 +265,7 @@ def cached_cells(
     step = max(1, len(responses) // SCAN_CELLS)
     system = judge_system_prompt(pack)
     rubrics = RubricHashes(pack)
-    found: list[tuple[CellTask, int, float]] = []
+    found: list[tuple[CellTask, float, float]] = []
     keys: set[str] = set()
     for resp in responses[::step]:
         if not pack.has_prompt(resp.prompt_id):

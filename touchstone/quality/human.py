@@ -44,13 +44,14 @@ class Pair:
     """One rated cell: the judge's verdict and the person's rating of it."""
 
     key: VerdictKey
-    judge: int
+    # A jury's cell may lie between two scores (a median of two).
+    judge: float
     human: int
     judge_flag: bool
     human_flag: bool
 
     @property
-    def diff(self) -> int:
+    def diff(self) -> float:
         return self.judge - self.human
 
 
@@ -165,7 +166,8 @@ def figures(units: Sequence[Pair]) -> Figures:
     n = len(units)
     if not n:
         return None, None, None, None
-    exact = within = total = sum_a = sum_b = sum_a2 = sum_b2 = sum_d2 = 0
+    exact = within = 0
+    total = sum_a = sum_b = sum_a2 = sum_b2 = sum_d2 = 0.0
     for pair in units:
         a, b = pair.judge, pair.human
         diff = a - b

@@ -32,12 +32,12 @@ def _hashed(key: VerdictKey) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def band(score: int, scale: Scale) -> int:
+def band(score: float, scale: Scale) -> int:
     """0 (low), 1 (middle) or 2 (high): the third of ``scale`` that ``score`` lies in."""
     span = scale.max - scale.min
     if span <= 0:
         return 0
-    return min(BANDS - 1, (score - scale.min) * BANDS // (span + 1))
+    return min(BANDS - 1, int((score - scale.min) * BANDS // (span + 1)))
 
 
 def sample_order(

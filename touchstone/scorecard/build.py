@@ -14,6 +14,7 @@ from touchstone.errors import kind_label
 from touchstone.jury.summary import JurySummary
 from touchstone.packs.power import Resolution, run_resolution
 from touchstone.quality.family import same_family
+from touchstone.quality.jury_card import JuryCard
 from touchstone.quality.length import LengthEffect, length_effect
 from touchstone.results import (
     FAILED_REASONS,
@@ -167,6 +168,9 @@ class Scorecard:
     # The jury that judged the run (DESIGN §18), None for one judge; set by whoever read the
     # run (``stages.view``), since only the run dir knows its members apart.
     jury: JurySummary | None = None
+    # A jury's agreement card (DESIGN §18), None for one judge: set by whoever reads the run
+    # with its members' verdicts (``quality.jury_card.build_jury_card``).
+    jury_card: JuryCard | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -229,6 +233,8 @@ class Scorecard:
         )
         data["resolution"] = self.resolution.as_dict() if self.resolution else None
         data["length_effect"] = None if self.length_effect is None else self.length_effect.as_dict()
+        if self.jury_card is not None:  # beside what else the run says of its jury
+            data["jury"] = {**data.get("jury", {}), **self.jury_card.as_dict()}
         return data
 
 

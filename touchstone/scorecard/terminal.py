@@ -19,6 +19,7 @@ from touchstone.german import DASH, count
 from touchstone.pack import Pack
 from touchstone.packs.power import resolution_text
 from touchstone.plain import plain
+from touchstone.quality.jury_card import JuryLines
 from touchstone.scorecard.bias import FAMILY_MARK, bias_lines
 from touchstone.scorecard.build import (
     Scorecard,
@@ -63,6 +64,8 @@ def render_scorecard(
         parts.append(plain(ties))
     if card.resolution is not None:
         parts.append(Text(resolution_text(card.resolution)))
+    if card.jury_card is not None:
+        parts.append(JuryLines(card.jury_card))
     parts += _dimensions(card, dimension_titles or {})
     if card.judge_models:
         label = "Judge-Modelle" if card.mixed_judges else "Judge-Modell"

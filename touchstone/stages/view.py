@@ -10,9 +10,13 @@ from typing import Any
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
 from touchstone.german import counted
+from touchstone.jury.aggregate import combine
+from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
+from touchstone.jury.verdicts import member_verdicts
 from touchstone.pack import Pack
 from touchstone.quality.human import HumanAgreement, human_agreement
+from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
 from touchstone.quality.ratings import HumanRating
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
@@ -55,7 +59,26 @@ class RunView:
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
         card.jury = jury_summary(self.run_dir, self.verdicts, self.responses)
+        if card.jury is not None:
+            card.jury_card = self._jury_card(card.jury, card)
         return card
+
+    def _jury_card(self, jury: JurySummary, card: Scorecard) -> JuryCard:
+        """How far the jury's members agree, over the cells with an answer (DESIGN §18)."""
+        answered = set(map(cell_key, self.responses))
+        by_cell = {k: v for k, v in member_verdicts(self.run_dir).items() if k in answered}
+        rule = jury.aggregate
+        return build_jury_card(
+            jury.members,
+            member_scores(by_cell),
+            low=self.pack.scale.min,
+            high=self.pack.scale.max,
+            aggregate=lambda scores: float(combine(scores, rule)),
+            failed={row.pair: row.failed_count for row in card.rows},
+            quorum=jury.quorum,
+            aggregate_name=rule,
+            no_quorum=jury.no_quorum,
+        )
 
     def ratings(self) -> list[HumanRating]:
         """The run's human ratings as ``human.jsonl`` holds them now (read at each call: a

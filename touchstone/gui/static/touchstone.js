@@ -278,7 +278,7 @@ function fitnessCard(card) {
 
 // The run page's verdict table: filters, sorting and paging through the API; the filters
 // live in the page's URL, so a filtered view can be reloaded, bookmarked and shared.
-const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "q"];
+const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "disputed", "q"];
 const PAGE = 50;
 
 function pageText(offset, total) {
