@@ -26,7 +26,7 @@ def judge_check(
         Path | None,
         typer.Option(
             "--pack",
-            help="Paket (mit Referenzantworten und Gegenbeispielen; Vorgabe: das Paket des "
+            help="Paket (mit Referenzantworten und Gegenbeispielen; Standard: das Paket des "
             "Runs RUN_DIR).",
         ),
     ] = None,

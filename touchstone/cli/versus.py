@@ -22,7 +22,21 @@ class FailOn(enum.StrEnum):
     worse = "worse"
 
 
-@app.command()
+# One string per paragraph: a docstring's line breaks would stay in the rich help page.
+COMPARE_HELP = "\n\n".join(
+    [
+        "Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.",
+        "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist (welche Zeile "
+        "schlechter ist, sagt die Tabelle).",
+        "Mit --fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist.",
+        "Mit --margin D: Exit 0, wenn jede Zeile höchstens D schlechter ist, 1, wenn eine "
+        "sicher mehr verliert, 3, wenn das Intervall das noch nicht entscheidet.",
+        "Exit 2: ungültige Eingabe (unbekannter Run, kein gemeinsames Modell, keine Bewertungen).",
+    ]
+)
+
+
+@app.command(help=COMPARE_HELP)
 def compare(
     new: Annotated[Path, typer.Argument(metavar="NEW", help="Der neue Run (Run-Verzeichnis).")],
     baseline: Annotated[
@@ -33,16 +47,23 @@ def compare(
         typer.Option(
             "--pair",
             metavar="NEU=ALT",
-            help="Umbenanntes Modell paaren: NEUES_MODELL=ALTES_MODELL (mehrfach).",
+            help="Umbenanntes Modell paaren: NEUES_MODELL=ALTES_MODELL (mehrfach; Standard: "
+            "nur gleiche Namen).",
         ),
     ] = None,
     json_path: Annotated[
-        Path | None, typer.Option("--json", help="Den Vergleich als JSON in diese Datei schreiben.")
+        Path | None,
+        typer.Option(
+            "--json",
+            help="Den Vergleich als JSON in diese Datei schreiben (Standard: keine Datei).",
+        ),
     ] = None,
     fail_on: Annotated[
         FailOn | None,
         typer.Option(
-            "--fail-on", help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist."
+            "--fail-on",
+            help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist (Standard: "
+            "kein Gate, Exit 0).",
         ),
     ] = None,
     margin: Annotated[
@@ -52,15 +73,11 @@ def compare(
             metavar="D",
             help="Nicht-Unterlegenheit: Exit 0, wenn jede Zeile mit 95 % höchstens D "
             "Skalenpunkte "
-            "schlechter ist; 1, wenn eine sicher mehr verliert; sonst 3 (unentschieden).",
+            "schlechter ist; 1, wenn eine sicher mehr verliert; sonst 3 (unentschieden; "
+            "Standard: keine Marge).",
         ),
     ] = None,
 ) -> None:
-    """Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.
-
-    Exit 0 bestanden, 1 schlechter (oder unter der Marge), 2 ungültige Eingabe,
-    3 unentschieden (mit --margin).
-    """
     code = 0
     with handled():
         new_view = load_run(new)
