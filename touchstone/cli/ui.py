@@ -220,9 +220,9 @@ class ProgressView:
                 self.progress.advance(self.task)
         elif kind == "judge_error":
             # Failed calls, as the Judge-Bilanz and the stop count them: cells that shared
-            # one call are one failure (the bar still advances per cell).
+            # one call are one failure. The bar counts saved verdicts only (as `run` counts
+            # saved answers): the failures stand beside it.
             self.errors += 0 if data.get("shared") else 1
-            self.progress.advance(self.task)
             failed = german.counted(self.errors, "Judge-Aufruf", "Judge-Aufrufe")
             self.progress.update(self.task, note=f"[yellow]⚠ {failed} fehlgeschlagen")
         elif kind == "in_flight":
