@@ -248,7 +248,13 @@ class ProgressView:
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
     new = german.counted(outcome.new_verdicts, "neue Bewertung", "neue Bewertungen")
-    stdout.print(plain(f"{new} gespeichert in {outcome.run_dir.path}."))
+    cached = (
+        f"; davon {german.count(outcome.from_cache)} aus dem Verdict-Cache (gleiche Antwort, "
+        "gleicher Judge)"
+        if outcome.from_cache
+        else ""
+    )
+    stdout.print(plain(f"{new} gespeichert in {outcome.run_dir.path}{cached}."))
     if outcome.stale:
         stdout.print(
             f"{german.counted(outcome.stale, 'Bewertung', 'Bewertungen')} veraltet (die Rubrik "

@@ -240,6 +240,11 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
                 f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "
                 "(der nächste Judge-Lauf fragt erneut)"
             )
+        if cached := _int_or_none(last.get("from_cache")):
+            parts.append(
+                f"{counted(cached, 'Bewertung', 'Bewertungen')} aus dem Verdict-Cache (gleiche "
+                "Antwort, gleicher Judge)"
+            )
         budget = last.get("budget")
         if isinstance(budget, dict) and _text(budget.get("summary"), 500):
             parts.append(_text(budget.get("summary"), 500).rstrip("."))

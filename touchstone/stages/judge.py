@@ -59,6 +59,9 @@ class JudgeOutcome:
     refused: int = 0
     # The cost cap of this invocation (judge config ``budget``), if any.
     budget: Budget | None = None
+    # New verdicts that needed no call of their own: the verdict cache had them, or an
+    # identical cell of this run paid for the call (same answer, same judge).
+    from_cache: int = 0
 
     @property
     def cells_left(self) -> int:
@@ -328,6 +331,7 @@ def _judge_loaded(
         agreement=result.agreement,
         refused=result.refused,
         budget=budget,
+        from_cache=sum(1 for v in landed.values() if v.cached and not v.unscored),
     )
     _emit_done(on_event, outcome)
     if budget is not None and budget.reached:
@@ -348,6 +352,7 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         "done",
         stage="judge",
         new_verdicts=outcome.new_verdicts,
+        from_cache=outcome.from_cache,
         judge_errors=len(outcome.judge_errors),
         cells_left=outcome.cells_left,
         refused=outcome.refused,
