@@ -193,7 +193,11 @@ def legend(card: Scorecard, titles: dict[str, str]) -> str:
     """What the columns mean, one line each (on a narrow terminal each wraps at words); a
     column that is not printed is not explained."""
     rows = card.rows
-    categories = ", ".join(f"{c} = {titles.get(c, c)}" for c in card.categories)
+    # Only the category columns the table shows (one without any mean is left out), each
+    # entry held together: a narrow terminal wraps between entries, never inside
+    # "D = Tabellen und Formeln" (non-breaking spaces, which rich keeps on one line).
+    shown = [c for c in card.categories if any(r.category_means.get(c) is not None for r in rows)]
+    categories = ", ".join(_held(f"{c} = {titles.get(c, c)}") for c in shown)
     marks = [
         "Rang: gleicher Rang = nicht unterscheidbar",
         "⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch",
@@ -215,6 +219,10 @@ def legend(card: Scorecard, titles: dict[str, str]) -> str:
         " · ".join(marks),
     ]
     return "\n".join(line for line in lines if line)
+
+
+def _held(entry: str) -> str:
+    return "\u00a0".join(entry.split(" "))
 
 
 def tie_text(card: Scorecard) -> str:
