@@ -66,6 +66,14 @@ def compare(
             "kein Gate, Exit 0).",
         ),
     ] = None,
+    categories: Annotated[
+        bool,
+        typer.Option(
+            "--categories",
+            help="Jede Kategorie jeder Zeile zeigen (sonst nur die besseren und schlechteren; "
+            "--json enthält immer alle).",
+        ),
+    ] = False,
     margin: Annotated[
         float | None,
         typer.Option(
@@ -89,7 +97,11 @@ def compare(
         if json_path is not None:
             data = {**comparison.as_dict(), "gate": result.as_dict()}
             atomic_write_text(json_path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-        stdout.print(render_comparison(comparison, result, baseline_path=str(baseline)))
+        stdout.print(
+            render_comparison(
+                comparison, result, baseline_path=str(baseline), every_category=categories
+            )
+        )
         code = result.exit_code
     if code:
         raise typer.Exit(code)
