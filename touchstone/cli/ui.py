@@ -233,9 +233,13 @@ class ProgressView:
             self.progress.update(self.task, description=self.label)
 
     def _open_note(self) -> str:
-        left, skipped = sum(self.open.values()), self.open["skipped"]
+        left, skipped, failed = sum(self.open.values()), self.open["skipped"], self.open["left"]
         note = f"[yellow]⚠ {left} offen"
-        return note + (f" ({skipped} übersprungen)" if skipped else "")
+        if not skipped:
+            return note
+        # Each kind named: "(129 übersprungen)" beside 130 left the one failed call unsaid.
+        kinds = [f"{failed} fehlgeschlagen"] if failed else []
+        return note + f" ({', '.join([*kinds, f'{skipped} übersprungen'])})"
 
     def __enter__(self) -> ProgressView:
         return self
@@ -357,3 +361,9 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         error = RunIncomplete(outcome.unfinished())
         error.facts = outcome.facts()
         raise error
+    stdout.print(
+        plain(
+            f"Als Nächstes: `touchstone judge {outcome.run_dir.path} --config judge.yaml` "
+            "bewertet die Antworten (judge.yaml nach judge.example.yaml)."
+        )
+    )
