@@ -13,6 +13,7 @@ from touchstone.cli.pipeline import ConfigOption, EventsOption, JudgeModelOption
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
+from touchstone.quality.fitness import FitnessCard
 from touchstone.scorecard import render_fitness_card
 from touchstone.stages import check_pack, execute_judge_check
 
@@ -44,5 +45,13 @@ def judge_check(
         stdout.print(render_fitness_card(card))
         if not card.suitable:
             raise JudgeUnfit(card.verdict_de())
-        # Every verdict ends in one line on stderr, "geeignet" as "ungeeignet: …" (README).
-        stderr.print(Text.assemble(("Judge-Check:", "bold green"), " ", card.verdict_de()))
+        say_suitable(card)
+
+
+def say_suitable(card: FitnessCard) -> None:
+    """In a pipe or a script every verdict ends in one line on stderr, "geeignet" as
+    "ungeeignet: …" (README); on a terminal, where both streams show, the card's
+    "Urteil: geeignet" already said it."""
+    if stdout.is_terminal and stderr.is_terminal:
+        return
+    stderr.print(Text.assemble(("Judge-Check:", "bold green"), " ", card.verdict_de()))
