@@ -97,4 +97,4 @@ def test_a_complete_run_names_the_next_step(
     monkeypatch.setattr(ui, "stdout", ui.console_for(terminal=False, file=buffer))
     ui.show_run_outcome(outcome)
     said = " ".join(buffer.getvalue().split())
-    assert f"Als Nächstes: `touchstone judge {out} --config judge.yaml`" in said, said
+    assert f"Als Nächstes: die Antworten bewerten mit `touchstone judge {out} --config" in said

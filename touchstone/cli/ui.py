@@ -363,7 +363,7 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         raise error
     stdout.print(
         plain(
-            f"Als Nächstes: `touchstone judge {outcome.run_dir.path} --config judge.yaml` "
-            "bewertet die Antworten (judge.yaml nach judge.example.yaml)."
+            f"Als Nächstes: die Antworten bewerten mit `touchstone judge "
+            f"{outcome.run_dir.path} --config judge.yaml` (Vorlage: judge.example.yaml)."
         )
     )
