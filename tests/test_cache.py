@@ -1,12 +1,15 @@
 """The verdict cache: identical work is judged once, failures are never reused."""
 
+import io
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from touchstone.cli import ui
 from touchstone.errors import InputError
+from touchstone.gui.job_state import final_state
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_bundle
 from touchstone.judge.cache import (
     CACHE_FILE,
@@ -70,7 +73,10 @@ def config(sim: SimServer) -> JudgeConfig:
 
 
 def test_user_cache_serves_another_run_dir(
-    two_runs: tuple[Path, Path], sim: SimServer, private_verdict_cache: Path
+    two_runs: tuple[Path, Path],
+    sim: SimServer,
+    private_verdict_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, second = two_runs
     judge = FakeJudge()
@@ -79,12 +85,27 @@ def test_user_cache_serves_another_run_dir(
     assert (private_verdict_cache / CACHE_FILE).is_file()
 
     again = FakeJudge()
-    outcome = execute_judge(second, config=config(sim), backend=again)
+    events: list[tuple[str, dict[str, object]]] = []
+    outcome = execute_judge(
+        second, config=config(sim), backend=again, on_event=lambda k, d: events.append((k, d))
+    )
     # Three cached cells asked again without the cache (drift, quality/drift.py), then only
     # the holistic calls: every cell's verdict comes from the cache.
     assert len(again.history) == 3 + 2
     assert all(v.cached for v in RunDir(second).load_verdicts())
     assert outcome.health.calls == 3 + 2
+    # "6 neue Bewertungen" beside "5 Aufrufe" says where the other four came from: in the
+    # terminal and in the done event (the GUI's done message).
+    done = next(d for k, d in events if k == "done")
+    assert outcome.from_cache == done["from_cache"] == 6
+    buffer = io.StringIO()
+    monkeypatch.setattr(ui, "stdout", ui.console_for(terminal=False, file=buffer, width=80))
+    ui.show_judge_outcome(outcome)
+    said = " ".join(buffer.getvalue().split())
+    assert "6 neue Bewertungen gespeichert" in said
+    assert "davon 6 aus dem Verdict-Cache (gleiche Antwort, gleicher Judge)" in said, said
+    message = final_state({}, [{"event": k, **d} for k, d in events])["message"]
+    assert "6 Bewertungen aus dem Verdict-Cache" in message, message
 
     bypass = FakeJudge()
     execute_judge(second, config=config(sim), backend=bypass, rejudge="all")

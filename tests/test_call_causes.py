@@ -193,3 +193,7 @@ def test_a_runaway_judge_counts_failed_calls_alike_in_bar_balance_and_stop(
     note = view.progress.tasks[0].fields["note"]
     assert "3 Judge-Aufrufe fehlgeschlagen" in note, note
     assert job_progress(events)["errors"] == failed_calls
+    # Nothing was saved: the bar and the GUI's count stay at 0 (the failures stand beside
+    # them), not "6/12" as if half the cells were judged.
+    assert view.progress.tasks[0].completed == 0
+    assert job_progress(events)["done"] == 0

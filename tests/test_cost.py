@@ -420,7 +420,9 @@ def test_a_judge_preview_changes_nothing_and_counts_the_calls_the_judge_makes(
     assert preview.calls == outcome.health.calls == 12 + 4  # answers, then 4 holistic calls
     assert preview.output_bound and preview.output_tokens == 16 * 200
     settled = preview_judge(out, config=config)
-    assert settled.calls == 0 and "Dauer: ≈ 0 s (nichts zu tun)" in settled.lines()
+    assert (
+        settled.calls == 0 and "Aufrufe: 0 – nichts zu tun: alle Zellen bewertet" in settled.lines()
+    )
     # Measured now: the next preview (a full re-judge) takes the mean of the judge's replies.
     again = preview_judge(out, config=config, rejudge="all")
     measured = [v.judge_completion_tokens or 0 for v in verdicts(out)]

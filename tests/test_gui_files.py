@@ -238,12 +238,13 @@ def test_a_job_that_cannot_start_leaves_no_run_behind(workspace: Path) -> None:
 def test_a_repeat_overview_parses_no_pack_again(
     client: TestClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from touchstone.stages import load_run, manifest, write_report
+    from touchstone.stages import load_run, manifest
+    from touchstone.stages.view import write_scorecard
 
     runs = workspace / "runs"
     shutil.copytree(runs / "tiny", runs / "zweite")  # no scorecard.json: read from its files
     view = load_run(runs / "tiny")
-    write_report(view, view.scorecard())  # scorecard.json: the overview reads that
+    write_scorecard(view.run_dir, view.scorecard())  # scorecard.json: the overview reads that
     parsed: list[object] = []
     load_pack = manifest.load_pack
 

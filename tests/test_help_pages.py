@@ -14,6 +14,7 @@ COMMANDS = [
     ("run",),
     ("judge",),
     ("report",),
+    ("compare",),
     ("judge-check",),
     ("gui",),
     ("sim",),
@@ -43,6 +44,17 @@ def test_usage_shows_no_placeholder_braces(
     assert "{" not in usage and "}" not in usage, usage
 
 
+def test_compare_help_says_when_each_exit_code_comes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = " ".join(_help(capsys, monkeypatch, "compare").replace("│", " ").split())
+    assert "Aufruf: touchstone compare [OPTIONEN] NEW BASELINE" in text
+    # Without a gate a worse row is not exit 1 (DESIGN §19): the help must not claim it is.
+    assert "Exit 0 bestanden, 1 schlechter" not in text
+    assert "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist" in text
+    assert "--fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist" in text
+
+
 def test_every_option_is_described_with_its_default() -> None:
     missing = []
     for name, param in options():
@@ -53,9 +65,15 @@ def test_every_option_is_described_with_its_default() -> None:
             continue  # a flag is off unless given; a required option shows [Pflicht]
         default = getattr(param, "default", None)
         shown = getattr(param, "show_default", None) is not False and default not in (None, (), [])
-        if not help_text or not (shown or "Vorgabe" in help_text):
+        if not help_text or not (shown or "Standard:" in help_text):
             missing.append((name, help_text))
     assert not missing, missing
+
+
+def test_a_default_has_one_word_standard() -> None:
+    # "[Standard: 300]" from click beside "(Vorgabe: …)" in the help text read as two things.
+    mixed = [(name, p.help) for name, p in options() if "Vorgabe" in (getattr(p, "help", "") or "")]
+    assert not mixed, mixed
 
 
 def test_the_base_url_names_its_default(

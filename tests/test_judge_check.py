@@ -4,6 +4,7 @@ The logic runs against ``ProbeJudge``, a fake that answers by the probe it is sh
 command runs against the simulator's judges of known character.
 """
 
+import io
 import json
 import re
 import time
@@ -380,3 +381,21 @@ def test_a_counterexample_needs_a_red_flag(tmp_path: Path, tiny_pack_path: Path)
     result = run_cli("judge-check", "--pack", str(tiny_pack_path), cwd=tmp_path)
     assert_clean_failure(result, 2)
     assert "counterexample" in result.stderr and "red_flags" in result.stderr
+
+
+@pytest.mark.parametrize(("screen", "said"), [(True, False), (False, True)])
+def test_on_a_terminal_a_suitable_verdict_is_said_once(
+    buero: Pack, monkeypatch: pytest.MonkeyPatch, screen: bool, said: bool
+) -> None:
+    from rich.console import Console
+
+    from touchstone.cli import check as check_command
+
+    card = check(buero, ProbeJudge(buero))
+    assert card.suitable
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(check_command, "stdout", Console(file=out, force_terminal=screen))
+    monkeypatch.setattr(check_command, "stderr", Console(file=err, force_terminal=screen))
+    check_command.say_suitable(card)
+    # The card's "Urteil: geeignet" is on the same screen; a pipe keeps the stderr line.
+    assert ("Judge-Check: geeignet" in err.getvalue()) is said

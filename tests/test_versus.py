@@ -229,9 +229,27 @@ def test_many_rows_show_only_the_categories_that_decide(tmp_path: Path) -> None:
     baseline = make_run(tmp_path / "viele-alt", dict.fromkeys(models, 5))
     new = make_run(tmp_path / "viele-neu", {**dict.fromkeys(models, 5), "modell-07": 1})
     text = text_of(compared(new, baseline), width=100)
-    assert "Nach Kategorie: nur die 1 Zeile mit einer Kategorie" in " ".join(text.split())
+    assert "Nach Kategorie: nur Kategorien, die besser oder schlechter" in " ".join(text.split())
     assert "Nach Kategorie: modell-07 · none" in text
     assert "Nach Kategorie: modell-06" not in text
+
+
+def test_two_equal_runs_say_so_in_a_few_lines_and_explain_the_interval_floor(
+    runs: dict[str, Path],
+) -> None:
+    comparison = compared(runs["baseline"], runs["baseline"])
+    assert all(row.diff is not None and row.diff.mean == 0 for row in comparison.rows)
+    text = text_of(comparison)
+    flat = " ".join(text.split())
+    # No category table of "≈ nicht unterscheidbar" lines per row (10+ lines a row).
+    assert "Nach Kategorie: stabil" not in text and len(text.splitlines()) < 30, text
+    assert "keine Kategorie ist besser oder schlechter; alle mit --categories" in flat
+    # "+0,00 ±0,09" for a difference of exactly 0 is the floor, and the legend says so.
+    assert "Untergrenze der Intervallbreite" in flat and "Auflösung der Skala" in flat
+    console = Console(width=80, record=True, file=io.StringIO())
+    result = gate(comparison, fail_on_worse=False, margin=None)
+    console.print(render_comparison(comparison, result, every_category=True))
+    assert "Nach Kategorie: stabil · none" in console.export_text()
 
 
 def test_answers_not_yet_judged_are_said(runs: dict[str, Path], tmp_path: Path) -> None:

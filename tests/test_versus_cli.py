@@ -48,6 +48,10 @@ def test_no_gate_asked_is_exit_0_even_when_worse(runs: Path) -> None:
     done = run_cli("compare", "new", "baseline", cwd=runs)
     assert done.returncode == 0, done.stderr
     assert "▼ schlechter" in done.stdout and "Gate" not in done.stdout
+    # By category only what is better or worse; --categories shows every one.
+    assert "Nach Kategorie: stabil · none" not in done.stdout
+    every = run_cli("compare", "new", "baseline", "--categories", cwd=runs)
+    assert every.returncode == 0 and "Nach Kategorie: stabil · none" in every.stdout
 
 
 def test_slightly_worse_within_the_margin_passes_and_inside_it_is_inconclusive(

@@ -15,6 +15,7 @@ from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
 from touchstone.jury.check import execute_jury_check
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
+from touchstone.quality.fitness import FitnessCard
 from touchstone.scorecard import render_fitness_card
 from touchstone.stages import check_pack, execute_judge_check
 
@@ -28,7 +29,7 @@ def judge_check(
         Path | None,
         typer.Option(
             "--pack",
-            help="Paket (mit Referenzantworten und Gegenbeispielen; Vorgabe: das Paket des "
+            help="Paket (mit Referenzantworten und Gegenbeispielen; Standard: das Paket des "
             "Runs RUN_DIR).",
         ),
     ] = None,
@@ -59,5 +60,13 @@ def judge_check(
         stdout.print(render_fitness_card(card))
         if not card.suitable:
             raise JudgeUnfit(card.verdict_de())
-        # Every verdict ends in one line on stderr, "geeignet" as "ungeeignet: …" (README).
-        stderr.print(Text.assemble(("Judge-Check:", "bold green"), " ", card.verdict_de()))
+        say_suitable(card)
+
+
+def say_suitable(card: FitnessCard) -> None:
+    """In a pipe or a script every verdict ends in one line on stderr, "geeignet" as
+    "ungeeignet: …" (README); on a terminal, where both streams show, the card's
+    "Urteil: geeignet" already said it."""
+    if stdout.is_terminal and stderr.is_terminal:
+        return
+    stderr.print(Text.assemble(("Judge-Check:", "bold green"), " ", card.verdict_de()))

@@ -73,9 +73,10 @@ def _germanize_help_option(command: click_core.Command) -> None:
     command.get_help_option = get_help_option  # type: ignore[method-assign]
 
 
-# Typer writes a required argument as "{run_dir}", which reads as a placeholder left in; the
-# usage line names it as click does: RUN_DIR (optional ones stay in brackets: [RUN_DIR]).
-_ARGUMENT = re.compile(r"[{\[]([a-z][a-z0-9_]*)[}\]]")
+# Typer writes a required argument as "{run_dir}" (or "{NEW}" with a metavar), which reads as
+# a placeholder left in; the usage line names it as click does: RUN_DIR (optional ones stay in
+# brackets: [RUN_DIR]).
+_ARGUMENT = re.compile(r"[{\[]([A-Za-z][A-Za-z0-9_]*)[}\]]")
 
 
 def _usage_piece(piece: str) -> str:

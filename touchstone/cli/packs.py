@@ -30,7 +30,9 @@ def pack_check(
     run: Annotated[
         Path | None,
         typer.Option(
-            "--run", help="Run-Verzeichnis: dessen gemessene Streuung statt der typischen."
+            "--run",
+            help="Run-Verzeichnis: dessen gemessene Streuung statt der typischen (Standard: "
+            "die typische).",
         ),
     ] = None,
 ) -> None:

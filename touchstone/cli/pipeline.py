@@ -40,7 +40,7 @@ ConfigOption = Annotated[Path, typer.Option("--config", help="Judge-Konfiguratio
 JudgeModelOption = Annotated[
     str | None,
     typer.Option(
-        "--model", help="Judge-Modell (überschreibt die Konfiguration; Vorgabe: deren `model`)."
+        "--model", help="Judge-Modell (überschreibt die Konfiguration; Standard: deren `model`)."
     ),
 ]
 DryRunOption = Annotated[
@@ -54,7 +54,7 @@ EventsOption = Annotated[
     Path | None,
     typer.Option(
         "--events",
-        help="Fortschritt als JSON-Zeilen an diese Datei anhängen (Vorgabe: keine Datei).",
+        help="Fortschritt als JSON-Zeilen an diese Datei anhängen (Standard: keine Datei).",
     ),
 ]
 
@@ -67,7 +67,7 @@ def run(
         list[str] | None,
         typer.Option(
             "--variant",
-            help="System-Prompt-Variante (mehrfach; Vorgabe: alle, bei einem bestehenden Run "
+            help="System-Prompt-Variante (mehrfach; Standard: alle, bei einem bestehenden Run "
             "dessen).",
         ),
     ] = None,
@@ -75,7 +75,7 @@ def run(
         int | None,
         typer.Option(
             "--repeats",
-            help="Wiederholungen je Prompt (Vorgabe: 1, bei einem bestehenden Run dessen Zahl).",
+            help="Wiederholungen je Prompt (Standard: 1, bei einem bestehenden Run dessen Zahl).",
             show_default=False,
         ),
     ] = None,
@@ -83,7 +83,7 @@ def run(
         str | None,
         typer.Option(
             "--base-url",
-            help="OpenAI-kompatibler Endpunkt, meist mit …/v1 am Ende (Vorgabe: die "
+            help="OpenAI-kompatibler Endpunkt, meist mit …/v1 am Ende (Standard: die "
             "Umgebungsvariable OPENAI_BASE_URL, sonst der Endpunkt von OpenAI).",
         ),
     ] = None,
@@ -91,7 +91,7 @@ def run(
         str | None,
         typer.Option(
             "--api-key",
-            help="API-Schlüssel (Vorgabe: die Umgebungsvariable OPENAI_API_KEY; lokale Server "
+            help="API-Schlüssel (Standard: die Umgebungsvariable OPENAI_API_KEY; lokale Server "
             "brauchen keinen).",
         ),
     ] = None,
@@ -99,7 +99,7 @@ def run(
         Path | None,
         typer.Option(
             "--out",
-            help="Run-Verzeichnis; ein bestehendes wird fortgesetzt (Vorgabe: "
+            help="Run-Verzeichnis; ein bestehendes wird fortgesetzt (Standard: "
             "runs/<Paket>-<Zeitstempel>).",
         ),
     ] = None,
@@ -110,7 +110,7 @@ def run(
         int | None,
         typer.Option(
             "--max-tokens",
-            help="Obergrenze der Antwortlänge in Tokens (Vorgabe: keine, der Server entscheidet).",
+            help="Obergrenze der Antwortlänge in Tokens (Standard: keine, der Server entscheidet).",
         ),
     ] = None,
     events: EventsOption = None,
@@ -139,7 +139,7 @@ def run(
             "--price-per-million",
             metavar="IN,OUT",
             help="Preis je Million Tokens, Eingabe und Ausgabe (z. B. 0.15,0.60): für die "
-            "Schätzung (--dry-run) und --budget.",
+            "Schätzung (--dry-run) und --budget (Standard: keine Kosten).",
         ),
     ] = None,
     budget: Annotated[
@@ -147,7 +147,8 @@ def run(
         typer.Option(
             "--budget",
             help="Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
-            "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar.",
+            "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar (Standard: "
+            "keine Grenze).",
         ),
     ] = None,
     dry_run: DryRunOption = False,
@@ -192,7 +193,7 @@ def judge(
         int | None,
         typer.Option(
             "--concurrency",
-            help="Parallele Judge-Aufrufe (überschreibt die Konfiguration; Vorgabe: deren "
+            help="Parallele Judge-Aufrufe (überschreibt die Konfiguration; Standard: deren "
             "`concurrency`).",
         ),
     ] = None,

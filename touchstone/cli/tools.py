@@ -56,7 +56,7 @@ def sim(
         int | None,
         typer.Option(
             "--capacity",
-            help="Höchstens so viele Aufrufe gleichzeitig, sonst 429 (Rate-Limit; Vorgabe: "
+            help="Höchstens so viele Aufrufe gleichzeitig, sonst 429 (Rate-Limit; Standard: "
             "unbegrenzt).",
         ),
     ] = None,
@@ -126,7 +126,7 @@ def cache_clear_command(
         float | None,
         typer.Option(
             "--older-than",
-            help="Nur Einträge löschen, die älter sind (Tage; Vorgabe: alle löschen).",
+            help="Nur Einträge löschen, die älter sind (Tage; Standard: alle löschen).",
         ),
     ] = None,
 ) -> None:

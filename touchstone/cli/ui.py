@@ -221,9 +221,9 @@ class ProgressView:
                 self.progress.advance(self.task)
         elif kind == "judge_error":
             # Failed calls, as the Judge-Bilanz and the stop count them: cells that shared
-            # one call are one failure (the bar still advances per cell).
+            # one call are one failure. The bar counts saved verdicts only (as `run` counts
+            # saved answers): the failures stand beside it.
             self.errors += 0 if data.get("shared") else 1
-            self.progress.advance(self.task)
             failed = german.counted(self.errors, "Judge-Aufruf", "Judge-Aufrufe")
             self.progress.update(self.task, note=f"[yellow]⚠ {failed} fehlgeschlagen")
         elif kind == "in_flight":
@@ -240,9 +240,13 @@ class ProgressView:
             self.progress.update(self.task, description=self.label)
 
     def _open_note(self) -> str:
-        left, skipped = sum(self.open.values()), self.open["skipped"]
+        left, skipped, failed = sum(self.open.values()), self.open["skipped"], self.open["left"]
         note = f"[yellow]⚠ {left} offen"
-        return note + (f" ({skipped} übersprungen)" if skipped else "")
+        if not skipped:
+            return note
+        # Each kind named: "(129 übersprungen)" beside 130 left the one failed call unsaid.
+        kinds = [f"{failed} fehlgeschlagen"] if failed else []
+        return note + f" ({', '.join([*kinds, f'{skipped} übersprungen'])})"
 
     def __enter__(self) -> ProgressView:
         return self
@@ -255,7 +259,13 @@ class ProgressView:
 def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
     new = german.counted(outcome.new_verdicts, "neue Bewertung", "neue Bewertungen")
-    stdout.print(plain(f"{new} gespeichert in {outcome.run_dir.path}."))
+    cached = (
+        f"; davon {german.count(outcome.from_cache)} aus dem Verdict-Cache (gleiche Antwort, "
+        "gleicher Judge)"
+        if outcome.from_cache
+        else ""
+    )
+    stdout.print(plain(f"{new} gespeichert in {outcome.run_dir.path}{cached}."))
     if outcome.stale:
         stdout.print(
             f"{german.counted(outcome.stale, 'Bewertung', 'Bewertungen')} veraltet (die Rubrik "
@@ -364,3 +374,9 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         error = RunIncomplete(outcome.unfinished())
         error.facts = outcome.facts()
         raise error
+    stdout.print(
+        plain(
+            f"Als Nächstes: die Antworten bewerten mit `touchstone judge "
+            f"{outcome.run_dir.path} --config judge.yaml` (Vorlage: judge.example.yaml)."
+        )
+    )

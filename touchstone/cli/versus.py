@@ -22,7 +22,21 @@ class FailOn(enum.StrEnum):
     worse = "worse"
 
 
-@app.command()
+# One string per paragraph: a docstring's line breaks would stay in the rich help page.
+COMPARE_HELP = "\n\n".join(
+    [
+        "Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.",
+        "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist (welche Zeile "
+        "schlechter ist, sagt die Tabelle).",
+        "Mit --fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist.",
+        "Mit --margin D: Exit 0, wenn jede Zeile höchstens D schlechter ist, 1, wenn eine "
+        "sicher mehr verliert, 3, wenn das Intervall das noch nicht entscheidet.",
+        "Exit 2: ungültige Eingabe (unbekannter Run, kein gemeinsames Modell, keine Bewertungen).",
+    ]
+)
+
+
+@app.command(help=COMPARE_HELP)
 def compare(
     new: Annotated[Path, typer.Argument(metavar="NEW", help="Der neue Run (Run-Verzeichnis).")],
     baseline: Annotated[
@@ -33,18 +47,33 @@ def compare(
         typer.Option(
             "--pair",
             metavar="NEU=ALT",
-            help="Umbenanntes Modell paaren: NEUES_MODELL=ALTES_MODELL (mehrfach).",
+            help="Umbenanntes Modell paaren: NEUES_MODELL=ALTES_MODELL (mehrfach; Standard: "
+            "nur gleiche Namen).",
         ),
     ] = None,
     json_path: Annotated[
-        Path | None, typer.Option("--json", help="Den Vergleich als JSON in diese Datei schreiben.")
+        Path | None,
+        typer.Option(
+            "--json",
+            help="Den Vergleich als JSON in diese Datei schreiben (Standard: keine Datei).",
+        ),
     ] = None,
     fail_on: Annotated[
         FailOn | None,
         typer.Option(
-            "--fail-on", help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist."
+            "--fail-on",
+            help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist (Standard: "
+            "kein Gate, Exit 0).",
         ),
     ] = None,
+    categories: Annotated[
+        bool,
+        typer.Option(
+            "--categories",
+            help="Jede Kategorie jeder Zeile zeigen (sonst nur die besseren und schlechteren; "
+            "--json enthält immer alle).",
+        ),
+    ] = False,
     margin: Annotated[
         float | None,
         typer.Option(
@@ -52,15 +81,11 @@ def compare(
             metavar="D",
             help="Nicht-Unterlegenheit: Exit 0, wenn jede Zeile mit 95 % höchstens D "
             "Skalenpunkte "
-            "schlechter ist; 1, wenn eine sicher mehr verliert; sonst 3 (unentschieden).",
+            "schlechter ist; 1, wenn eine sicher mehr verliert; sonst 3 (unentschieden; "
+            "Standard: keine Marge).",
         ),
     ] = None,
 ) -> None:
-    """Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.
-
-    Exit 0 bestanden, 1 schlechter (oder unter der Marge), 2 ungültige Eingabe,
-    3 unentschieden (mit --margin).
-    """
     code = 0
     with handled():
         new_view = load_run(new)
@@ -72,7 +97,11 @@ def compare(
         if json_path is not None:
             data = {**comparison.as_dict(), "gate": result.as_dict()}
             atomic_write_text(json_path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-        stdout.print(render_comparison(comparison, result, baseline_path=str(baseline)))
+        stdout.print(
+            render_comparison(
+                comparison, result, baseline_path=str(baseline), every_category=categories
+            )
+        )
         code = result.exit_code
     if code:
         raise typer.Exit(code)

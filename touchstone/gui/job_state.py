@@ -67,8 +67,8 @@ def clean_record(raw: object, job_id: str, run: str) -> dict[str, Any]:
 def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
     """Progress of a job from its events: counts, error streak, end state and health.
 
-    ``done`` counts the cells this job settled (never the ones that were there before; of a
-    run, only answers it saved), and never exceeds ``total``.
+    ``done`` counts what this job saved (never what was there before; of a run its answers,
+    of a judge its verdicts, never a failed call), and never exceeds ``total``.
     """
     progress: dict[str, Any] = {
         "stage": "",
@@ -119,8 +119,8 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
             else:
                 progress["streak"] = 0
         elif kind == "judge_error":
-            progress["done"] += 1
-            # Failed calls, as the Judge-Bilanz counts them: a call shared by cells once.
+            # Not a saved verdict, so no progress (as the terminal's bar). Failed calls, as
+            # the Judge-Bilanz counts them: a call shared by cells once.
             if not event.get("shared"):
                 progress["errors"] += 1
                 progress["streak"] += 1
@@ -265,6 +265,11 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
             parts.append(
                 f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "
                 "(der nächste Judge-Lauf fragt erneut)"
+            )
+        if cached := _int_or_none(last.get("from_cache")):
+            parts.append(
+                f"{counted(cached, 'Bewertung', 'Bewertungen')} aus dem Verdict-Cache (gleiche "
+                "Antwort, gleicher Judge)"
             )
         budget = last.get("budget")
         if isinstance(budget, dict) and _text(budget.get("summary"), 500):

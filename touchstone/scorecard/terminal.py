@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 
 from touchstone import german
@@ -58,7 +59,10 @@ def render_scorecard(
         )
     ]
     parts += _count_lines(card.rows)
-    parts.append(plain(legend(card, titles), style="dim"))
+    entries = category_entries(card, titles)
+    if entries:
+        parts.append(HeldEntries("Kategorien:", entries, style="dim"))
+    parts.append(plain(legend(card, titles, categories=False), style="dim"))
     ties = tie_text(card)
     if ties:
         parts.append(plain(ties))
@@ -202,11 +206,41 @@ def _two_lines(title: str) -> str:
     return f"{first}\n{second}"
 
 
-def legend(card: Scorecard, titles: dict[str, str]) -> str:
-    """What the columns mean, one line each (on a narrow terminal each wraps at words); a
-    column that is not printed is not explained."""
+class HeldEntries:
+    """``Kategorien: A = Korrespondenz, B = …`` wrapped between entries, never inside one
+    ("D" at a line's end, "= Tabellen und Formeln" on the next read as two things); in a
+    pipe (no wrapping) one line."""
+
+    def __init__(self, label: str, entries: list[str], style: str = "") -> None:
+        self.label, self.entries, self.style = label, entries, style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        pieces = [f"{e}," for e in self.entries[:-1]] + self.entries[-1:]
+        lines = [self.label]
+        for piece in pieces:
+            joined = f"{lines[-1]} {piece}" if lines[-1] else piece
+            if options.no_wrap or cell_len(joined) <= options.max_width or lines[-1] == self.label:
+                lines[-1] = joined
+            else:
+                lines.append(piece)
+        for line in lines:
+            yield plain(line, style=self.style)
+
+
+def category_entries(card: Scorecard, titles: dict[str, str]) -> list[str]:
+    """``A = Korrespondenz`` for each category column the table shows (one without any mean
+    is left out, as its column)."""
     rows = card.rows
-    categories = ", ".join(f"{c} = {titles.get(c, c)}" for c in card.categories)
+    shown = [c for c in card.categories if any(r.category_means.get(c) is not None for r in rows)]
+    return [f"{c} = {titles.get(c, c)}" for c in shown]
+
+
+def legend(card: Scorecard, titles: dict[str, str], *, categories: bool = True) -> str:
+    """What the columns mean, one line each (on a narrow terminal each wraps at words); a
+    column that is not printed is not explained. ``categories``: with the line that names
+    the category columns (the terminal prints it apart, as ``HeldEntries``)."""
+    rows = card.rows
+    named = ", ".join(category_entries(card, titles)) if categories else ""
     marks = [
         "Rang: gleicher Rang = nicht unterscheidbar",
         "⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch",
@@ -220,7 +254,7 @@ def legend(card: Scorecard, titles: dict[str, str]) -> str:
     if any(r.tokens_per_s for r in rows):
         marks.append("Tok/s: Ausgabe-Tokens je Sekunde")
     lines = [
-        f"Kategorien: {categories}" if categories else "",
+        f"Kategorien: {named}" if named else "",
         "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
         "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
         "Mittel (95 %): Mittelwert und 95-%-Intervall [untere – obere Grenze], Bootstrap über "

@@ -70,6 +70,9 @@ class JudgeOutcome:
     # dropped), and the members as the ``done`` event has them.
     jury_lines: list[str] = field(default_factory=list)
     jury_events: list[dict[str, Any]] = field(default_factory=list)
+    # New verdicts that needed no call of their own: the verdict cache had them, or an
+    # identical cell of this run paid for the call (same answer, same judge).
+    from_cache: int = 0
 
     @property
     def cells_left(self) -> int:
@@ -366,6 +369,7 @@ def _judge_loaded(
         refused=result.refused,
         budget=budget,
         human=human,
+        from_cache=sum(1 for v in landed.values() if v.cached and not v.unscored),
     )
     _emit_done(on_event, outcome)
     if budget is not None and budget.reached:
@@ -386,6 +390,7 @@ def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
         "done",
         stage="judge",
         new_verdicts=outcome.new_verdicts,
+        from_cache=outcome.from_cache,
         judge_errors=len(outcome.judge_errors),
         cells_left=outcome.cells_left,
         refused=outcome.refused,

@@ -63,6 +63,8 @@ class Preview:
     notes: list[str] = field(default_factory=list)
     # Whether the output (and so the cost) is an upper bound: max_tokens, nothing measured.
     output_bound: bool = False
+    # Why there is no call to make, said instead of figures of nothing.
+    all_done: str = "alle Zellen beantwortet"
 
     @property
     def cost(self) -> float | None:
@@ -72,6 +74,14 @@ class Preview:
 
     def lines(self) -> list[str]:
         """The preview, one short German line per figure (fits 80 columns with the wrap)."""
+        if not self.calls:
+            # "Ausgabe: ≈ 0 Tokens (weder … noch gemessene Antworten)" would read as missing
+            # data, where there is simply nothing to do.
+            return [
+                "Probelauf: nichts wird aufgerufen, nichts geschrieben.",
+                f"Aufrufe: 0 – nichts zu tun: {self.all_done}",
+                *self.notes,
+            ]
         lines = [
             "Probelauf: nichts wird aufgerufen, nichts geschrieben.",
             f"Aufrufe: {german.count(self.calls)}",
@@ -276,6 +286,7 @@ def preview_judge(
             "Aufrufe."
         )
     return Preview(
+        all_done="alle Zellen bewertet",
         calls=total,
         input_tokens=estimate_tokens(chars + pair_chars),
         output_tokens=round((per_call or 0) * total),

@@ -172,11 +172,18 @@ def report_html(
 
 def write_report(view: RunView, card: Scorecard) -> Path:
     """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``; a run without
-    answers is bad input (a report of nothing would look like one of a run)."""
+    answers or without verdicts is bad input (a report of nothing, or a scorecard of dashes,
+    would look like one of a run; the GUI's run page shows unjudged answers)."""
     if not view.responses:
         raise InputError(
             f"Keine Antworten – zuerst `touchstone run`: {view.run_dir.path} enthält noch keine "
             f"Antworten ({RESPONSES}), also nichts zu berichten."
+        )
+    if not view.verdicts:
+        raise InputError(
+            f"Noch keine Bewertungen – zuerst `touchstone judge {view.run_dir.path} --config "
+            f"judge.yaml`: {view.run_dir.path} hat Antworten, aber noch keine Bewertungen, also "
+            "keine Scorecard und keinen Bericht."
         )
     human = view.human()
     html = report_html(view, card, human=human)

@@ -11,7 +11,6 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from touchstone import german
-from touchstone.german import counted
 from touchstone.plain import plain
 from touchstone.scorecard.columns import Column, FittedTable
 from touchstone.stats import Interval
@@ -24,8 +23,6 @@ VERDICT_WORDS: dict[Better | None, str] = {
     "baseline": "▼ schlechter",
     None: "≈ nicht unterscheidbar",
 }
-# Up to this many rows the categories of each are shown.
-ALL_CATEGORIES_UP_TO = 12
 _STYLES: dict[Better | None, str] = {"new": "green", "baseline": "bold red", None: ""}
 
 
@@ -115,13 +112,18 @@ def rows_table(comparison: RunComparison) -> FittedTable:
     )
 
 
-def categories_table(comparison: RunComparison, row: RowComparison) -> FittedTable | None:
+def categories_table(
+    comparison: RunComparison, row: RowComparison, *, every: bool = True
+) -> FittedTable | None:
     """One row's categories (one table per row: name and category side by side would not
-    fit 80 columns with the interval and the verdict)."""
+    fit 80 columns with the interval and the verdict); ``every``: all of them, else only those
+    that are better or worse (None when there is none)."""
     if len(comparison.categories) < 2 or not row.categories:
         return None
     titles = comparison.categories
-    lines = list(row.categories.items())
+    lines = [(c, d) for c, d in row.categories.items() if every or better_of(d)]
+    if not lines:
+        return None
     return FittedTable(
         f"Nach Kategorie: {_name(row).plain}",
         [
@@ -146,38 +148,49 @@ def categories_table(comparison: RunComparison, row: RowComparison) -> FittedTab
 
 
 def render_comparison(
-    comparison: RunComparison, result: GateResult, *, baseline_path: str = ""
+    comparison: RunComparison,
+    result: GateResult,
+    *,
+    baseline_path: str = "",
+    every_category: bool = False,
 ) -> RenderableType:
-    """Notes (judges first, prominent), the rows, the categories, then the gate's sentence."""
+    """Notes (judges first, prominent), the rows, the categories, then the gate's sentence.
+
+    By category only what is better or worse (one table of ten categories per row buried the
+    rows of two equal runs); ``every_category`` (``--categories``) shows them all.
+    """
     parts: list[RenderableType] = []
     for note in notes(comparison, "cli", baseline_path):
         parts.append(plain(note.text, style="bold yellow" if note.prominent else "dim"))
     parts.append(Text())
     parts.append(rows_table(comparison))
-    shown = comparison.rows
-    if len(shown) > ALL_CATEGORIES_UP_TO:
-        # Beyond a dozen rows every row's categories would bury the table above: only the
-        # rows where some category decides, and where to find the rest.
-        shown = [r for r in shown if any(better_of(d) for d in r.categories.values())]
+    tables = [
+        table
+        for row in comparison.rows
+        if (table := categories_table(comparison, row, every=every_category)) is not None
+    ]
+    if len(comparison.categories) >= 2 and not every_category:
         parts.append(Text())
-        parts.append(
-            plain(
-                f"Nach Kategorie: nur die {counted(len(shown), 'Zeile', 'Zeilen')} mit einer "
-                "Kategorie, die besser oder schlechter ist; alle in --json.",
-                style="dim",
-            )
+        said = (
+            "nur Kategorien, die besser oder schlechter sind"
+            if tables
+            else "keine Kategorie ist besser oder schlechter"
         )
-    for row in shown:
-        table = categories_table(comparison, row)
-        if table is not None:
-            parts.append(Text())
-            parts.append(table)
+        parts.append(
+            plain(f"Nach Kategorie: {said}; alle mit --categories und in --json.", style="dim")
+        )
+    for table in tables:
+        parts.append(Text())
+        parts.append(table)
     parts.append(
         plain(
             "▲/▼: das 95-%-Intervall der Differenz (gepaarter Bootstrap über die Prompts, die "
             "beide Runs mit derselben Bewertungsgrundlage bewertet haben) liegt ganz über/unter "
             "0; fehlgeschlagene Antworten zählen mit dem Skalenminimum. Mittel, Warnsignale und "
-            "Fehlschläge über die verglichenen Prompts.",
+            "Fehlschläge über die verglichenen Prompts. Untergrenze der Intervallbreite: nie "
+            "schmaler, als die Streuung zwischen den Prompts und die der Wiederholungen (ohne "
+            "Wiederholungen die Auflösung der Skala in ganzen Punkten) erlauben; darum hat auch "
+            "eine Differenz von genau 0 ein Intervall (±), und mit wenigen Prompts ein breites.",
             style="dim",
         )
     )
