@@ -119,7 +119,7 @@ def rate(
     ] = DEFAULT_SAMPLE,
     rater: Annotated[
         str | None,
-        typer.Option("--rater", help="Wer bewertet (Vorgabe: der Name des Benutzers)."),
+        typer.Option("--rater", help="Wer bewertet (Standard: der Name des Benutzers im Betriebssystem)."),
     ] = None,
 ) -> None:
     """Stichprobe bewerten: Antworten eines Runs blind selbst bewerten (ohne Modellnamen und
