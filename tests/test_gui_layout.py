@@ -143,12 +143,13 @@ def test_the_overview_stamps_each_run_once_per_request(
     monkeypatch: pytest.MonkeyPatch,
     scorecard_json: bool,
 ) -> None:
-    from touchstone.stages import load_run, write_report
+    from touchstone.stages import load_run
+    from touchstone.stages.view import write_scorecard
 
     run = workspace / "runs" / "tiny"
     if scorecard_json:
         view = load_run(run, pack_within=workspace)
-        write_report(view, view.scorecard())
+        write_scorecard(view.run_dir, view.scorecard())
     counted = counting_stamps(monkeypatch)
     for request in range(3):
         if request == 2:
