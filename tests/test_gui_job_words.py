@@ -126,13 +126,42 @@ def test_a_run_without_a_server_asks_whether_it_runs_and_offers_fortsetzen(
 # -- judge jobs --------------------------------------------------------------------------------
 
 
-def test_a_runaway_judge_says_frist_and_fortsetzen_for_the_open_cells(client: TestClient) -> None:
+def test_a_runaway_judge_says_thinking_off_and_offers_another_model(client: TestClient) -> None:
     state = ended(client, "/api/runs/tiny/judge", {"config": "judge-runaway.yaml"})
     notice = state["notice"]
     assert notice.startswith("Judge abgebrochen"), notice
     assert "Frist" in notice and "ohne Thinking/Reasoning" in notice
-    assert "„Fortsetzen“ bewertet die 6 offenen Zellen" in notice
-    assert state["actions"] == ["resume", "other_model"]
+    # The CLI's advice by cause: thinking off; a longer deadline only lets it think longer.
+    assert "„extra_body“ in der Judge-Konfiguration „judge-runaway.yaml“ ab" in notice
+    assert "call_timeout_s" not in notice and "Fortsetzen" not in notice
+    assert "„Judge mit anderem Modell“ bewertet die 6 offenen Zellen" in notice
+    assert state["actions"] == ["other_model"]
+
+
+def _judge_stopped(cause: str, successes: int, **facts: Any) -> dict[str, Any]:
+    record = {"command": ["-m", "touchstone", "judge", "r", "--config", "/w/j.yaml"]}
+    end = {"cause": cause, "model": "sim-x", "base_url": "http://h/v1", "open_cells": 4, **facts}
+    health = {"calls": 3, "successes": successes, "failures": {cause: 3}}
+    return for_browser({**record, "state": "failed"}, {"end": end, "health": health})
+
+
+@pytest.mark.parametrize("cause", ["timeout", "reasoning_only"])
+def test_a_judge_thinking_without_end_is_not_offered_the_same_judge_again(cause: str) -> None:
+    shown = _judge_stopped(cause, successes=0)
+    assert shown["actions"] == ["other_model"], shown
+    assert "per „extra_body“ in der Judge-Konfiguration „j.yaml“ ab" in shown["notice"]
+    assert "call_timeout_s" not in shown["notice"]
+
+
+def test_a_judge_that_gave_verdicts_before_its_deadline_stop_may_go_on() -> None:
+    assert _judge_stopped("timeout", successes=5)["actions"] == ["resume", "other_model"]
+
+
+@pytest.mark.parametrize("cause", ["rate_limit", "connection", "server"])
+def test_a_busy_or_dropped_server_keeps_fortsetzen(cause: str) -> None:
+    shown = _judge_stopped(cause, successes=0, server_busy=cause == "connection")
+    assert shown["actions"] == ["resume", "other_model"], shown
+    assert "„Fortsetzen“ bewertet die 4 offenen Zellen" in shown["notice"]
 
 
 def test_a_misspelt_judge_model_says_meinten_sie_and_no_fortsetzen(client: TestClient) -> None:

@@ -3,7 +3,8 @@
 The CLI's message tells a terminal user what to type; a browser user gets the GUI's own
 sentence from the facts (``job_state.clean_end``: the cause, the model, the names the
 endpoint offers, the open cells) and the buttons that help: "Fortsetzen" only where the same
-job again can get further (never after a 404 or a refused key), the settings where they are
+job again can get further (never after a 404, a refused key, or a judge that thought past its
+deadline without one verdict), the settings where they are
 wrong. The CLI's text stays behind "Details" with the tail of the job's log. A job whose
 events carry no facts (an older CLI, a process that vanished) says so and points there.
 """
@@ -103,15 +104,27 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
             "Der Judge antwortet nicht im verlangten JSON-Format: wählen Sie ein Judge-Modell, "
             "das Formatvorgaben befolgt („Judge mit anderem Modell“)."
         )
-    # timeout, reasoning_only, other: a judge that thinks instead of answering.
+    # timeout, reasoning_only, other: a judge that thinks instead of answering (the CLI's
+    # ``advice.JUDGE_SETTINGS.slow``): a longer deadline only lets it think longer.
+    what = (
+        "Der Judge antwortet nur mit Reasoning, ohne Urteil."
+        if cause == "reasoning_only"
+        else "Der Judge antwortet nicht innerhalb der Frist."
+    )
     return (
-        "Der Judge antwortet nicht innerhalb der Frist. Wählen Sie ein Judge-Modell ohne "
-        "Thinking/Reasoning („Judge mit anderem Modell“) oder erhöhen Sie „call_timeout_s“ "
-        f"{where}."
+        f"{what} Wählen Sie ein Judge-Modell ohne Thinking/Reasoning („Judge mit anderem "
+        f"Modell“), oder schalten Sie das Denken per „extra_body“ {where} ab."
     )
 
 
-def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
+def _runs_away(end: dict[str, Any], health: dict[str, Any]) -> bool:
+    """The same judge would run away again: it stopped thinking past its deadline (or with
+    reasoning alone) and not one of its calls gave a verdict."""
+    slow = end.get("cause") in ("timeout", "reasoning_only", "other")
+    return slow and not health.get("successes")
+
+
+def _judge_left(end: dict[str, Any], resumable: bool, other_model: bool) -> list[str]:
     """What a stopped judge run left, and what goes on from there (judge runs only)."""
     open_cells, kept = end.get("open_cells", 0), end.get("kept", 0)
     unreadable, refused = end.get("unreadable", 0), end.get("refused", 0)
@@ -125,6 +138,11 @@ def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
         parts.append(
             "Bereits gespeicherte Bewertungen bleiben erhalten; „Fortsetzen“ bewertet die "
             f"{counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
+        )
+    elif open_cells and other_model:
+        parts.append(
+            "Bereits gespeicherte Bewertungen bleiben erhalten; „Judge mit anderem Modell“ "
+            f"bewertet die {counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
         )
     elif open_cells:
         parts.append(
@@ -142,14 +160,17 @@ def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
     return parts
 
 
-def _judge_stop(kind: str, end: dict[str, Any], config: str) -> tuple[str, list[str]]:
+def _judge_stop(
+    kind: str, end: dict[str, Any], config: str, health: dict[str, Any]
+) -> tuple[str, list[str]]:
     cause = end.get("cause", "")
-    resumable = cause not in HOPELESS
+    runaway = _runs_away(end, health)
+    resumable = cause not in HOPELESS and not runaway
     head = "Judge abgebrochen" if kind == "judge" else "Judge-Check abgebrochen"
     label = f" ({kind_label(cause)})" if cause else ""
     parts = [f"{head}{label}:", _judge_cause(end, config)]
     if kind == "judge":
-        parts += _judge_left(end, resumable)
+        parts += _judge_left(end, resumable, other_model=runaway)
     return " ".join(parts), (["resume", "other_model"] if resumable else ["other_model"])
 
 
@@ -221,7 +242,8 @@ def _failed(
     # A run whose run.json records no model has no answer to look at.
     opened = ["open_run"] if has_run and kind == "run" and end.get("run_models", True) else []
     if kind in ("judge", "judge-check") and end.get("cause"):
-        notice, actions = _judge_stop(kind, end, _config(record))
+        health = progress.get("health") if isinstance(progress.get("health"), dict) else {}
+        notice, actions = _judge_stop(kind, end, _config(record), health or {})
         return notice, actions, None
     if kind == "run" and ending == "run_incomplete":
         notice, actions, fix = _run_incomplete(end)
