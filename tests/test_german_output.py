@@ -162,8 +162,9 @@ def test_report_html_shows_german_numbers_intervals_and_dates(judged_workspace: 
     row = card.rows[0]
     assert row.interval is not None
     shown = german.interval(row.interval.mean, row.interval.low, row.interval.high)
-    # On a page the bounds are held together (no-break spaces, a word joiner).
-    assert shown in text.replace("\u00a0", " ").replace("\u2060", "")
+    # On a page the bounds are held together by markup, the text copies as typed.
+    assert shown in " ".join(text.split())
+    assert not re.search("[\u00a0\u2060\u2011]", html)
     assert re.search(r"erstellt\s+\d\d\.\d\d\.\d{4}, \d\d:\d\d \S+", text)
     assert 'class="nowrap"' in html or "white-space:nowrap" in html
 
@@ -176,6 +177,8 @@ def test_gui_pages_show_german_numbers(judged_workspace: Path) -> None:
             response = client.get(path)
             assert response.status_code == 200, path
             text = assert_german_numbers(response.text)
+            # Copied text is what was shown: held together by markup, not by characters.
+            assert not re.search("[\u00a0\u2060\u2011]", response.text), path
             if path != "/runs/tiny/prompts/R1":
                 assert re.search(r"\d,\d\d", text), path
         overview = read_text(client.get("/").text)

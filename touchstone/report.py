@@ -12,11 +12,13 @@ neighbours in the ranking. So its size grows with rows and prompts, never with r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup, escape
 
 from touchstone import german
 from touchstone.pack import Pack, Prompt
@@ -45,14 +47,35 @@ ANSWER_ROWS = 20
 
 
 def interval_text(interval: Interval | None, digits: int = 2) -> str:
-    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval, for a page: the
-    bounds never part (no-break spaces, a word joiner), so a narrow cell breaks only before
-    the "[" (a phone's scorecard keeps ⚑ in view)."""
+    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval, as plain text."""
     if interval is None:
         return german.DASH
-    text = german.interval(interval.mean, interval.low, interval.high, digits)
-    # A browser may break after an en dash: a word joiner holds it to the bound after it.
-    return text.replace(f" {german.DASH} ", f"\u00a0{german.DASH}\u2060\u00a0")
+    return german.interval(interval.mean, interval.low, interval.high, digits)
+
+
+# What never parts on a page: an interval's bounds, a number and its unit (``german`` joins
+# those with a no-break space for the terminal).
+_HELD = re.compile(r"\[[^\]]*\]|\S+(?:\u00a0\S+)+")
+
+
+def held(text: str) -> Markup:
+    """``text`` escaped for a page, what must not part at a line break in no-wrap spans: the
+    text itself keeps plain spaces (a copied number carries no U+00A0 or U+2060), so a
+    narrow cell breaks only before the "[" (a phone's scorecard keeps ⚑ in view)."""
+    parts: list[str] = []
+    last = 0
+    for match in _HELD.finditer(text):
+        parts.append(escape(text[last : match.start()]))
+        piece = match.group(0).replace("\u00a0", " ")
+        parts.append(Markup('<span class="nowrap">{}</span>').format(piece))
+        last = match.end()
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
+
+
+def interval_html(interval: Interval | None, digits: int = 2) -> Markup:
+    """``interval_text`` for a page, its bounds held together (``held``)."""
+    return held(interval_text(interval, digits))
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
@@ -74,8 +97,8 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         signed=german.signed,
         count=german.count,
         percent=german.percent,
-        seconds=german.seconds,
-        interval=interval_text,
+        seconds=lambda value: held(german.seconds(value)),
+        interval=interval_html,
         local_time=german.local_time,
     )
     env.globals.update(
@@ -88,7 +111,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,
-        speed_text=speed_text,
+        speed_text=lambda row: held(speed_text(row)),
         reasons=UNSCORED_REASONS,
         matrix_rows=MATRIX_ROWS,
         resolution_text=resolution_text,
@@ -134,7 +157,7 @@ class MeansChart:
 
         for row in card.rows:
             rank = f"{row.rank}. " if row.rank is not None else ""
-            bar = _Bar(f"{rank}{row.model} · {row.variant}", interval_text(row.interval))
+            bar = _Bar(f"{rank}{row.model} · {row.variant}", interval_html(row.interval))
             if row.interval is not None:
                 interval = row.interval
                 bar.mean = percent(interval.mean)

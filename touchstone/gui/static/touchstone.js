@@ -22,6 +22,9 @@ function el(tag, props = {}, ...children) {
 const WHOLE = /[\p{L}\p{N}_.%\/:]+(?:-[\p{L}\p{N}_.%\/:]+)+|\d[\d.,]*\s(?:%|s\b|ms\b|Tok\/s)/gu;
 
 function wholeNodes(text) {
+  // The CLI's facts hold a number to its unit with a no-break space; a copy should not
+  // carry it: the no-wrap span holds them together.
+  text = text.replace(/\u00a0/g, " ");
   const nodes = [];
   let last = 0;
   for (const match of text.matchAll(WHOLE)) {
