@@ -268,3 +268,8 @@ def test_the_events_of_a_stopped_judge_carry_its_facts(workspace: Path) -> None:
     facts = (last["ending"], last["cause"], last["model"])
     assert facts == ("judge_stopped", "not_found", "sim-jugde")
     assert last["suggestions"] == ["sim-judge"] and last["open_cells"] == 6
+
+
+def test_a_job_without_an_event_yet_is_starting_not_stuck_at_zero() -> None:
+    assert job_progress([])["started"] is False
+    assert job_progress([{"event": "start", "stage": "judge", "todo": 6}])["started"] is True

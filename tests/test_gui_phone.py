@@ -116,6 +116,9 @@ def test_job_boxes_offer_buttons_and_keep_the_summary(tmp_path: Path, sim: SimSe
         page.get_by_test_id("config").select_option("judge-runaway.yaml")
         page.get_by_test_id("start-judge").click()
         box = page.locator("#current-job")
+        # Before the CLI's first event: "startet …", not a stuck-looking "0 / ?".
+        expect(page.get_by_test_id("job-counts")).to_have_text("startet …")
+        expect(box).not_to_contain_text("Fehlerserie")
         expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
         notice = page.get_by_test_id("job-message").inner_text()
         assert "Judge abgebrochen" in notice and not CLI_WORDS.search(notice), notice

@@ -105,7 +105,7 @@ class JobBox {
     this.state = el("span", {"data-testid": "job-state"});
     this.exit = el("span", {class: "muted nowrap"});
     this.bar = el("progress", {max: "1", value: "0"});
-    this.counts = el("span");
+    this.counts = el("span", {"data-testid": "job-counts"});
     this.errors = el("span");
     // "2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)": life while no call completes.
     this.inFlight = el("div", {class: "muted", "data-testid": "job-in-flight"});
@@ -180,11 +180,13 @@ class JobBox {
     const done = Number.isInteger(p.done) ? Math.max(0, Math.min(p.done, total || p.done)) : 0;
     this.bar.max = total || 1;
     this.bar.value = done;
-    this.counts.textContent = `${germanCount(done)} / ${total ? germanCount(total) : "?"}`;
+    // Before the CLI's first event the counts would read "0 / ?" as if the job were stuck.
+    const starting = state === "running" && p.started === false;
+    this.counts.textContent = starting ? "startet …" : `${germanCount(done)} / ${total ? germanCount(total) : "?"}`;
     const errors = Number.isInteger(p.errors) ? p.errors : 0;
     const skipped = Number.isInteger(p.skipped) && p.skipped ? ` · übersprungen: ${germanCount(p.skipped)}` : "";
     const streak = Number.isInteger(p.streak) ? germanCount(p.streak) : asText(p.streak, "0");
-    this.errors.textContent = `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
+    this.errors.textContent = starting ? "" : `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
     this.errors.className = errors ? "warn" : "";
     setWhole(this.inFlight, state === "running" ? asText(p.in_flight, "") : "");
     setWhole(this.message, asText(job.notice ?? job.message, ""));
