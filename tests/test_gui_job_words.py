@@ -79,9 +79,30 @@ def test_a_misspelt_run_model_says_meinten_sie_and_offers_the_fix(
     assert "Fortsetzen" not in notice and "Feld „Modelle“" in notice
     assert state["actions"] == ["edit_settings"]
     assert state["fix"] == {"field": "models", "replace": {"sim-gutt": "sim-gut"}, "extend": False}
-    # The overview says it alike.
-    overview = re.sub(r"<[^>]+>", "", client.get("/").text)
-    assert "Meinten Sie „sim-gut“?" in overview and "Fortsetzen" not in overview
+    # The overview says it in a few words and leads to the run page, where the notice and
+    # its buttons are (none of them on the overview).
+    cell = last_job_cell(client)
+    assert "fehlgeschlagen: Modell nicht gefunden" in " ".join(re.sub("<[^>]+>", "", cell).split())
+    assert 'href="/runs/neu#jobs"' in cell and "Meinten Sie" not in cell
+    # Corrected and finished: the old advice is gone from the run page (it has no field
+    # „Modelle“); the old job stays, muted, with its state.
+    job = client.post("/api/runs", json=run_body(sim), headers=ORIGIN).json()["job"]
+    done = wait_for(
+        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
+    )
+    assert done["state"] == "done", done
+    page = client.get("/runs/neu").text
+    assert "Korrigieren Sie" not in page  # the CLI's log stays behind a click
+    old = re.search(r'<details class="box old-job[^>]*>(.*?)</summary>', page, re.S)
+    assert old and "fehlgeschlagen: Modell nicht gefunden" in " ".join(
+        re.sub("<[^>]+>", "", old[1]).split()
+    )
+
+
+def last_job_cell(client: TestClient) -> str:
+    found = re.search(r'<td data-testid="last-job">(.*?)</td>', client.get("/").text, re.S)
+    assert found, "no last job on the overview"
+    return found[1]
 
 
 def test_a_misspelt_model_added_to_a_run_asks_for_run_erweitern(

@@ -11,6 +11,7 @@ events carry no facts (an older CLI, a process that vanished) says so and points
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -26,6 +27,7 @@ _HEADS = {
     "judge": "Judge abgebrochen",
     "judge-check": "Judge-Check fehlgeschlagen",
 }
+_SEE_DETAILS = "Was das Programm meldet, steht unter „Details“."
 # Messages the GUI itself wrote into the sentinel (not the CLI's): shown as they are.
 _OWN = (VANISHED, "Prozess endete", "Job-Datei")
 
@@ -268,7 +270,7 @@ def _failed(
         notice = message
     else:
         head = _HEADS.get(kind, "Fehlgeschlagen")
-        notice = f"{head}. Was das Programm meldet, steht unter „Details“."
+        notice = f"{head}. {_SEE_DETAILS}"
     actions = judge_actions.get(kind) or (["resume", *opened] if kind == "run" else [])
     return notice, actions, None
 
@@ -296,17 +298,54 @@ def _done(record: dict[str, Any], progress: dict[str, Any]) -> tuple[str, list[s
     return record.get("message") or "", ["resume"] if resumable else []
 
 
+# The overview's cell for a job: a few words, the whole notice is on the run page.
+_SHORT_MAX = 90
+_PATH = re.compile(r"(?:/[^\s/:()]+)+/([^\s/:()]+)")
+
+
+def short_notice(record: dict[str, Any], progress: dict[str, Any], notice: str = "") -> str:
+    """What a job's line on the overview says after its state: the cause's German name
+    ("Frist überschritten"), else the notice's first sentence, cut to a few words; "" when
+    the state says it all (done, cancelled)."""
+    if record.get("state") != "failed":
+        return ""
+    end = progress.get("end") or {}
+    causes = [end.get("cause", "")] + [
+        item.get("cause", "") for item in (*end.get("stopped", []), *end.get("left", []))
+    ]
+    cause = next((c for c in causes if c), "")
+    if cause:
+        return kind_label(cause)
+    if end.get("ending") == "budget_reached":
+        return "Budget erreicht"
+    notice = notice or str(record.get("notice") or "")
+    if not notice or notice.endswith(_SEE_DETAILS):
+        # The GUI had no words of its own: the CLI's first sentence beats "see the details".
+        notice = str(record.get("message") or notice)
+    first = notice.split(". ", 1)[0].strip().rstrip(".")
+    # A file named by its path ("/tmp/…/packs/x.yaml (Zeile 2): …"): its name says enough.
+    first = _PATH.sub(r"\1", first.removeprefix("Fehler: "))
+    return first if len(first) <= _SHORT_MAX else first[: _SHORT_MAX - 1].rstrip() + "…"
+
+
 def for_browser(
     record: dict[str, Any], progress: dict[str, Any], *, has_run: bool = True, log: str = ""
 ) -> dict[str, Any]:
     """What the page shows of a job: ``notice`` (the GUI's own words), ``actions`` (the
     buttons: "resume" the same job again, "other_model" the judge form with its model field,
-    "open_run", "judge_run", "edit_settings" the run form's field ``fix`` names), ``fix``
+    "open_run", "judge_run", "edit_settings" the run form's field ``fix`` names), ``short``
+    (``short_notice``, for the overview and older jobs), ``fix``
     (``{"field", "replace": {wrong: right}, "extend"}`` or None) and ``details`` (the CLI's
     message and its log's tail)."""
     message = record.get("message") or ""
     details = "\n\n".join(part for part in (message, log.strip()) if part)
-    shown: dict[str, Any] = {"notice": "", "actions": [], "fix": None, "details": details}
+    shown: dict[str, Any] = {
+        "notice": "",
+        "actions": [],
+        "fix": None,
+        "details": details,
+        "short": "",
+    }
     state, kind = record.get("state"), _kind(record)
     if state == "done":
         shown["notice"], shown["actions"] = _done(record, progress)
@@ -314,4 +353,5 @@ def for_browser(
         shown["notice"], shown["actions"] = _cancelled(kind, has_run)
     elif state == "failed":
         shown["notice"], shown["actions"], shown["fix"] = _failed(record, progress, has_run)
+    shown["short"] = short_notice(record, progress, shown["notice"])
     return shown

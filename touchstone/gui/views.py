@@ -127,6 +127,7 @@ class Gui:
                     "state": jobs[0]["state"],
                     "message": jobs[0]["message"],
                     "notice": jobs[0]["notice"],
+                    "short": jobs[0]["short"],
                 }
                 if jobs
                 else None
