@@ -353,3 +353,16 @@ def test_messages_say_1_antwort_not_1_antworten(
     assert "1 Antwort gespeichert" in text and "1 neue Bewertung gespeichert" in text
     assert "1 Zelle offen" in text
     assert not ONE_PLURAL.findall(text), ONE_PLURAL.findall(text)
+
+
+def test_the_comparison_legend_names_what_the_blank_cells_are(judged_workspace: Path) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    card = view.scorecard()
+    assert len(card.ranked) > 1
+    html = write_report(view, card).read_text(encoding="utf-8")
+    matrix = html[html.index('<table class="matrix"') :]
+    matrix = matrix[: matrix.index("</ul>")]
+    # The only blank cells are the diagonal: the legend says that, not "one common prompt".
+    assert matrix.count('title="eine Zeile gegen sich selbst">·</td>') == len(card.ranked)
+    assert "·: eine Zeile gegen sich selbst" in matrix
+    assert "nur ein gemeinsamer Prompt" not in html
