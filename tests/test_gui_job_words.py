@@ -93,6 +93,8 @@ def test_a_misspelt_run_model_says_meinten_sie_and_offers_the_fix(
     assert done["state"] == "done", done
     page = client.get("/runs/neu").text
     assert "Korrigieren Sie" not in page  # the CLI's log stays behind a click
+    # The run form keeps the endpoint the last job used, not the default's.
+    assert f'name="base_url" size="40" value="{sim.base_url}"' in client.get("/").text
     old = re.search(r'<details class="box old-job[^>]*>(.*?)</summary>', page, re.S)
     assert old and "fehlgeschlagen: Modell nicht gefunden" in " ".join(
         re.sub("<[^>]+>", "", old[1]).split()

@@ -355,6 +355,9 @@ class VerdictTable {
     this.csv.href = `/api/runs/${encodeURIComponent(this.runName)}/verdicts.csv${query ? `?${query}` : ""}`;
     const what = germanCounted(total, "Bewertung", "Bewertungen");
     this.csv.textContent = filtered ? `diese ${what} als CSV (wie gefiltert)` : `alle ${what} als CSV`;
+    // Nothing to export: no link; unfiltered, "alle als CSV" would be the same link twice.
+    this.csv.parentElement.hidden = total === 0;
+    if (this.csvAll) { this.csvAll.parentElement.hidden = !filtered; }
   }
 
   refuse(problem) {
@@ -374,7 +377,7 @@ class VerdictTable {
       const row = el("tr", {dataset: {model: asText(v.model, ""), category: asText(v.category, "")}},
         el("td", {class: "name", text: asText(v.model)}), el("td", {class: "name", text: asText(v.variant)}), el("td", {}, link),
         el("td", {text: asText(v.category)}), el("td", {class: "num", text: germanCount(v.repeat)}),
-        el("td", {}, score), el("td", {}, flag, v.safety_critical ? " · krit." : ""),
+        el("td", {}, score), el("td", {}, flag, v.safety_critical ? " (sicherheitskritischer Prompt)" : ""),
         el("td", {class: "rationale", text: asText(v.rationale, "")}),
         el("td", {class: "name", text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
       if (v.red_flag) { row.classList.add("redflag"); }
