@@ -56,7 +56,7 @@ from touchstone.gui.queries import (
     verdict_page,
 )
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
-from touchstone.gui.versus import baselines, comparison_context, comparison_json
+from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
 from touchstone.gui.views import Gui, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
@@ -210,7 +210,10 @@ def create_app(
                 "variants": sorted({row.variant for row in card.rows}),
                 "configs": gui.judge_configs(detail["jobs"]),
                 "scale": scale,
-                "baselines": baselines(gui, name, run.view.pack.id),
+                # Only a run with verdicts compares: without, the form would end in a 422.
+                "baselines": (
+                    baselines(gui, name, run.view.pack.id) if judged(gui.runs_dir / name) else None
+                ),
             },
         )
 
