@@ -366,3 +366,15 @@ def test_the_comparison_legend_names_what_the_blank_cells_are(judged_workspace: 
     assert matrix.count('title="eine Zeile gegen sich selbst">·</td>') == len(card.ranked)
     assert "·: eine Zeile gegen sich selbst" in matrix
     assert "nur ein gemeinsamer Prompt" not in html
+
+
+def test_counts_zero_in_every_row_get_no_column_but_one_line(judged_workspace: Path) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    card = view.scorecard()
+    assert not any(row.open or row.unscored or row.failed for row in card.rows)
+    html = write_report(view, card).read_text(encoding="utf-8")
+    table = html[html.index('<table class="scorecard"') :]
+    table = table[: table.index("</table>")]
+    assert "<th>offen</th>" not in table and "unbewertet (Grund)" not in table
+    # The terminal's words: which counts are 0 everywhere.
+    assert "fehlgeschlagen, unbewertet, offen: in allen Zeilen 0." in html

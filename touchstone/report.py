@@ -32,7 +32,7 @@ from touchstone.results import (
     unscored_label,
 )
 from touchstone.scorecard import Scorecard, unscored_text
-from touchstone.scorecard.build import failed_text, speed_text
+from touchstone.scorecard.build import failed_text, speed_text, zero_counts
 from touchstone.stats import Interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -111,6 +111,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,
+        zero_counts=zero_counts,
         speed_text=lambda row: held(speed_text(row)),
         reasons=UNSCORED_REASONS,
         matrix_rows=MATRIX_ROWS,
