@@ -179,6 +179,8 @@ def test_gui_pages_show_german_numbers(judged_workspace: Path) -> None:
             text = assert_german_numbers(response.text)
             # Copied text is what was shown: held together by markup, not by characters.
             assert not re.search("[\u00a0\u2060\u2011]", response.text), path
+            # A prompt's text wraps to the page, not at the pack's hard line breaks.
+            assert '<pre class="task"' not in response.text, path
             if path != "/runs/tiny/prompts/R1":
                 assert re.search(r"\d,\d\d", text), path
         overview = read_text(client.get("/").text)

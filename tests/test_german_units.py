@@ -87,3 +87,14 @@ def test_on_a_page_the_bounds_never_part_yet_copy_as_typed() -> None:
         '4,33 <span class="nowrap">[3,07 – 5,00]</span> <span class="nowrap">2,50 s</span>'
     )
     assert not re.search("[\u00a0\u2060\u2011]", html)
+
+
+def test_a_prompt_text_wraps_to_the_page_keeping_paragraphs_and_lists() -> None:
+    from touchstone.report import paragraphs
+
+    text = "Bitte schreiben Sie\neine kurze Mail.\n\nPunkte:\n- erstens\n- zweitens\n"
+    # The pack's hard line breaks left dangling words on a phone: a break is a space.
+    assert paragraphs(text) == (
+        "<p>Bitte schreiben Sie eine kurze Mail.</p>\n<p>Punkte:<br>- erstens<br>- zweitens</p>"
+    )
+    assert paragraphs("a <b>\nc") == "<p>a &lt;b&gt; c</p>"

@@ -73,6 +73,27 @@ def held(text: str) -> Markup:
     return Markup("").join(parts)
 
 
+# A line that keeps its own line: a list item, a table row, an indented (code) line.
+_OWN_LINE = re.compile(r"^\s*(?:[-*•–]\s|\d+[.)]\s|\|)|^\s{2,}\S")
+
+
+def paragraphs(text: str) -> Markup:
+    """A pack's prompt text for a page that wraps it to its width: a blank line starts a new
+    paragraph, a single line break inside one is a space (the pack's hard breaks left
+    dangling words on a phone), except in blocks with list items, table rows or indented
+    lines, which keep their lines."""
+    blocks = [block for block in re.split(r"\n\s*\n", text.strip()) if block.strip()]
+    parts = []
+    for block in blocks:
+        lines = block.splitlines()
+        if any(_OWN_LINE.match(line) for line in lines):
+            body = Markup("<br>").join(escape(line) for line in lines)
+        else:
+            body = escape(" ".join(line.strip() for line in lines))
+        parts.append(Markup("<p>{}</p>").format(body))
+    return Markup("\n").join(parts)
+
+
 def interval_html(interval: Interval | None, digits: int = 2) -> Markup:
     """``interval_text`` for a page, its bounds held together (``held``)."""
     return held(interval_text(interval, digits))
@@ -99,6 +120,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         percent=german.percent,
         seconds=lambda value: held(german.seconds(value)),
         interval=interval_html,
+        paragraphs=paragraphs,
         local_time=german.local_time,
     )
     env.globals.update(
