@@ -370,6 +370,15 @@ def test_the_comparison_legend_names_what_the_blank_cells_are(judged_workspace: 
     assert "nur ein gemeinsamer Prompt" not in html
 
 
+def test_a_model_name_in_a_verdict_line_does_not_break_at_its_hyphen(
+    judged_workspace: Path,
+) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    html = write_report(view, view.scorecard()).read_text(encoding="utf-8")
+    judges = re.findall(r'<td class="judge"[^>]*>(.*?)</td>', html)
+    assert judges and all(cell.startswith('<span class="name">') for cell in judges), judges[:2]
+
+
 def test_counts_zero_in_every_row_get_no_column_but_one_line(judged_workspace: Path) -> None:
     view = load_run(judged_workspace / "runs" / "tiny")
     card = view.scorecard()
