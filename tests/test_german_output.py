@@ -162,8 +162,9 @@ def test_report_html_shows_german_numbers_intervals_and_dates(judged_workspace: 
     row = card.rows[0]
     assert row.interval is not None
     shown = german.interval(row.interval.mean, row.interval.low, row.interval.high)
-    # On a page the bounds are held together (no-break spaces, a word joiner).
-    assert shown in text.replace("\u00a0", " ").replace("\u2060", "")
+    # On a page the bounds are held together by markup, the text copies as typed.
+    assert shown in " ".join(text.split())
+    assert not re.search("[\u00a0\u2060\u2011]", html)
     assert re.search(r"erstellt\s+\d\d\.\d\d\.\d{4}, \d\d:\d\d \S+", text)
     assert 'class="nowrap"' in html or "white-space:nowrap" in html
 
@@ -176,6 +177,10 @@ def test_gui_pages_show_german_numbers(judged_workspace: Path) -> None:
             response = client.get(path)
             assert response.status_code == 200, path
             text = assert_german_numbers(response.text)
+            # Copied text is what was shown: held together by markup, not by characters.
+            assert not re.search("[\u00a0\u2060\u2011]", response.text), path
+            # A prompt's text wraps to the page, not at the pack's hard line breaks.
+            assert '<pre class="task"' not in response.text, path
             if path != "/runs/tiny/prompts/R1":
                 assert re.search(r"\d,\d\d", text), path
         overview = read_text(client.get("/").text)
@@ -350,3 +355,37 @@ def test_messages_say_1_antwort_not_1_antworten(
     assert "1 Antwort gespeichert" in text and "1 neue Bewertung gespeichert" in text
     assert "1 Zelle offen" in text
     assert not ONE_PLURAL.findall(text), ONE_PLURAL.findall(text)
+
+
+def test_the_comparison_legend_names_what_the_blank_cells_are(judged_workspace: Path) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    card = view.scorecard()
+    assert len(card.ranked) > 1
+    html = write_report(view, card).read_text(encoding="utf-8")
+    matrix = html[html.index('<table class="matrix"') :]
+    matrix = matrix[: matrix.index("</ul>")]
+    # The only blank cells are the diagonal: the legend says that, not "one common prompt".
+    assert matrix.count('title="eine Zeile gegen sich selbst">·</td>') == len(card.ranked)
+    assert "·: eine Zeile gegen sich selbst" in matrix
+    assert "nur ein gemeinsamer Prompt" not in html
+
+
+def test_a_model_name_in_a_verdict_line_does_not_break_at_its_hyphen(
+    judged_workspace: Path,
+) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    html = write_report(view, view.scorecard()).read_text(encoding="utf-8")
+    judges = re.findall(r'<td class="judge"[^>]*>(.*?)</td>', html)
+    assert judges and all(cell.startswith('<span class="name">') for cell in judges), judges[:2]
+
+
+def test_counts_zero_in_every_row_get_no_column_but_one_line(judged_workspace: Path) -> None:
+    view = load_run(judged_workspace / "runs" / "tiny")
+    card = view.scorecard()
+    assert not any(row.open or row.unscored or row.failed for row in card.rows)
+    html = write_report(view, card).read_text(encoding="utf-8")
+    table = html[html.index('<table class="scorecard"') :]
+    table = table[: table.index("</table>")]
+    assert "<th>offen</th>" not in table and "unbewertet (Grund)" not in table
+    # The terminal's words: which counts are 0 everywhere.
+    assert "fehlgeschlagen, unbewertet, offen: in allen Zeilen 0." in html

@@ -1,5 +1,7 @@
 """Seconds and intervals in one German format wherever a person reads them (issue 23 §6)."""
 
+import re
+
 import pytest
 
 from touchstone import german
@@ -43,7 +45,7 @@ def test_the_gui_and_the_report_show_latency_as_the_terminal_does() -> None:
 
     env = template_environment()
     shown = env.from_string("{{ 0.004 | seconds }}").render()
-    assert shown == german.seconds(0.004)
+    assert shown == f'<span class="nowrap">{german.seconds(0.004).replace(NBSP, " ")}</span>'
 
 
 def test_one_interval_format_readable_with_negative_bounds() -> None:
@@ -72,11 +74,27 @@ def test_a_difference_interval_stays_within_the_scale_span() -> None:
     assert within_span(Interval(1.0, None, None, 1), 5.0).low is None
 
 
-def test_on_a_page_the_bounds_never_part() -> None:
-    from touchstone.report import interval_text
+def test_on_a_page_the_bounds_never_part_yet_copy_as_typed() -> None:
+    from touchstone.report import template_environment
     from touchstone.stats import Interval
 
-    text = interval_text(Interval(4.33, 3.07, 5.0, 3))
-    assert text.replace("\u00a0", " ").replace("\u2060", "") == "4,33 [3,07 – 5,00]"
-    # Only the space before "[" may break; a browser may break after "–": a word joiner.
-    assert text.count(" ") == 1 and "–\u2060" in text
+    env = template_environment()
+    html = env.from_string("{{ i | interval }} {{ 2.5 | seconds }}").render(
+        i=Interval(4.33, 3.07, 5.0, 3)
+    )
+    # Held together by markup, not by characters a copy would carry (AGENTS.md).
+    assert html == (
+        '4,33 <span class="nowrap">[3,07 – 5,00]</span> <span class="nowrap">2,50 s</span>'
+    )
+    assert not re.search("[\u00a0\u2060\u2011]", html)
+
+
+def test_a_prompt_text_wraps_to_the_page_keeping_paragraphs_and_lists() -> None:
+    from touchstone.report import paragraphs
+
+    text = "Bitte schreiben Sie\neine kurze Mail.\n\nPunkte:\n- erstens\n- zweitens\n"
+    # The pack's hard line breaks left dangling words on a phone: a break is a space.
+    assert paragraphs(text) == (
+        "<p>Bitte schreiben Sie eine kurze Mail.</p>\n<p>Punkte:<br>- erstens<br>- zweitens</p>"
+    )
+    assert paragraphs("a <b>\nc") == "<p>a &lt;b&gt; c</p>"

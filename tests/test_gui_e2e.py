@@ -194,8 +194,9 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
         assert page.evaluate("window.__xss") is None
         box = page.locator("#current-job").inner_text()
         assert "onerror" in box and "Judge-Check: <img" in box  # the card, as text
-        jobs = page.locator("[data-job='20260101-000000-aaaaaa']").inner_text()
-        assert jobs.count("onerror") >= 4  # message, card name, figure, verdict, agreement
+        # An older job is one collapsed line; its agreement and the CLI's words behind it.
+        jobs = page.locator("[data-old-job='20260101-000000-aaaaaa']").text_content() or ""
+        assert jobs.count("onerror") >= 2  # agreement, message
         page.evaluate("judgeBox.follow('20260101-000001-bbbbbb')")
         page.wait_for_timeout(1000)
         assert page.evaluate("window.__xss") is None
@@ -524,9 +525,20 @@ def test_the_browser_formats_numbers_like_german_py_and_exports_the_filtered_csv
         assert page.evaluate("germanCounted(6224, 'Aufruf', 'Aufrufe')") == "6.224 Aufrufe"
         link = page.get_by_test_id("csv-filtered")
         expect(link).to_have_text("alle 6 Bewertungen als CSV")
+        # Unfiltered, a second "alle als CSV" would be the same link twice.
+        expect(page.get_by_test_id("csv-all")).to_be_hidden()
+        # A safety-critical prompt is said in words, not "nein · krit.".
+        expect(page.locator("#verdicts")).not_to_contain_text("krit.")
+        expect(page.locator("#verdicts")).to_contain_text("(sicherheitskritischer Prompt)")
         page.select_option("#filters select[name=model]", "sim-schwach")
         expect(link).to_have_text("diese 3 Bewertungen als CSV (wie gefiltert)")
+        expect(page.get_by_test_id("csv-all")).to_be_visible()
         response = page.request.get(base + str(link.get_attribute("href")))
         text = response.body().decode("utf-8-sig")
         rows = list(csv.DictReader(io.StringIO(text, newline=""), delimiter=";"))
         assert [row["Modell"] for row in rows] == ["sim-schwach"] * 3
+        # An empty selection offers no "alle 0 Bewertungen als CSV".
+        page.fill("#filters input[name=q]", "nirgends-zu-finden")
+        page.press("#filters input[name=q]", "Enter")
+        expect(page.locator("#verdict-count")).to_contain_text("0 Bewertungen")
+        expect(link).to_be_hidden()

@@ -79,9 +79,32 @@ def test_a_misspelt_run_model_says_meinten_sie_and_offers_the_fix(
     assert "Fortsetzen" not in notice and "Feld „Modelle“" in notice
     assert state["actions"] == ["edit_settings"]
     assert state["fix"] == {"field": "models", "replace": {"sim-gutt": "sim-gut"}, "extend": False}
-    # The overview says it alike.
-    overview = re.sub(r"<[^>]+>", "", client.get("/").text)
-    assert "Meinten Sie „sim-gut“?" in overview and "Fortsetzen" not in overview
+    # The overview says it in a few words and leads to the run page, where the notice and
+    # its buttons are (none of them on the overview).
+    cell = last_job_cell(client)
+    assert "fehlgeschlagen: Modell nicht gefunden" in " ".join(re.sub("<[^>]+>", "", cell).split())
+    assert 'href="/runs/neu#jobs"' in cell and "Meinten Sie" not in cell
+    # Corrected and finished: the old advice is gone from the run page (it has no field
+    # „Modelle“); the old job stays, muted, with its state.
+    job = client.post("/api/runs", json=run_body(sim), headers=ORIGIN).json()["job"]
+    done = wait_for(
+        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
+    )
+    assert done["state"] == "done", done
+    page = client.get("/runs/neu").text
+    assert "Korrigieren Sie" not in page  # the CLI's log stays behind a click
+    # The run form keeps the endpoint the last job used, not the default's.
+    assert f'name="base_url" size="40" value="{sim.base_url}"' in client.get("/").text
+    old = re.search(r'<details class="box old-job[^>]*>(.*?)</summary>', page, re.S)
+    assert old and "fehlgeschlagen: Modell nicht gefunden" in " ".join(
+        re.sub("<[^>]+>", "", old[1]).split()
+    )
+
+
+def last_job_cell(client: TestClient) -> str:
+    found = re.search(r'<td data-testid="last-job">(.*?)</td>', client.get("/").text, re.S)
+    assert found, "no last job on the overview"
+    return found[1]
 
 
 def test_a_misspelt_model_added_to_a_run_asks_for_run_erweitern(
@@ -126,13 +149,42 @@ def test_a_run_without_a_server_asks_whether_it_runs_and_offers_fortsetzen(
 # -- judge jobs --------------------------------------------------------------------------------
 
 
-def test_a_runaway_judge_says_frist_and_fortsetzen_for_the_open_cells(client: TestClient) -> None:
+def test_a_runaway_judge_says_thinking_off_and_offers_another_model(client: TestClient) -> None:
     state = ended(client, "/api/runs/tiny/judge", {"config": "judge-runaway.yaml"})
     notice = state["notice"]
     assert notice.startswith("Judge abgebrochen"), notice
     assert "Frist" in notice and "ohne Thinking/Reasoning" in notice
-    assert "„Fortsetzen“ bewertet die 6 offenen Zellen" in notice
-    assert state["actions"] == ["resume", "other_model"]
+    # The CLI's advice by cause: thinking off; a longer deadline only lets it think longer.
+    assert "„extra_body“ in der Judge-Konfiguration „judge-runaway.yaml“ ab" in notice
+    assert "call_timeout_s" not in notice and "Fortsetzen" not in notice
+    assert "„Judge mit anderem Modell“ bewertet die 6 offenen Zellen" in notice
+    assert state["actions"] == ["other_model"]
+
+
+def _judge_stopped(cause: str, successes: int, **facts: Any) -> dict[str, Any]:
+    record = {"command": ["-m", "touchstone", "judge", "r", "--config", "/w/j.yaml"]}
+    end = {"cause": cause, "model": "sim-x", "base_url": "http://h/v1", "open_cells": 4, **facts}
+    health = {"calls": 3, "successes": successes, "failures": {cause: 3}}
+    return for_browser({**record, "state": "failed"}, {"end": end, "health": health})
+
+
+@pytest.mark.parametrize("cause", ["timeout", "reasoning_only"])
+def test_a_judge_thinking_without_end_is_not_offered_the_same_judge_again(cause: str) -> None:
+    shown = _judge_stopped(cause, successes=0)
+    assert shown["actions"] == ["other_model"], shown
+    assert "per „extra_body“ in der Judge-Konfiguration „j.yaml“ ab" in shown["notice"]
+    assert "call_timeout_s" not in shown["notice"]
+
+
+def test_a_judge_that_gave_verdicts_before_its_deadline_stop_may_go_on() -> None:
+    assert _judge_stopped("timeout", successes=5)["actions"] == ["resume", "other_model"]
+
+
+@pytest.mark.parametrize("cause", ["rate_limit", "connection", "server"])
+def test_a_busy_or_dropped_server_keeps_fortsetzen(cause: str) -> None:
+    shown = _judge_stopped(cause, successes=0, server_busy=cause == "connection")
+    assert shown["actions"] == ["resume", "other_model"], shown
+    assert "„Fortsetzen“ bewertet die 4 offenen Zellen" in shown["notice"]
 
 
 def test_a_misspelt_judge_model_says_meinten_sie_and_no_fortsetzen(client: TestClient) -> None:
@@ -239,3 +291,8 @@ def test_the_events_of_a_stopped_judge_carry_its_facts(workspace: Path) -> None:
     facts = (last["ending"], last["cause"], last["model"])
     assert facts == ("judge_stopped", "not_found", "sim-jugde")
     assert last["suggestions"] == ["sim-judge"] and last["open_cells"] == 6
+
+
+def test_a_job_without_an_event_yet_is_starting_not_stuck_at_zero() -> None:
+    assert job_progress([])["started"] is False
+    assert job_progress([{"event": "start", "stage": "judge", "todo": 6}])["started"] is True

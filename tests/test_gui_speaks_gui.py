@@ -166,8 +166,9 @@ def test_a_stopped_judge_says_what_to_click_not_what_to_type(kind: str) -> None:
     shown = for_browser(judge_record("failed", cli, 1), job_progress(events))
     assert not CLI_WORDS.search(shown["notice"]), shown["notice"]
     assert shown["notice"].startswith("Judge abgebrochen")
-    # After a 404 or a refused key the same job fails the same way: no "Fortsetzen".
-    hopeless = kind in ("auth", "not_found")
+    # After a 404, a refused key or a judge thinking past its deadline without one verdict
+    # the same job fails the same way: no "Fortsetzen".
+    hopeless = kind in ("auth", "not_found", "timeout", "reasoning_only", "other")
     assert ("Fortsetzen" in shown["notice"]) is not hopeless, shown["notice"]
     assert shown["actions"] == (["other_model"] if hopeless else ["resume", "other_model"])
     assert cli in shown["details"]  # the CLI's own words stay, behind "Details"

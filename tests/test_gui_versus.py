@@ -48,6 +48,9 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_run(runs / "umbenannt", {"stabil-neu": 5, "leicht": 5}, pack=pack)
     make_run(runs / "anderer-judge", BASELINE, pack=pack, judge="anderer-judge")
     make_run(runs / "anderes-paket", BASELINE, pack=other)
+    # Answered, not yet judged: nothing to compare.
+    shutil.copytree(runs / "basis", runs / "unbewertet", ignore=shutil.ignore_patterns("jobs"))
+    (runs / "unbewertet" / "judgements.jsonl").write_text("", encoding="utf-8")
     return root
 
 
@@ -64,10 +67,15 @@ def test_the_run_page_offers_the_other_runs_of_its_pack(client: TestClient) -> N
     form = page[page.index('data-testid="compare-form"') :]
     form = form[: form.index("</form>")]
     assert "Vergleichen mit …" in form
-    assert {"basis", "umbenannt", "anderer-judge"} <= set(
-        part.split("<")[0] for part in form.split("<option>")[1:]
-    )
-    assert "anderes-paket" not in form and "<option>neu<" not in form
+    options = re.findall(r"<option([^>]*)>([^<]*)</option>", form)
+    offered = {name for attrs, name in options if "disabled" not in attrs}
+    assert {"basis", "umbenannt", "anderer-judge"} <= offered
+    assert "anderes-paket" not in form and ">neu<" not in form
+    # A run without verdicts would end in a 422: listed, not chosen, and why.
+    assert 'disabled value="unbewertet">unbewertet (noch keine Bewertungen)<' in form
+    assert form.index("unbewertet") > max(form.index(name) for name in offered)
+    # A run without verdicts offers no comparison at all.
+    assert 'data-testid="compare-form"' not in client.get("/runs/unbewertet").text
     chosen = client.get("/runs/neu/compare", params={"baseline": "basis"}, follow_redirects=False)
     assert chosen.status_code == 303 and chosen.headers["location"] == "/runs/neu/compare/basis"
 

@@ -12,11 +12,13 @@ neighbours in the ranking. So its size grows with rows and prompts, never with r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup, escape
 
 from touchstone import german
 from touchstone.pack import Pack, Prompt
@@ -33,7 +35,7 @@ from touchstone.results import (
 )
 from touchstone.scorecard import Scorecard, unscored_text
 from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
-from touchstone.scorecard.build import failed_text, speed_text
+from touchstone.scorecard.build import failed_text, speed_text, zero_counts
 from touchstone.stats import Interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -48,14 +50,56 @@ ANSWER_ROWS = 20
 
 
 def interval_text(interval: Interval | None, digits: int = 2) -> str:
-    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval, for a page: the
-    bounds never part (no-break spaces, a word joiner), so a narrow cell breaks only before
-    the "[" (a phone's scorecard keeps ⚑ in view)."""
+    """``4,85 [4,70 – 4,96]`` (``german.interval``) of a scorecard interval, as plain text."""
     if interval is None:
         return german.DASH
-    text = german.interval(interval.mean, interval.low, interval.high, digits)
-    # A browser may break after an en dash: a word joiner holds it to the bound after it.
-    return text.replace(f" {german.DASH} ", f"\u00a0{german.DASH}\u2060\u00a0")
+    return german.interval(interval.mean, interval.low, interval.high, digits)
+
+
+# What never parts on a page: an interval's bounds, a number and its unit (``german`` joins
+# those with a no-break space for the terminal).
+_HELD = re.compile(r"\[[^\]]*\]|\S+(?:\u00a0\S+)+")
+
+
+def held(text: str) -> Markup:
+    """``text`` escaped for a page, what must not part at a line break in no-wrap spans: the
+    text itself keeps plain spaces (a copied number carries no U+00A0 or U+2060), so a
+    narrow cell breaks only before the "[" (a phone's scorecard keeps ⚑ in view)."""
+    parts: list[str] = []
+    last = 0
+    for match in _HELD.finditer(text):
+        parts.append(escape(text[last : match.start()]))
+        piece = match.group(0).replace("\u00a0", " ")
+        parts.append(Markup('<span class="nowrap">{}</span>').format(piece))
+        last = match.end()
+    parts.append(escape(text[last:]))
+    return Markup("").join(parts)
+
+
+# A line that keeps its own line: a list item, a table row, an indented (code) line.
+_OWN_LINE = re.compile(r"^\s*(?:[-*•–]\s|\d+[.)]\s|\|)|^\s{2,}\S")
+
+
+def paragraphs(text: str) -> Markup:
+    """A pack's prompt text for a page that wraps it to its width: a blank line starts a new
+    paragraph, a single line break inside one is a space (the pack's hard breaks left
+    dangling words on a phone), except in blocks with list items, table rows or indented
+    lines, which keep their lines."""
+    blocks = [block for block in re.split(r"\n\s*\n", text.strip()) if block.strip()]
+    parts = []
+    for block in blocks:
+        lines = block.splitlines()
+        if any(_OWN_LINE.match(line) for line in lines):
+            body = Markup("<br>").join(escape(line) for line in lines)
+        else:
+            body = escape(" ".join(line.strip() for line in lines))
+        parts.append(Markup("<p>{}</p>").format(body))
+    return Markup("\n").join(parts)
+
+
+def interval_html(interval: Interval | None, digits: int = 2) -> Markup:
+    """``interval_text`` for a page, its bounds held together (``held``)."""
+    return held(interval_text(interval, digits))
 
 
 def template_environment(*directories: Path, strict: bool = False) -> jinja2.Environment:
@@ -77,8 +121,9 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         signed=german.signed,
         count=german.count,
         percent=german.percent,
-        seconds=german.seconds,
-        interval=interval_text,
+        seconds=lambda value: held(german.seconds(value)),
+        interval=interval_html,
+        paragraphs=paragraphs,
         local_time=german.local_time,
     )
     env.globals.update(
@@ -93,7 +138,8 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         failed_text=failed_text,
         bias_lines=bias_lines,
         same_family=SAME_FAMILY,
-        speed_text=speed_text,
+        zero_counts=zero_counts,
+        speed_text=lambda row: held(speed_text(row)),
         reasons=UNSCORED_REASONS,
         matrix_rows=MATRIX_ROWS,
         resolution_text=resolution_text,
@@ -139,7 +185,7 @@ class MeansChart:
 
         for row in card.rows:
             rank = f"{row.rank}. " if row.rank is not None else ""
-            bar = _Bar(f"{rank}{row.model} · {row.variant}", interval_text(row.interval))
+            bar = _Bar(f"{rank}{row.model} · {row.variant}", interval_html(row.interval))
             if row.interval is not None:
                 interval = row.interval
                 bar.mean = percent(interval.mean)

@@ -119,7 +119,9 @@ def rate(
     ] = DEFAULT_SAMPLE,
     rater: Annotated[
         str | None,
-        typer.Option("--rater", help="Wer bewertet (Standard: der Name des Benutzers im Betriebssystem)."),
+        typer.Option(
+            "--rater", help="Wer bewertet (Standard: der Name des Benutzers im Betriebssystem)."
+        ),
     ] = None,
 ) -> None:
     """Stichprobe bewerten: Antworten eines Runs blind selbst bewerten (ohne Modellnamen und

@@ -64,8 +64,8 @@ from touchstone.gui.rate import (
 )
 from touchstone.gui.rate import save as save_rating
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
-from touchstone.gui.versus import baselines, comparison_context, comparison_json
-from touchstone.gui.views import Gui
+from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
+from touchstone.gui.views import Gui, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
@@ -199,7 +199,10 @@ def create_app(
     def index(request: Request) -> Response:
         # "Run fortsetzen" of a run page fills the form in (name, pack, endpoint).
         prefill = {k: request.query_params.get(k, "") for k in ("name", "pack", "base_url")}
-        context = {"runs": gui.runs(), "packs": gui.packs(), "prefill": prefill}
+        runs = gui.runs()
+        # After a job the form keeps the endpoint it used, not the default's.
+        prefill["base_url"] = prefill["base_url"] or last_endpoint(runs)
+        context = {"runs": runs, "packs": gui.packs(), "prefill": prefill}
         return page(request, "index.html", context)
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
@@ -217,7 +220,10 @@ def create_app(
                 "variants": sorted({row.variant for row in card.rows}),
                 "configs": gui.judge_configs(detail["jobs"]),
                 "scale": scale,
-                "baselines": baselines(gui, name, run.view.pack.id),
+                # Only a run with verdicts compares: without, the form would end in a 422.
+                "baselines": (
+                    baselines(gui, name, run.view.pack.id) if judged(gui.runs_dir / name) else None
+                ),
                 **dict(zip(("human", "human_problem"), human_view(run), strict=True)),
             },
         )

@@ -3,13 +3,15 @@
 The CLI's message tells a terminal user what to type; a browser user gets the GUI's own
 sentence from the facts (``job_state.clean_end``: the cause, the model, the names the
 endpoint offers, the open cells) and the buttons that help: "Fortsetzen" only where the same
-job again can get further (never after a 404 or a refused key), the settings where they are
+job again can get further (never after a 404, a refused key, or a judge that thought past its
+deadline without one verdict), the settings where they are
 wrong. The CLI's text stays behind "Details" with the tail of the job's log. A job whose
 events carry no facts (an older CLI, a process that vanished) says so and points there.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -25,6 +27,7 @@ _HEADS = {
     "judge": "Judge abgebrochen",
     "judge-check": "Judge-Check fehlgeschlagen",
 }
+_SEE_DETAILS = "Was das Programm meldet, steht unter „Details“."
 # Messages the GUI itself wrote into the sentinel (not the CLI's): shown as they are.
 _OWN = (VANISHED, "Prozess endete", "Job-Datei")
 
@@ -103,15 +106,27 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
             "Der Judge antwortet nicht im verlangten JSON-Format: wählen Sie ein Judge-Modell, "
             "das Formatvorgaben befolgt („Judge mit anderem Modell“)."
         )
-    # timeout, reasoning_only, other: a judge that thinks instead of answering.
+    # timeout, reasoning_only, other: a judge that thinks instead of answering (the CLI's
+    # ``advice.JUDGE_SETTINGS.slow``): a longer deadline only lets it think longer.
+    what = (
+        "Der Judge antwortet nur mit Reasoning, ohne Urteil."
+        if cause == "reasoning_only"
+        else "Der Judge antwortet nicht innerhalb der Frist."
+    )
     return (
-        "Der Judge antwortet nicht innerhalb der Frist. Wählen Sie ein Judge-Modell ohne "
-        "Thinking/Reasoning („Judge mit anderem Modell“) oder erhöhen Sie „call_timeout_s“ "
-        f"{where}."
+        f"{what} Wählen Sie ein Judge-Modell ohne Thinking/Reasoning („Judge mit anderem "
+        f"Modell“), oder schalten Sie das Denken per „extra_body“ {where} ab."
     )
 
 
-def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
+def _runs_away(end: dict[str, Any], health: dict[str, Any]) -> bool:
+    """The same judge would run away again: it stopped thinking past its deadline (or with
+    reasoning alone) and not one of its calls gave a verdict."""
+    slow = end.get("cause") in ("timeout", "reasoning_only", "other")
+    return slow and not health.get("successes")
+
+
+def _judge_left(end: dict[str, Any], resumable: bool, other_model: bool) -> list[str]:
     """What a stopped judge run left, and what goes on from there (judge runs only)."""
     open_cells, kept = end.get("open_cells", 0), end.get("kept", 0)
     unreadable, refused = end.get("unreadable", 0), end.get("refused", 0)
@@ -125,6 +140,11 @@ def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
         parts.append(
             "Bereits gespeicherte Bewertungen bleiben erhalten; „Fortsetzen“ bewertet die "
             f"{counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
+        )
+    elif open_cells and other_model:
+        parts.append(
+            "Bereits gespeicherte Bewertungen bleiben erhalten; „Judge mit anderem Modell“ "
+            f"bewertet die {counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
         )
     elif open_cells:
         parts.append(
@@ -142,14 +162,17 @@ def _judge_left(end: dict[str, Any], resumable: bool) -> list[str]:
     return parts
 
 
-def _judge_stop(kind: str, end: dict[str, Any], config: str) -> tuple[str, list[str]]:
+def _judge_stop(
+    kind: str, end: dict[str, Any], config: str, health: dict[str, Any]
+) -> tuple[str, list[str]]:
     cause = end.get("cause", "")
-    resumable = cause not in HOPELESS
+    runaway = _runs_away(end, health)
+    resumable = cause not in HOPELESS and not runaway
     head = "Judge abgebrochen" if kind == "judge" else "Judge-Check abgebrochen"
     label = f" ({kind_label(cause)})" if cause else ""
     parts = [f"{head}{label}:", _judge_cause(end, config)]
     if kind == "judge":
-        parts += _judge_left(end, resumable)
+        parts += _judge_left(end, resumable, other_model=runaway)
     return " ".join(parts), (["resume", "other_model"] if resumable else ["other_model"])
 
 
@@ -221,7 +244,8 @@ def _failed(
     # A run whose run.json records no model has no answer to look at.
     opened = ["open_run"] if has_run and kind == "run" and end.get("run_models", True) else []
     if kind in ("judge", "judge-check") and end.get("cause"):
-        notice, actions = _judge_stop(kind, end, _config(record))
+        health = progress.get("health") if isinstance(progress.get("health"), dict) else {}
+        notice, actions = _judge_stop(kind, end, _config(record), health or {})
         return notice, actions, None
     if kind == "run" and ending == "run_incomplete":
         notice, actions, fix = _run_incomplete(end)
@@ -249,7 +273,7 @@ def _failed(
         notice = message
     else:
         head = _HEADS.get(kind, "Fehlgeschlagen")
-        notice = f"{head}. Was das Programm meldet, steht unter „Details“."
+        notice = f"{head}. {_SEE_DETAILS}"
     actions = judge_actions.get(kind) or (["resume", *opened] if kind == "run" else [])
     return notice, actions, None
 
@@ -277,17 +301,54 @@ def _done(record: dict[str, Any], progress: dict[str, Any]) -> tuple[str, list[s
     return record.get("message") or "", ["resume"] if resumable else []
 
 
+# The overview's cell for a job: a few words, the whole notice is on the run page.
+_SHORT_MAX = 90
+_PATH = re.compile(r"(?:/[^\s/:()]+)+/([^\s/:()]+)")
+
+
+def short_notice(record: dict[str, Any], progress: dict[str, Any], notice: str = "") -> str:
+    """What a job's line on the overview says after its state: the cause's German name
+    ("Frist überschritten"), else the notice's first sentence, cut to a few words; "" when
+    the state says it all (done, cancelled)."""
+    if record.get("state") != "failed":
+        return ""
+    end = progress.get("end") or {}
+    causes = [end.get("cause", "")] + [
+        item.get("cause", "") for item in (*end.get("stopped", []), *end.get("left", []))
+    ]
+    cause = next((c for c in causes if c), "")
+    if cause:
+        return kind_label(cause)
+    if end.get("ending") == "budget_reached":
+        return "Budget erreicht"
+    notice = notice or str(record.get("notice") or "")
+    if not notice or notice.endswith(_SEE_DETAILS):
+        # The GUI had no words of its own: the CLI's first sentence beats "see the details".
+        notice = str(record.get("message") or notice)
+    first = notice.split(". ", 1)[0].strip().rstrip(".")
+    # A file named by its path ("/tmp/…/packs/x.yaml (Zeile 2): …"): its name says enough.
+    first = _PATH.sub(r"\1", first.removeprefix("Fehler: "))
+    return first if len(first) <= _SHORT_MAX else first[: _SHORT_MAX - 1].rstrip() + "…"
+
+
 def for_browser(
     record: dict[str, Any], progress: dict[str, Any], *, has_run: bool = True, log: str = ""
 ) -> dict[str, Any]:
     """What the page shows of a job: ``notice`` (the GUI's own words), ``actions`` (the
     buttons: "resume" the same job again, "other_model" the judge form with its model field,
-    "open_run", "judge_run", "edit_settings" the run form's field ``fix`` names), ``fix``
+    "open_run", "judge_run", "edit_settings" the run form's field ``fix`` names), ``short``
+    (``short_notice``, for the overview and older jobs), ``fix``
     (``{"field", "replace": {wrong: right}, "extend"}`` or None) and ``details`` (the CLI's
     message and its log's tail)."""
     message = record.get("message") or ""
     details = "\n\n".join(part for part in (message, log.strip()) if part)
-    shown: dict[str, Any] = {"notice": "", "actions": [], "fix": None, "details": details}
+    shown: dict[str, Any] = {
+        "notice": "",
+        "actions": [],
+        "fix": None,
+        "details": details,
+        "short": "",
+    }
     state, kind = record.get("state"), _kind(record)
     if state == "done":
         shown["notice"], shown["actions"] = _done(record, progress)
@@ -295,4 +356,5 @@ def for_browser(
         shown["notice"], shown["actions"] = _cancelled(kind, has_run)
     elif state == "failed":
         shown["notice"], shown["actions"], shown["fix"] = _failed(record, progress, has_run)
+    shown["short"] = short_notice(record, progress, shown["notice"])
     return shown

@@ -72,6 +72,9 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
     """
     progress: dict[str, Any] = {
         "stage": "",
+        # False until the CLI's first event: a starting process (~6 s of imports and a pack to
+        # read) is not a job stuck at "0 / ?".
+        "started": bool(events),
         "total": None,
         "done": 0,
         "errors": 0,

@@ -3,11 +3,13 @@ its own (``/runs/{new}/compare/{baseline}``, renamed models as ``?pair=NEU=ALT``
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from touchstone.errors import InputError
 from touchstone.gui.views import Gui
 from touchstone.store import RunDir
+from touchstone.store.rundir import JUDGEMENTS
 from touchstone.versus import compare_runs
 from touchstone.versus.build import better_of
 from touchstone.versus.notes import notes
@@ -17,10 +19,21 @@ from touchstone.versus.terminal import verdict_word
 MAX_PAIR_CHOICES = 200
 
 
-def baselines(gui: Gui, name: str, pack_id: str) -> list[str]:
-    """The other runs of ``pack_id``, newest first: what "Vergleichen mit …" offers. Read
-    from each run's run.json alone: the run page must not stamp every other run's files."""
-    found: list[tuple[str, str]] = []
+def judged(run_dir: Path) -> bool:
+    """Whether a run has verdicts to compare, told by its judgements file's size alone (the
+    run page must not load every other run)."""
+    try:
+        return (run_dir / JUDGEMENTS).stat().st_size > 0
+    except OSError:
+        return False
+
+
+def baselines(gui: Gui, name: str, pack_id: str) -> list[dict[str, Any]]:
+    """The other runs of ``pack_id`` "Vergleichen mit …" lists: ``{"name", "judged"}``, the
+    ones with verdicts first (a run without any cannot be compared: listed, not chosen),
+    newest first within. Read from each run's run.json alone: the run page must not stamp
+    every other run's files."""
+    found: list[tuple[bool, str, str]] = []
     for other in gui.run_names():
         if other == name:
             continue
@@ -29,8 +42,9 @@ def baselines(gui: Gui, name: str, pack_id: str) -> list[str]:
         except InputError:
             continue  # a damaged or half-made run: its own page says what is wrong
         if manifest.get("pack_id") == pack_id:
-            found.append((str(manifest.get("created_at") or ""), other))
-    return [other for _, other in sorted(found, reverse=True)]
+            created = str(manifest.get("created_at") or "")
+            found.append((judged(gui.runs_dir / other), created, other))
+    return [{"name": other, "judged": ok} for ok, _, other in sorted(found, reverse=True)]
 
 
 def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> dict[str, Any]:

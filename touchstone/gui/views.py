@@ -136,6 +136,8 @@ class Gui:
                     "state": jobs[0]["state"],
                     "message": jobs[0]["message"],
                     "notice": jobs[0]["notice"],
+                    "short": jobs[0]["short"],
+                    "base_url": _option(jobs[0].get("command") or [], "--base-url"),
                 }
                 if jobs
                 else None
@@ -276,6 +278,22 @@ class Gui:
         if urls:
             fields["base_url"] = urls[-1]
         return "/?" + urlencode(fields) + "#run-form"
+
+
+def _option(command: list[Any], name: str) -> str:
+    """The value of ``name`` in a job's command line; "" without one."""
+    words = [str(word) for word in command]
+    return words[words.index(name) + 1] if name in words[:-1] else ""
+
+
+def last_endpoint(runs: list[dict[str, Any]]) -> str:
+    """The endpoint the newest run job used (the run form keeps it), "" before any."""
+    jobs = [
+        run["last_job"]
+        for run in runs
+        if run.get("last_job", {}) and run["last_job"].get("base_url")
+    ]
+    return max(jobs, key=lambda job: str(job["id"]))["base_url"] if jobs else ""
 
 
 def endpoints(manifest: Mapping[str, Any]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, TypeVar, cast
@@ -54,6 +54,20 @@ def fmt_interval(interval: Interval | None) -> str:
     if interval is None:
         return german.DASH
     return german.interval(interval.mean, interval.low, interval.high)
+
+
+def zero_counts(rows: Sequence[ScoreRow]) -> list[str]:
+    """The counts that are 0 in every row ("fehlgeschlagen", "unbewertet", "offen"): their
+    columns are not shown, one line says so (terminal, GUI and report alike)."""
+    return [
+        label
+        for label, any_counted in (
+            ("fehlgeschlagen", any(r.failed for r in rows)),
+            ("unbewertet", any(r.unscored for r in rows)),
+            ("offen", any(r.open for r in rows)),
+        )
+        if not any_counted
+    ]
 
 
 def speed_text(row: ScoreRow) -> str:

@@ -29,6 +29,7 @@ from touchstone.scorecard.build import (
     fmt,
     fmt_interval,
     unscored_text,
+    zero_counts,
 )
 from touchstone.scorecard.columns import Column, FittedTable
 
@@ -140,15 +141,7 @@ def _count_lines(rows: list[ScoreRow]) -> list[Text]:
     """The reasons of failed and unscored cells, one line per row that has any; and which
     counts are 0 in every row (their columns are not printed)."""
     lines: list[Text] = []
-    zero = [
-        label
-        for label, any_counted in (
-            ("fehlgeschlagen", any(r.failed for r in rows)),
-            ("unbewertet", any(r.unscored for r in rows)),
-            ("offen", any(r.open for r in rows)),
-        )
-        if not any_counted
-    ]
+    zero = zero_counts(rows)
     if rows and zero:
         lines.append(Text(f"{', '.join(zero)}: in allen Zeilen 0."))
     for row in rows:

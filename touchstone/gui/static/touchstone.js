@@ -22,6 +22,9 @@ function el(tag, props = {}, ...children) {
 const WHOLE = /[\p{L}\p{N}_.%\/:]+(?:-[\p{L}\p{N}_.%\/:]+)+|\d[\d.,]*\s(?:%|s\b|ms\b|Tok\/s)/gu;
 
 function wholeNodes(text) {
+  // The CLI's facts hold a number to its unit with a no-break space; a copy should not
+  // carry it: the no-wrap span holds them together.
+  text = text.replace(/\u00a0/g, " ");
   const nodes = [];
   let last = 0;
   for (const match of text.matchAll(WHOLE)) {
@@ -102,7 +105,7 @@ class JobBox {
     this.state = el("span", {"data-testid": "job-state"});
     this.exit = el("span", {class: "muted nowrap"});
     this.bar = el("progress", {max: "1", value: "0"});
-    this.counts = el("span");
+    this.counts = el("span", {"data-testid": "job-counts"});
     this.errors = el("span");
     // "2 Aufrufe laufen, ältester seit 45 s (Frist 120 s)": life while no call completes.
     this.inFlight = el("div", {class: "muted", "data-testid": "job-in-flight"});
@@ -180,11 +183,13 @@ class JobBox {
     const done = Number.isInteger(p.done) ? Math.max(0, Math.min(p.done, total || p.done)) : 0;
     this.bar.max = total || 1;
     this.bar.value = done;
-    this.counts.textContent = `${germanCount(done)} / ${total ? germanCount(total) : "?"}`;
+    // Before the CLI's first event the counts would read "0 / ?" as if the job were stuck.
+    const starting = state === "running" && p.started === false;
+    this.counts.textContent = starting ? "startet …" : `${germanCount(done)} / ${total ? germanCount(total) : "?"}`;
     const errors = Number.isInteger(p.errors) ? p.errors : 0;
     const skipped = Number.isInteger(p.skipped) && p.skipped ? ` · übersprungen: ${germanCount(p.skipped)}` : "";
     const streak = Number.isInteger(p.streak) ? germanCount(p.streak) : asText(p.streak, "0");
-    this.errors.textContent = `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
+    this.errors.textContent = starting ? "" : `Fehler: ${germanCount(errors)} · aktuelle Fehlerserie: ${streak}${skipped}`;
     this.errors.className = errors ? "warn" : "";
     setWhole(this.inFlight, state === "running" ? asText(p.in_flight, "") : "");
     setWhole(this.message, asText(job.notice ?? job.message, ""));
@@ -364,6 +369,9 @@ class VerdictTable {
     this.csv.href = `/api/runs/${encodeURIComponent(this.runName)}/verdicts.csv${query ? `?${query}` : ""}`;
     const what = germanCounted(total, "Bewertung", "Bewertungen");
     this.csv.textContent = filtered ? `diese ${what} als CSV (wie gefiltert)` : `alle ${what} als CSV`;
+    // Nothing to export: no link; unfiltered, "alle als CSV" would be the same link twice.
+    this.csv.parentElement.hidden = total === 0;
+    if (this.csvAll) { this.csvAll.parentElement.hidden = !filtered; }
   }
 
   refuse(problem) {
@@ -384,7 +392,7 @@ class VerdictTable {
       const row = el("tr", {dataset: {model: asText(v.model, ""), category: asText(v.category, "")}},
         el("td", {class: "name", text: asText(v.model)}), el("td", {class: "name", text: asText(v.variant)}), el("td", {}, link),
         el("td", {text: asText(v.category)}), el("td", {class: "num", text: germanCount(v.repeat)}),
-        el("td", {}, score), el("td", {}, flag, v.safety_critical ? " · krit." : ""),
+        el("td", {}, score), el("td", {}, flag, v.safety_critical ? " (sicherheitskritischer Prompt)" : ""),
         el("td", {class: "rationale", text: asText(v.rationale, "")}),
         el("td", {class: "name", text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
       if (v.red_flag) { row.classList.add("redflag"); }
