@@ -9,11 +9,13 @@ task.verdict(reply)   the verdict from the judge's reply (unscored "unparseable"
 task.failed(error)    the unscored judge_error verdict of a failed call (never persisted)
 refusal(verdict)      a refused call's verdict as the unscored "judge_refused" verdict the
                       judge stage persists (a later judge run asks again)
+grouped(calls, tasks) the order judge calls are issued in: by (prompt, variant)
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,6 +200,18 @@ def refusal(verdict: Verdict) -> Verdict:
         unscored_reason="judge_refused",
         rationale=JUDGE_REFUSED_RATIONALE.format(err=err),
     )
+
+
+def grouped(calls: Iterable[list[int]], tasks: Mapping[int, CellTask]) -> list[list[int]]:
+    """Judge calls (cell indices, the first one's task asks) by prompt, then variant, then
+    model and repeat: calls whose judge prompts share the longest prefix go out back to back,
+    so that a server's prefix cache evaluates the shared part once (DESIGN §21)."""
+
+    def order(cells: list[int]) -> tuple[str, str, str, int]:
+        resp = tasks[cells[0]].resp
+        return (resp.prompt_id, resp.variant, resp.model, resp.repeat)
+
+    return sorted(calls, key=order)
 
 
 def score_response(
