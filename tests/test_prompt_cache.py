@@ -181,3 +181,130 @@ def test_grouping_keeps_the_breaker_and_the_cells_it_leaves(tiny: Pack, concurre
     # Three failures in a row stop the judge, whichever cells they were: none is persisted.
     assert len(errors) == 3 and landed == []
     assert len(backend.history) <= 3 + concurrency - 1
+
+
+# -- cached tokens: recorded, shown, priced -----------------------------------------------------
+
+USAGE = (
+    '"usage": {"prompt_tokens": 200, "completion_tokens": 20, '
+    '"prompt_tokens_details": {"cached_tokens": %s}}'
+)
+
+
+@pytest.mark.parametrize(("reported", "recorded"), [("150", 150), ('"viele"', None), ("-3", None)])
+def test_cached_tokens_are_read_from_streamed_and_whole_replies(
+    reported: str, recorded: int | None
+) -> None:
+    from touchstone.transport.replies import StreamReader, reply_from_json
+
+    whole = reply_from_json(
+        '{"choices": [{"index": 0, "message": {"content": "ok"}, "finish_reason": "stop"}], '
+        + USAGE % reported
+        + "}",
+        0.1,
+    )
+    reader = StreamReader()
+    for line in (
+        'data: {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}',
+        "",
+        'data: {"choices": [], ' + USAGE % reported + "}",
+        "",
+        "data: [DONE]",
+        "",
+    ):
+        reader.feed(line)
+    streamed = reader.reply(0.1)
+    assert whole.cached_tokens == streamed.cached_tokens == recorded
+    assert whole.prompt_tokens == streamed.prompt_tokens == 200
+
+
+def test_cached_input_tokens_are_priced_at_their_own_price() -> None:
+    from touchstone.budget import Price
+
+    assert Price(2.0, 8.0).cost(1_000_000, 0, cached_tokens=600_000) == 2.0  # no cached price
+    cheap = Price(2.0, 8.0, cached_input=0.5)
+    assert cheap.cost(1_000_000, 100_000, cached_tokens=600_000) == pytest.approx(
+        0.4 * 2.0 + 0.6 * 0.5 + 0.1 * 8.0
+    )
+
+
+def test_a_budget_counts_cached_input_at_its_price() -> None:
+    from touchstone.budget import Budget, Price
+
+    budget = Budget(10.0, Price(2.0, 8.0, cached_input=0.5), max_output_tokens=100)
+    assert budget.admit("call", 4_000_000, in_flight=False)
+    budget.settle("call", prompt_tokens=1_000_000, completion_tokens=0, cached_tokens=1_000_000)
+    assert budget.spent == pytest.approx(0.5)
+
+
+def test_a_judge_config_may_price_cached_input(tmp_path: Path) -> None:
+    from touchstone.errors import InputError
+    from touchstone.judge.config import load_judge_config
+
+    path = tmp_path / "judge.yaml"
+    path.write_text(
+        "endpoint: {base_url: 'http://127.0.0.1:9/v1'}\nmodel: j\n"
+        "price_per_million: {input: 2.5, output: 10, cached_input: 1.25}\n",
+        encoding="utf-8",
+    )
+    assert load_judge_config(path).health().cached_input_price == 1.25
+    path.write_text(
+        "endpoint: {base_url: 'http://127.0.0.1:9/v1'}\nmodel: j\n"
+        "price_per_million: {input: 2.5, output: 10, cached_input: -1}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="cached_input"):
+        load_judge_config(path)
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_cached_tokens_are_recorded_shown_and_priced(
+    answered_run: Path, tmp_path: Path, stream: bool
+) -> None:
+    from rich.console import Console
+
+    from touchstone.budget import Price
+    from touchstone.judge.config import PricePerMillion
+
+    with SimServer() as own:  # its prefix cache has seen nothing of other tests
+        config = JudgeConfig(
+            JudgeEndpoint(own.base_url),
+            "sim-judge",
+            stream=stream,
+            price_per_million=PricePerMillion(input=2.0, output=8.0, cached_input=0.5),
+        )
+        outcome = execute_judge(answered_run, config=config, use_cache=False)
+    verdicts = RunDir(answered_run).load_verdicts()
+    paid = [v for v in verdicts if not v.cached]
+    # Grouped calls: every answer but the first of its (prompt, variant) finds the shared
+    # part of its judge prompt in the server's cache, and the verdict records it.
+    assert len(paid) == 12
+    assert all(v.judge_cached_tokens is not None for v in paid)
+    cached = [v for v in paid if v.judge_cached_tokens]
+    assert len(cached) >= 6
+    assert all(v.judge_cached_tokens < v.judge_prompt_tokens for v in cached)
+    health = outcome.health
+    assert health.cached_tokens >= sum(v.judge_cached_tokens or 0 for v in paid) > 0
+    share = health.cached_tokens / health.prompt_tokens
+    price = Price(2.0, 8.0, cached_input=0.5)
+    assert health.cost == pytest.approx(
+        price.cost(health.prompt_tokens, health.completion_tokens, health.cached_tokens)
+    )
+    assert health.cost < Price(2.0, 8.0).cost(health.prompt_tokens, health.completion_tokens)
+    console = Console(width=80, record=True)
+    console.print(health.summary_de())
+    shown = " ".join(console.export_text().split())
+    percent = f"{round(share * 100)} %"
+    assert f"Eingabe-Tokens: {percent} aus dem Prompt-Cache des Servers" in shown.replace(
+        "\u202f", " "
+    ).replace("\xa0", " ")
+    assert health.as_dict()["cached_tokens"] == health.cached_tokens
+
+
+def test_the_health_line_says_nothing_of_a_cache_the_server_did_not_report() -> None:
+    from touchstone.judge.health import JudgeHealth
+
+    health = JudgeHealth(prompt_tokens=1000, completion_tokens=10, calls=1, successes=1)
+    assert "Prompt-Cache" not in health.summary_de()
+    health.cached_tokens = 480
+    assert "Eingabe-Tokens: 48 % aus dem Prompt-Cache des Servers" in health.summary_de()

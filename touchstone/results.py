@@ -179,9 +179,16 @@ class Verdict(_CellRecord):
     judge_prompt_tokens: TokenCount | None = None
     judge_completion_tokens: TokenCount | None = None
     judge_reasoning_tokens: TokenCount | None = None
+    # Of the prompt tokens, those the server's prefix cache served (when it says so).
+    judge_cached_tokens: TokenCount | None = None
 
     TOKEN_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"judge_prompt_tokens", "judge_completion_tokens", "judge_reasoning_tokens"}
+        {
+            "judge_prompt_tokens",
+            "judge_completion_tokens",
+            "judge_reasoning_tokens",
+            "judge_cached_tokens",
+        }
     )
 
     @property

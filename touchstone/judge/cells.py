@@ -144,6 +144,7 @@ class CellTask:
                 "judge_prompt_tokens": reply.prompt_tokens,
                 "judge_completion_tokens": reply.completion_tokens,
                 "judge_reasoning_tokens": reply.reasoning_tokens,
+                "judge_cached_tokens": reply.cached_tokens,
             }
         )
         parsed = parse_verdict_reply(reply.text, self.pack.scale, finish_reason=reply.finish_reason)
