@@ -308,3 +308,35 @@ def test_the_health_line_says_nothing_of_a_cache_the_server_did_not_report() -> 
     assert "Prompt-Cache" not in health.summary_de()
     health.cached_tokens = 480
     assert "Eingabe-Tokens: 48 % aus dem Prompt-Cache des Servers" in health.summary_de()
+
+
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_grouping_keeps_the_progress_events(
+    answered_run: Path, sim: SimServer, concurrency: int
+) -> None:
+    from .conftest import timeout_error
+
+    events: list[tuple[str, dict]] = []
+    backend = FakeJudge(script=[timeout_error()], model="sim-judge")
+    outcome = execute_judge(
+        answered_run,
+        config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge", max_consecutive_failures=3),
+        backend=backend,
+        concurrency=concurrency,
+        on_event=lambda kind, data: events.append((kind, data)),
+        use_cache=False,
+    )
+    start = next(data for kind, data in events if kind == "start")
+    assert (start["total"], start["todo"]) == (12, 12)
+    cells = [
+        (d["model"], d["variant"], d["prompt_id"], d["repeat"])
+        for kind, d in events
+        if kind in ("progress", "judge_error")
+    ]
+    # One event per cell, whatever order the calls went out in: 11 verdicts, 1 failed call.
+    assert len(cells) == len(set(cells)) == 12
+    assert sum(kind == "judge_error" for kind, _ in events) == 1
+    assert outcome.new_verdicts == 11 and len(outcome.judge_errors) == 1
+    # The health counts every call (the 4 holistic ones too), the failed one among them.
+    assert outcome.health.calls == len(backend.history) == 12 + 4
+    assert outcome.health.successes == 15
