@@ -203,16 +203,28 @@ def refusal(verdict: Verdict) -> Verdict:
     )
 
 
-def grouped(calls: Iterable[list[int]], tasks: Mapping[int, CellTask]) -> list[list[int]]:
+def grouped(
+    calls: Iterable[list[int]], tasks: Mapping[int, CellTask], lanes: int = 1
+) -> list[list[int]]:
     """Judge calls (cell indices, the first one's task asks) by prompt, then variant, then
     model and repeat: calls whose judge prompts share the longest prefix go out back to back,
-    so that a server's prefix cache evaluates the shared part once (DESIGN §21)."""
+    so that a server's prefix cache evaluates the shared part once (DESIGN §21).
+
+    With ``lanes`` calls at once, that order is cut into as many stretches, taken in turn:
+    the calls in flight are each from a stretch of its own, and the call that lands first
+    (usually the oldest) makes room for the next of its stretch, which a server (llama.cpp
+    picks the free slot whose cached prompt matches best) gives the slot that just saw its
+    prefix. Sent at once, calls of one group would each evaluate the shared part.
+    """
 
     def order(cells: list[int]) -> tuple[str, str, str, int]:
         resp = tasks[cells[0]].resp
         return (resp.prompt_id, resp.variant, resp.model, resp.repeat)
 
-    return sorted(calls, key=order)
+    ordered = sorted(calls, key=order)
+    size = -(-len(ordered) // max(1, lanes))
+    stretches = [ordered[start : start + size] for start in range(0, len(ordered), size or 1)]
+    return [s[i] for i in range(size) for s in stretches if i < len(s)]
 
 
 def score_response(

@@ -102,7 +102,7 @@ async def judge_cells(
         return len(tasks[cells[0]].system) + len(tasks[cells[0]].user)
 
     results = completed(
-        grouped(calls.values(), tasks),
+        grouped(calls.values(), tasks, session.concurrency),
         ask,
         concurrency=session.concurrency,
         budget_s=session.budget_s,
