@@ -52,9 +52,15 @@ class Price:
 
     input: float
     output: float
+    # Input tokens the server's prompt cache served, when they cost less (else at ``input``).
+    cached_input: float | None = None
 
-    def cost(self, input_tokens: float, output_tokens: float) -> float:
-        return (input_tokens * self.input + output_tokens * self.output) / 1e6
+    def cost(self, input_tokens: float, output_tokens: float, cached_tokens: float = 0) -> float:
+        """``cached_tokens``: how many of the ``input_tokens`` the server's cache served."""
+        cached = min(cached_tokens, input_tokens) if self.cached_input is not None else 0
+        cached_price = self.cached_input or 0.0
+        fresh = input_tokens - cached
+        return (fresh * self.input + cached * cached_price + output_tokens * self.output) / 1e6
 
 
 def parse_price(text: str, option: str = "--price-per-million") -> Price:
@@ -108,6 +114,9 @@ class Usage(Protocol):
 
     @property
     def completion_tokens(self) -> int | None: ...
+
+    @property
+    def cached_tokens(self) -> int | None: ...
 
 
 U = TypeVar("U", bound=Usage)
@@ -171,6 +180,7 @@ class Budget:
         prompt_tokens: int | None = None,
         completion_tokens: int | None = None,
         error: CallError | None = None,
+        cached_tokens: int | None = None,
     ) -> None:
         """The call ``key`` ended: what it cost replaces its reservation."""
         held = self._in_flight.pop(key, None)
@@ -183,7 +193,7 @@ class Budget:
             self.spent += held.cost
             self.estimated += 1
             return
-        self.spent += self.price.cost(prompt_tokens, completion_tokens)
+        self.spent += self.price.cost(prompt_tokens, completion_tokens, cached_tokens or 0)
         self.measured += 1
         self._chars += held.chars
         self._prompt_tokens += prompt_tokens
@@ -207,6 +217,7 @@ class Budget:
             prompt_tokens=None if reply is None else reply.prompt_tokens,
             completion_tokens=None if reply is None else reply.completion_tokens,
             error=done.error,
+            cached_tokens=None if reply is None else reply.cached_tokens,
         )
 
     def check(self) -> None:

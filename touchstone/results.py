@@ -182,6 +182,8 @@ class Verdict(_CellRecord):
     judge_prompt_tokens: TokenCount | None = None
     judge_completion_tokens: TokenCount | None = None
     judge_reasoning_tokens: TokenCount | None = None
+    # Of the prompt tokens, those the server's prefix cache served (when it says so).
+    judge_cached_tokens: TokenCount | None = None
     # A jury member's verdict (DESIGN §18): one line per member and cell, named by
     # ``judge_model`` and ``judge_base_url``; the cell's verdict is their aggregate, made when
     # the run is read (``jury.aggregate``). Both are left out of a single judge's lines, so
@@ -190,7 +192,12 @@ class Verdict(_CellRecord):
     jury: bool = False
 
     TOKEN_FIELDS: ClassVar[frozenset[str]] = frozenset(
-        {"judge_prompt_tokens", "judge_completion_tokens", "judge_reasoning_tokens"}
+        {
+            "judge_prompt_tokens",
+            "judge_completion_tokens",
+            "judge_reasoning_tokens",
+            "judge_cached_tokens",
+        }
     )
 
     def as_dict(self) -> dict[str, Any]:

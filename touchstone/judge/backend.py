@@ -48,6 +48,8 @@ class JudgeReply:
     reasoning_tokens: int | None = None
     # "length" says the judge was cut off: its own verdict may be missing (DESIGN §16).
     finish_reason: str = ""
+    # Prompt tokens the server's prefix cache served, as it reported them (DESIGN §21).
+    cached_tokens: int | None = None
 
 
 JudgeCall = Callable[[str, str, float | None], Awaitable[JudgeReply]]
@@ -151,6 +153,7 @@ class OpenAIJudgeBackend:
             reply.completion_tokens,
             reply.reasoning_tokens,
             reply.finish_reason,
+            reply.cached_tokens,
         )
 
     def judge(self, *, system: str, user: str) -> str:

@@ -9,11 +9,13 @@ task.verdict(reply)   the verdict from the judge's reply (unscored "unparseable"
 task.failed(error)    the unscored judge_error verdict of a failed call (never persisted)
 refusal(verdict)      a refused call's verdict as the unscored "judge_refused" verdict the
                       judge stage persists (a later judge run asks again)
+grouped(calls, tasks) the order judge calls are issued in: by (prompt, variant)
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +144,7 @@ class CellTask:
                 "judge_prompt_tokens": reply.prompt_tokens,
                 "judge_completion_tokens": reply.completion_tokens,
                 "judge_reasoning_tokens": reply.reasoning_tokens,
+                "judge_cached_tokens": reply.cached_tokens,
             }
         )
         parsed = parse_verdict_reply(reply.text, self.pack.scale, finish_reason=reply.finish_reason)
@@ -198,6 +201,30 @@ def refusal(verdict: Verdict) -> Verdict:
         unscored_reason="judge_refused",
         rationale=JUDGE_REFUSED_RATIONALE.format(err=err),
     )
+
+
+def grouped(
+    calls: Iterable[list[int]], tasks: Mapping[int, CellTask], lanes: int = 1
+) -> list[list[int]]:
+    """Judge calls (cell indices, the first one's task asks) by prompt, then variant, then
+    model and repeat: calls whose judge prompts share the longest prefix go out back to back,
+    so that a server's prefix cache evaluates the shared part once (DESIGN §21).
+
+    With ``lanes`` calls at once, that order is cut into as many stretches, taken in turn:
+    the calls in flight are each from a stretch of its own, and the call that lands first
+    (usually the oldest) makes room for the next of its stretch, which a server (llama.cpp
+    picks the free slot whose cached prompt matches best) gives the slot that just saw its
+    prefix. Sent at once, calls of one group would each evaluate the shared part.
+    """
+
+    def order(cells: list[int]) -> tuple[str, str, str, int]:
+        resp = tasks[cells[0]].resp
+        return (resp.prompt_id, resp.variant, resp.model, resp.repeat)
+
+    ordered = sorted(calls, key=order)
+    size = -(-len(ordered) // max(1, lanes))
+    stretches = [ordered[start : start + size] for start in range(0, len(ordered), size or 1)]
+    return [s[i] for i in range(size) for s in stretches if i < len(s)]
 
 
 def score_response(

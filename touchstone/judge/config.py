@@ -77,6 +77,11 @@ class PricePerMillion:
 
     input: float = Field(ge=0, allow_inf_nan=False)
     output: float = Field(ge=0, allow_inf_nan=False)
+    # Input tokens the server's prompt cache served (``cached_tokens``); without it, at input.
+    cached_input: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+
+    def price(self) -> Price:
+        return Price(self.input, self.output, self.cached_input)
 
 
 @dataclass(config=ConfigDict(extra="forbid"))
@@ -109,7 +114,7 @@ class JudgeConfig:
         price = info.data.get("price_per_million")
         problem = budget_problem(
             value,
-            None if price is None else Price(price.input, price.output),
+            None if price is None else price.price(),
             info.data.get("max_tokens"),
         )
         if problem:
@@ -132,14 +137,14 @@ class JudgeConfig:
                 self.price_per_million.input,
                 self.price_per_million.output,
             )
+            health.cached_input_price = self.price_per_million.cached_input
         return health
 
     def cost_cap(self) -> Budget | None:
         """A fresh cap for one judge invocation, when the config sets ``budget``."""
         if self.budget is None or self.price_per_million is None or self.max_tokens is None:
             return None  # the validator allows a budget only with both
-        price = Price(self.price_per_million.input, self.price_per_million.output)
-        return Budget(self.budget, price, self.max_tokens)
+        return Budget(self.budget, self.price_per_million.price(), self.max_tokens)
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
         """The backend this config describes (``model`` overrides the configured one)."""

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from touchstone import german
+from touchstone.budget import Price
 from touchstone.engine import Done
 from touchstone.errors import kind_label
 from touchstone.judge.backend import JudgeReply
@@ -40,8 +41,12 @@ class JudgeHealth:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
-    # (input, output) price per million tokens, when the judge config names one.
+    # Of the prompt tokens, those the server's prefix cache served (as far as it said so).
+    cached_tokens: int = 0
+    # (input, output) price per million tokens, when the judge config names one, and the
+    # price of cached input tokens, when it names that too.
     price_per_million: tuple[float, float] | None = None
+    cached_input_price: float | None = None
 
     def record(self, done: Done[Any, JudgeReply]) -> None:
         """Count one finished judge call (with the rate-limited attempts before it)."""
@@ -57,13 +62,14 @@ class JudgeHealth:
             self.prompt_tokens += reply.prompt_tokens or 0
             self.completion_tokens += reply.completion_tokens or 0
             self.reasoning_tokens += reply.reasoning_tokens or 0
+            self.cached_tokens += reply.cached_tokens or 0
 
     @property
     def cost(self) -> float | None:
         if self.price_per_million is None:
             return None
-        price_in, price_out = self.price_per_million
-        return (self.prompt_tokens * price_in + self.completion_tokens * price_out) / 1e6
+        price = Price(*self.price_per_million, cached_input=self.cached_input_price)
+        return price.cost(self.prompt_tokens, self.completion_tokens, self.cached_tokens)
 
     def percentile(self, share: float) -> float | None:
         return percentile(self.latencies_s, share)
@@ -96,6 +102,7 @@ class JudgeHealth:
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cached_tokens": self.cached_tokens,
             "cost": None if self.cost is None else round(self.cost, 6),
             "summary": self.summary_de(resumable=resumable, latency=(median, p95)),
         }
@@ -144,6 +151,9 @@ class JudgeHealth:
                 f"{german.count(self.completion_tokens)} aus"
                 f"{thinking}"
             )
+            if self.cached_tokens and self.prompt_tokens:
+                share = german.percent(min(1.0, self.cached_tokens / self.prompt_tokens))
+                tokens += f"; Eingabe-Tokens: {share} aus dem Prompt-Cache des Servers"
         cost = self.cost
         if cost is not None:
             tokens += f"; Kosten: {german.number(cost, 4)}"

@@ -27,7 +27,7 @@ from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
-from touchstone.judge.cells import CellTask, refusal
+from touchstone.judge.cells import CellTask, grouped, refusal
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
@@ -102,7 +102,7 @@ async def judge_cells(
         return len(tasks[cells[0]].system) + len(tasks[cells[0]].user)
 
     results = completed(
-        list(calls.values()),
+        grouped(calls.values(), tasks, session.concurrency),
         ask,
         concurrency=session.concurrency,
         budget_s=session.budget_s,

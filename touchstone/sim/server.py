@@ -13,6 +13,7 @@ not notice it at all until it is done, as llama.cpp does not.
 
 from __future__ import annotations
 
+import collections
 import json
 import threading
 import time
@@ -49,6 +50,16 @@ from touchstone.sim.plumbing import (
 TOKEN_INTERVAL_S = 0.05
 # Request bodies kept for inspection (tests, benchmarks); older ones are dropped.
 _HISTORY_SIZE = 1000
+# Prompts the simulated prefix cache remembers (like a server's slots): a prompt that starts
+# as one of them reports that part as cached_tokens.
+_PREFIX_CACHE_SIZE = 4
+
+
+def _shared_chars(a: str, b: str) -> int:
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
 
 
 class _Server(SimHTTPServer):
@@ -70,6 +81,14 @@ class _Server(SimHTTPServer):
         self.running = 0
         self.peak = 0
         self.rejected = 0
+        self.recent_prompts: collections.deque[str] = collections.deque(maxlen=_PREFIX_CACHE_SIZE)
+
+    def cached_chars(self, prompt: str) -> int:
+        """How much of ``prompt`` a recent prompt starts with; remembers ``prompt``."""
+        with self.lock:
+            seen = max((_shared_chars(prompt, old) for old in self.recent_prompts), default=0)
+            self.recent_prompts.append(prompt)
+            return seen
 
     def record(self, model: str, request: dict[str, Any]) -> int:
         """Count the call and keep its request body; returns the model's call number."""
@@ -234,6 +253,8 @@ class _Handler(Plumbing):
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            # As OpenAI, vLLM and llama.cpp report it: the part a prefix cache served.
+            "prompt_tokens_details": {"cached_tokens": self.server.cached_chars(user) // 4},
         }
         if reasoning:
             # As OpenAI reports it: the reasoning's share of the completion tokens.

@@ -43,6 +43,8 @@ class ChatReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int | None = None
+    # Prompt tokens the server's prefix cache served (``prompt_tokens_details.cached_tokens``).
+    cached_tokens: int | None = None
 
 
 def split_think(content: str) -> tuple[str, str]:
@@ -79,18 +81,25 @@ def reasoning_in(fields: Mapping[str, Any]) -> str:
     return ""
 
 
-def _usage(data: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
-    """Prompt, completion and reasoning tokens as reported; a count that is no plausible one
-    (negative, 10**400, a float, a string) is unknown, never stored (``token_count``)."""
+_Usage = tuple[int | None, int | None, int | None, int | None]
+
+
+def _usage(data: Mapping[str, Any]) -> _Usage:
+    """Prompt, completion, reasoning and cached prompt tokens as reported; a count that is no
+    plausible one (negative, 10**400, a float, a string) is unknown, never stored
+    (``token_count``)."""
     usage = data.get("usage")
     if not isinstance(usage, dict):
-        return None, None, None
+        return None, None, None, None
     details = usage.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    prompt_details = usage.get("prompt_tokens_details")
+    cached = prompt_details.get("cached_tokens") if isinstance(prompt_details, dict) else None
     return (
         token_count(usage.get("prompt_tokens")),
         token_count(usage.get("completion_tokens")),
         token_count(reasoning),
+        token_count(cached),
     )
 
 
@@ -166,7 +175,7 @@ def reply_from_json(data: object, latency_s: float) -> ChatReply:
             raise _stream_error(data["error"])
         raise BrokenReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
     content, thinking = content_of(message.get("content"))
-    prompt_tokens, completion_tokens, reasoning_tokens = _usage(data)
+    prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens = _usage(data)
     return ChatReply(
         content=content,
         reasoning=reasoning_in(message) or thinking,
@@ -175,6 +184,7 @@ def reply_from_json(data: object, latency_s: float) -> ChatReply:
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
         reasoning_tokens=reasoning_tokens,
+        cached_tokens=cached_tokens,
     )
 
 
@@ -197,7 +207,7 @@ class StreamReader:
         self._reasoning: list[str] = []
         self._finish_reason = ""
         self._saw_choice = False
-        self._usage: tuple[int | None, int | None, int | None] = (None, None, None)
+        self._usage: _Usage = (None, None, None, None)
 
     def feed(self, line: str) -> None:
         if not line:
@@ -264,7 +274,7 @@ class StreamReader:
                 "Stream brach ab (weder finish_reason noch [DONE]) nach "
                 f"{len(''.join(self._content))} Zeichen"
             )
-        prompt_tokens, completion_tokens, reasoning_tokens = self._usage
+        prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens = self._usage
         return ChatReply(
             content="".join(self._content),
             reasoning="".join(self._reasoning),
@@ -273,6 +283,7 @@ class StreamReader:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             reasoning_tokens=reasoning_tokens,
+            cached_tokens=cached_tokens,
         )
 
 
