@@ -183,8 +183,9 @@ def test_calls_cut_at_the_deadline_are_told_alike_by_card_and_bilanz() -> None:
     judge = ProbeJudge(pack, {"reference": cut, "counterexample": verdict(1, True)})
     card = check(pack, judge, call_timeout_s=2)
     cut_calls = card.health.failures["timeout"]
-    # (The guard stops after a few cut calls in a row.)
-    assert 1 < cut_calls <= sum(1 for p in probe_battery(pack) if p.kind == "reference")
+    # (The guard stops after a few cut calls in a row; a probe asked twice for stability
+    # may be among them.)
+    assert 1 < cut_calls < len(probe_battery(pack))
     latency = next(c for c in card.criteria if c.name == "Latenz p95")
     summary = card.health.summary_de(resumable=False)
     # Both name the calls cut at the deadline; the card's p95 is a lower bound with them.

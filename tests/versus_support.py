@@ -58,8 +58,8 @@ class InProcessSimJudge:
 
 
 def every_fourth_worse(user: str) -> int:
-    """Quality 5, but 4 on about one prompt in four (by the prompt's text)."""
-    return 4 if sum(user.encode()) % 4 == 0 else 5
+    """Quality 5, but 4 on about one prompt in six (by the prompt's text)."""
+    return 4 if sum(user.encode()) % 6 == 0 else 5
 
 
 def fails_on_money(user: str) -> int:
