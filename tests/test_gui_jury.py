@@ -84,3 +84,15 @@ def test_a_run_of_one_judge_has_no_jury_card_and_no_filter(judged: Path) -> None
         assert 'data-testid="jury-card"' not in page
         assert 'data-testid="filter-disputed"' not in page
         assert "jury" not in client.get("/api/runs/tiny").json()["scorecard"]
+
+
+def test_the_spot_check_offers_the_disputed_cell_first(jury_client: TestClient) -> None:
+    """Where the judges disagree a person's rating counts most: the blind sample starts
+    there (DESIGN §17/§18)."""
+    from touchstone.gui.rate import _cells
+
+    run = jury_client.app.state.gui.cache.get(  # type: ignore[attr-defined]
+        jury_client.app.state.gui.runs_dir / "tiny"  # type: ignore[attr-defined]
+    )
+    first = _cells(run, "anna", 3)[0]
+    assert (first.key.model, first.key.prompt_id) == ("sim-schwach", "R1")

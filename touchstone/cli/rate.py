@@ -22,6 +22,7 @@ from touchstone import german
 from touchstone.cli.app import app
 from touchstone.cli.ui import handled, show_warnings, stdout
 from touchstone.errors import InputError
+from touchstone.jury.verdicts import MANIFEST_KEY as JURY_KEY
 from touchstone.pack import Scale
 from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
@@ -138,7 +139,12 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
     name = checked_rater(rater) if rater is not None else default_rater()
     view = load_run(run_dir)
     ratings = view.ratings()
-    cells = spot_cells(view.pack, view.responses, view.verdicts, ratings, rater=name, n=n)
+    # A jury's disputed cells first: where the judges disagree, a person's word counts most.
+    jury = view.scorecard().jury_card if view.manifest.get(JURY_KEY) else None
+    disputed = jury.disputed if jury is not None else None
+    cells = spot_cells(
+        view.pack, view.responses, view.verdicts, ratings, rater=name, n=n, disputed=disputed
+    )
     show_warnings(view.run_dir.warnings)
     if not any(v.scored for v in view.verdicts):
         raise InputError(

@@ -66,7 +66,12 @@ def _ratings(run: LoadedRun, warnings: list[str] | None = None) -> list[HumanRat
 def _cells(run: LoadedRun, rater: str, n: int) -> list[SpotCell]:
     view = run.view
     ratings = _ratings(run)
-    return spot_cells(view.pack, view.responses, view.verdicts, ratings, rater=rater, n=n)
+    # A jury's disputed cells first: where the judges disagree, a person's word counts most.
+    jury = run.card.jury_card
+    disputed = jury.disputed if jury is not None else None
+    return spot_cells(
+        view.pack, view.responses, view.verdicts, ratings, rater=rater, n=n, disputed=disputed
+    )
 
 
 def rater_or_default(rater: str) -> str:
