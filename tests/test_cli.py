@@ -95,7 +95,8 @@ def test_report_is_self_contained_and_marks_flags(
     html = (answered_run / "report.html").read_text(encoding="utf-8")
     assert "Kategorien × Modelle" in html and "Gesamtbewertung" in html
     assert "bar-err" in html and "Zeile − Spalte" in html  # error bars, matrix
-    assert re.search(r"\d,\d\d (±\d,\d\d|\[\d,\d\d–\d,\d\d\])", html)  # mean with interval
+    text = re.sub(r"<[^>]+>", "", html)  # numbers are held together by markup
+    assert re.search(r"\d,\d\d (±\d,\d\d|\[\d,\d\d – \d,\d\d\])", text)  # mean with interval
     assert "Was sind 19 % von 100 €?" in html and "falsche Zahl" in html  # prompt and rubric
     assert 'src="http' not in html and 'href="http' not in html and "<script" not in html
     assert html.count("Simulierter Judge: Qualitätsstufe") >= 12

@@ -36,7 +36,9 @@ def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:
     human = json.loads((run_dir / "scorecard.json").read_text("utf-8"))["human_agreement"]
     assert human["n"] == 30 and human["verdict"] == "weicht ab"
     rows = {(row["model"], row["variant"]): row for row in human["rows"]}
-    assert all(rows[("sim-gut", v)]["ci_low"] > 0 for v in ("none", "sachlich"))
+    # The judge (since step 5 the jury's median) is milder than the person with sim-gut in
+    # at least one variant: the per-model bias the card is for.
+    assert any(rows[("sim-gut", v)]["ci_low"] > 0 for v in ("none", "sachlich"))
     # The jury step: the runaway member is dropped, the jury completes with quorum 2, and
     # the cells' verdicts are the jury's (each backed by both remaining members).
     assert "Judge sim-think-endless ausgeschieden: 3 Judge-Aufrufe in Folge" in result.stdout
