@@ -35,7 +35,7 @@ from touchstone.results import (
 )
 from touchstone.scorecard import Scorecard, unscored_text
 from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
-from touchstone.scorecard.build import failed_text, speed_text, zero_counts
+from touchstone.scorecard.texts import failed_text, speed_text, zero_counts
 from touchstone.stats import Interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -25,13 +25,16 @@ import hashlib
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from touchstone.errors import InputError
+from touchstone.judge.plan import Rejudge
 from touchstone.judge.replies import MAX_RATIONALE_CHARS, checked_verdict
 from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION
 from touchstone.pack import Scale
+from touchstone.results import Verdict
 
 CACHE_FILE = "verdicts.sqlite3"
 _SCHEMA = """
@@ -312,3 +315,22 @@ def clear_cache(path: Path, *, older_than_days: float | None = None) -> int:
         return int(deleted)
     except (sqlite3.Error, OSError) as exc:
         raise _unusable(path, exc) from exc
+
+
+def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:
+    """The verdict cache for one judge run.
+
+    ``--rejudge`` asks for fresh verdicts, so nothing is looked up (new ones are still stored
+    for later runs); ``--no-cache`` keeps to this run: identical cells still share a call.
+    """
+    path = default_cache_path() if use_cache else None
+    if rejudge != "none":
+        return VerdictCache(path, lookups=False)
+    cache = VerdictCache(path)
+    for verdict in prior:
+        if verdict.cache_key and not verdict.unscored:
+            entry = CachedVerdict(
+                verdict.score, verdict.red_flag, verdict.rationale, verdict.judge_model
+            )
+            cache.remember(verdict.cache_key, entry)
+    return cache

@@ -2,6 +2,7 @@
 
     build.py     per (model, variant): counts, means with 95 % intervals (overall and per
                  category), unscored cells with their reasons, open cells, speed
+    texts.py     how a row's figures read (means, intervals, speed, unscored and failed)
     compare.py   pairwise differences with paired intervals; ranks, and groups of rows that
                  cannot be told apart
     terminal.py  the rich table the CLI prints
@@ -15,16 +16,10 @@ and is counted apart ("davon fehlgeschlagen"). A mean over nothing is ``None`` a
 "–", never as 0; one prompt gives a mean but no interval.
 """
 
-from touchstone.scorecard.build import (
-    Scorecard,
-    ScoreRow,
-    build_scorecard,
-    failed_text,
-    fmt,
-    unscored_text,
-)
+from touchstone.scorecard.build import Scorecard, ScoreRow, build_scorecard
 from touchstone.scorecard.fitness import render_fitness_card
 from touchstone.scorecard.terminal import render_run_scorecard, render_scorecard
+from touchstone.scorecard.texts import failed_text, fmt, unscored_text
 
 __all__ = [
     "ScoreRow",

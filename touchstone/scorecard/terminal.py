@@ -22,16 +22,15 @@ from touchstone.packs.power import resolution_text
 from touchstone.plain import plain
 from touchstone.quality.jury_card import JuryLines
 from touchstone.scorecard.bias import FAMILY_MARK, bias_lines
-from touchstone.scorecard.build import (
-    Scorecard,
-    ScoreRow,
+from touchstone.scorecard.build import Scorecard, ScoreRow
+from touchstone.scorecard.columns import Column, FittedTable
+from touchstone.scorecard.texts import (
     failed_text,
     fmt,
     fmt_interval,
     unscored_text,
     zero_counts,
 )
-from touchstone.scorecard.columns import Column, FittedTable
 
 # Where the figures the terminal cannot show are (report and scorecard.json of the run).
 ELSEWHERE = "report.html und scorecard.json des Runs"

@@ -14,7 +14,8 @@ the exceptions of ``errors``; ``cli`` turns them into messages and exit codes.
 """
 
 from touchstone.stages.check import check_pack, execute_judge_check
-from touchstone.stages.judge import JudgeOutcome, execute_judge
+from touchstone.stages.judge import execute_judge
+from touchstone.stages.judge_outcome import JudgeOutcome
 from touchstone.stages.manifest import default_run_name, now_iso
 from touchstone.stages.run import RunOutcome, execute_run
 from touchstone.stages.view import RunView, load_run, report_html, write_report

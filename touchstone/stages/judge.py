@@ -8,12 +8,8 @@ the verdicts so far are kept (rewritten clean) and the error re-raised for the C
 from __future__ import annotations
 
 import stat
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from touchstone.budget import Budget
 from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
@@ -21,8 +17,7 @@ from touchstone.german import counted
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
 from touchstone.judge.advice import after_stop
 from touchstone.judge.backend import judge_model_of
-from touchstone.judge.cache import CachedVerdict, VerdictCache, default_cache_path
-from touchstone.judge.health import JudgeHealth
+from touchstone.judge.cache import open_cache
 from touchstone.judge.passes import JudgeRunResult, judge_run
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
@@ -30,53 +25,17 @@ from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.jury.summary import of_run as jury_summary
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
-from touchstone.quality.agreement import Agreement
-from touchstone.quality.human import HumanAgreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
-from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.scorecard import build_scorecard
 from touchstone.stages.drift import check_drift_first
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.human import judged_card
+from touchstone.stages.judge_outcome import JudgeOutcome, budget_field, emit_done, verdict_event
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
-
-
-@dataclass
-class JudgeOutcome:
-    run_dir: RunDir
-    pack: Pack
-    # Answers in the run (each a cell the scorecard counts); ``load_run`` reads them back.
-    cells: int
-    card: Scorecard
-    new_verdicts: int = 0
-    judge_errors: list[Verdict] = field(default_factory=list)
-    health: JudgeHealth = field(default_factory=JudgeHealth)
-    # Scored verdicts a failed or unreadable re-judge left in place (never downgrade).
-    kept: int = 0
-    # Cells judged again because the pack changed their rubric.
-    stale: int = 0
-    # How re-judged cells' new verdicts agree with the ones they replaced.
-    agreement: Agreement | None = None
-    # Cells a content filter of the judge refused: saved unscored, asked again next run.
-    refused: int = 0
-    # The cost cap of this invocation (judge config ``budget``), if any.
-    budget: Budget | None = None
-    # The agreement card of the run's human spot check (None: nobody rated it).
-    human: HumanAgreement | None = None
-    # A jury (``stages.jury``): one German line per member (its calls, or why it was
-    # dropped), and the members as the ``done`` event has them.
-    jury_lines: list[str] = field(default_factory=list)
-    jury_events: list[dict[str, Any]] = field(default_factory=list)
-    # New verdicts that needed no call of their own: the verdict cache had them, or an
-    # identical cell of this run paid for the call (same answer, same judge).
-    from_cache: int = 0
-
-    @property
-    def cells_left(self) -> int:
-        return self.health.cells_left
 
 
 def execute_judge(
@@ -194,7 +153,7 @@ def _nothing_to_do(
     outcome = JudgeOutcome(
         run, pack, cells=settled.cells, card=settled.card, health=health, human=human
     )
-    _emit_done(on_event, outcome)
+    emit_done(on_event, outcome)
     return outcome
 
 
@@ -235,11 +194,11 @@ def _judge_loaded(
                 landed[cell_key(verdict)] = verdict
                 # A refusal is saved, but for whoever watches it is a failed judge call.
                 kind = "judge_error" if verdict.unscored_reason == "judge_refused" else "progress"
-                emit(on_event, kind, stage="judge", **_verdict_event(verdict))
+                emit(on_event, kind, stage="judge", **verdict_event(verdict))
 
             def record_error(verdict: Verdict) -> None:
                 errors.append(verdict)
-                emit(on_event, "judge_error", stage="judge", **_verdict_event(verdict))
+                emit(on_event, "judge_error", stage="judge", **verdict_event(verdict))
 
             async def judge_all() -> JudgeRunResult:
                 async with open_session(
@@ -325,7 +284,7 @@ def _judge_loaded(
             persisted=len(landed),
             kept=kept,
             health=health.as_dict(),
-            **_budget_field(budget),
+            **budget_field(budget),
         )
         raise
     finally:
@@ -371,7 +330,7 @@ def _judge_loaded(
         human=human,
         from_cache=sum(1 for v in landed.values() if v.cached and not v.unscored),
     )
-    _emit_done(on_event, outcome)
+    emit_done(on_event, outcome)
     if budget is not None and budget.reached:
         # Only holistic reports were left: everything that landed is written, the card too.
         stop = BudgetReached(
@@ -381,63 +340,3 @@ def _judge_loaded(
         stop.health_summary = health.summary_de()
         raise stop
     return outcome
-
-
-def _emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:
-    agreement = outcome.agreement
-    emit(
-        on_event,
-        "done",
-        stage="judge",
-        new_verdicts=outcome.new_verdicts,
-        from_cache=outcome.from_cache,
-        judge_errors=len(outcome.judge_errors),
-        cells_left=outcome.cells_left,
-        refused=outcome.refused,
-        kept=outcome.kept,
-        stale=outcome.stale,
-        health=outcome.health.as_dict(),
-        agreement=None if agreement is None else agreement.as_dict(),
-        **_budget_field(outcome.budget),
-        **({"jury": outcome.jury_events} if outcome.jury_events else {}),
-    )
-
-
-def _budget_field(budget: Budget | None) -> dict[str, Any]:
-    """The events' ``budget`` (absent without one: older readers see what they knew)."""
-    return {} if budget is None else {"budget": budget.as_dict()}
-
-
-def open_cache(*, use_cache: bool, rejudge: Rejudge, prior: Sequence[Verdict]) -> VerdictCache:
-    """The verdict cache for one judge run.
-
-    ``--rejudge`` asks for fresh verdicts, so nothing is looked up (new ones are still stored
-    for later runs); ``--no-cache`` keeps to this run: identical cells still share a call.
-    """
-    path = default_cache_path() if use_cache else None
-    if rejudge != "none":
-        return VerdictCache(path, lookups=False)
-    cache = VerdictCache(path)
-    for verdict in prior:
-        if verdict.cache_key and not verdict.unscored:
-            entry = CachedVerdict(
-                verdict.score, verdict.red_flag, verdict.rationale, verdict.judge_model
-            )
-            cache.remember(verdict.cache_key, entry)
-    return cache
-
-
-def _verdict_event(verdict: Verdict) -> dict[str, Any]:
-    return {
-        "model": verdict.model,
-        "variant": verdict.variant,
-        "prompt_id": verdict.prompt_id,
-        "repeat": verdict.repeat,
-        "unscored": verdict.unscored,
-        "error_kind": verdict.error_kind,
-        # A failed call shared with a cell before it (one call, counted once).
-        "shared": verdict.judge_error and verdict.cached,
-        "rationale": verdict.rationale
-        if verdict.judge_error or verdict.unscored_reason == "judge_refused"
-        else "",
-    }

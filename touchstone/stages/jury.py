@@ -10,6 +10,7 @@ from __future__ import annotations
 from touchstone import german
 from touchstone.events import EventSink, emit
 from touchstone.judge import Rejudge
+from touchstone.judge.cache import open_cache
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.stage import MemberRun, judge_members
 from touchstone.jury.summary import of_run as jury_summary
@@ -17,7 +18,8 @@ from touchstone.pack import Pack
 from touchstone.results import EvalResponse, Verdict, cell_key
 from touchstone.scorecard import build_scorecard
 from touchstone.stages.extend import planned_cells
-from touchstone.stages.judge import JudgeOutcome, _emit_done, no_answers, open_cache
+from touchstone.stages.judge import no_answers
+from touchstone.stages.judge_outcome import JudgeOutcome, emit_done
 from touchstone.stages.settled import clear_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RunDir, input_stamps
@@ -136,7 +138,7 @@ def judge_loaded_with_jury(
         jury_lines=[member_line(m) for m in members] + [open_line(health.cells_left)],
         jury_events=result.as_events(),
     )
-    _emit_done(on_event, outcome)
+    emit_done(on_event, outcome)
     return outcome
 
 
