@@ -101,9 +101,13 @@ def test_a_misspelt_run_model_says_meinten_sie_and_offers_the_fix(
     )
 
 
-def last_job_cell(client: TestClient) -> str:
-    found = re.search(r'<td data-testid="last-job">(.*?)</td>', client.get("/").text, re.S)
-    assert found, "no last job on the overview"
+def last_job_cell(client: TestClient, run: str = "neu") -> str:
+    """The overview's last-job cell of ``run`` (the workspace's other runs may sort first
+    when they were made in the same second)."""
+    rows = re.findall(r"<tr>(.*?)</tr>", client.get("/").text, re.S)
+    row = next((r for r in rows if f'href="/runs/{run}"' in r), "")
+    found = re.search(r'<td data-testid="last-job">(.*?)</td>', row, re.S)
+    assert found, f"no last job of {run} on the overview"
     return found[1]
 
 
