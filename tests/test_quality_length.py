@@ -7,9 +7,11 @@ import random
 
 import pytest
 
-from touchstone.quality.length import LengthEffect, Swap, fit_slope, length_effect, word_count
+from touchstone.quality.length import LengthEffect, Swap, length_effect, word_count
+from touchstone.quality.within import fit_slope
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import build_scorecard
+from touchstone.scorecard.bias import bias_lines
 
 from .conftest import make_response
 
@@ -48,53 +50,88 @@ def _solve(matrix: list[list[float]], rhs: list[list[float]]) -> list[list[float
     return [row[n:] for row in aug]
 
 
-def _lsdv(points: dict[str, list[tuple[float, float]]]) -> tuple[float, float]:
-    """Least squares of score on words and one dummy per prompt (no demeaning), and the
-    slope's cluster-robust (CR1) variance from the full sandwich: the reference fit."""
-    prompts = sorted(points)
-    rows: list[tuple[list[float], float, str]] = []
-    for p in prompts:
-        for x, y in points[p]:
-            rows.append(([x] + [1.0 if q == p else 0.0 for q in prompts], y, p))
-    k = 1 + len(prompts)
-    xtx = [[sum(r[0][i] * r[0][j] for r in rows) for j in range(k)] for i in range(k)]
-    xty = [[sum(r[0][i] * r[1] for r in rows)] for i in range(k)]
+def _lsdv(cells: list[tuple[str, str, float, float]]) -> tuple[float, float]:
+    """Least squares of score on words, one dummy per prompt and one per row but the first
+    (no demeaning), and the slope's cluster-robust (CR1) variance from the full sandwich,
+    with the small-sample factor G/(G-1) · (N-1)/(N-K), K = 1 + rows - 1: the reference."""
+    prompts = sorted({c[0] for c in cells})
+    rows = sorted({c[1] for c in cells})
+    design = [
+        (
+            [x]
+            + [1.0 if q == p else 0.0 for q in prompts]
+            + [1.0 if r == row else 0.0 for r in rows[1:]],
+            y,
+            p,
+        )
+        for p, row, x, y in cells
+    ]
+    k = 1 + len(prompts) + len(rows) - 1
+    xtx = [[sum(r[0][i] * r[0][j] for r in design) for j in range(k)] for i in range(k)]
+    xty = [[sum(r[0][i] * r[1] for r in design)] for i in range(k)]
     beta = [b[0] for b in _solve(xtx, xty)]
     identity = [[1.0 if i == j else 0.0 for j in range(k)] for i in range(k)]
     inverse = _solve(xtx, identity)
     meat = [[0.0] * k for _ in range(k)]
     for p in prompts:
         u = [0.0] * k
-        for x, y, q in rows:
+        for x, y, q in design:
             if q == p:
                 residual = y - sum(b * v for b, v in zip(beta, x, strict=True))
                 u = [a + v * residual for a, v in zip(u, x, strict=True)]
         for i in range(k):
             for j in range(k):
                 meat[i][j] += u[i] * u[j]
-    g = len(prompts)
+    g, n = len(prompts), len(cells)
     variance = sum(inverse[0][i] * meat[i][j] * inverse[j][0] for i in range(k) for j in range(k))
-    return beta[0], variance * g / (g - 1)
+    return beta[0], variance * g / (g - 1) * (n - 1) / (n - len(rows))
 
 
-def test_slope_and_interval_match_a_least_squares_fit_with_prompt_dummies() -> None:
+def test_slope_and_interval_match_a_least_squares_fit_with_prompt_and_row_dummies() -> None:
     rng = random.Random(7)
-    points: dict[str, list[tuple[float, float]]] = {}
+    cells: list[tuple[str, str, float, float]] = []
     for p in range(6):
-        # Unequal cells per prompt, prompts of different difficulty and length.
-        points[f"P{p}"] = [
-            (x := float(rng.randint(40, 400) + 80 * p), 1 + p % 3 + 0.004 * x + rng.gauss(0, 0.6))
-            for _ in range(3 + p)
-        ]
-    fitted = fit_slope(list(points.values()))
+        # Unequal cells per prompt and row (some missing, some repeated), prompts of different
+        # difficulty and length, rows of different quality and length.
+        for m in range(3):
+            for _ in range(rng.randint(0 if p % 2 else 1, 3)):
+                x = float(rng.randint(40, 400) + 80 * p + 60 * m)
+                cells.append((f"P{p}", f"M{m}", x, 1 + p % 3 + m + 0.004 * x + rng.gauss(0, 0.6)))
+    fitted = fit_slope(cells)
     assert fitted is not None
-    slope, variance = _lsdv(points)
-    assert fitted.slope == pytest.approx(slope, rel=1e-9)
+    slope, variance = _lsdv(cells)
+    assert fitted.slope == pytest.approx(slope, rel=1e-7)
     # t quantile with 5 degrees of freedom (printed tables: 2.5706).
     half = 2.5706 * math.sqrt(variance)
     assert fitted.low == pytest.approx(slope - half, rel=1e-3)
     assert fitted.high == pytest.approx(slope + half, rel=1e-3)
-    assert (fitted.prompts, fitted.cells) == (6, sum(3 + p for p in range(6)))
+    assert (fitted.prompts, fitted.cells) == (6, len(cells))
+
+
+def test_cells_alone_in_their_row_or_prompt_say_nothing_and_are_not_counted() -> None:
+    rng = random.Random(2)
+    cells = [
+        (f"P{p}", f"M{m}", float(rng.randint(50, 300)), float(rng.randint(1, 5)))
+        for p in range(5)
+        for m in range(2)
+        for _ in range(2)
+    ]
+    fitted = fit_slope(cells)
+    # A model that answered once, and a prompt only one model answered once.
+    alone = fit_slope([*cells, ("P0", "M9", 900.0, 5.0), ("P9", "M0", 20.0, 1.0)])
+    assert fitted is not None and alone is not None
+    assert alone.slope == pytest.approx(fitted.slope, rel=1e-9)
+    assert (alone.prompts, alone.cells) == (fitted.prompts, fitted.cells) == (5, 20)
+
+
+def test_lengths_that_only_follow_prompt_and_model_make_no_slope() -> None:
+    # Every model writes its own length plus the prompt's: nothing varies within both.
+    cells = [
+        (f"P{p}", f"M{m}", 100.0 + 30 * p + 50 * m, float((p + m) % 5))
+        for p in range(6)
+        for m in range(3)
+    ]
+    assert fit_slope(cells) is None
 
 
 def _simulated(
@@ -132,12 +169,8 @@ def test_a_known_slope_is_recovered_inside_the_interval_despite_confounded_promp
     # Between prompts the relation is the other way round: a pooled fit without fixed
     # effects would report the confound, not the judge.
     pooled = fit_slope(
-        [
-            [
-                (float(word_count(r.response_text)), float(v.score))
-                for r, v in zip(responses, verdicts, strict=True)
-            ]
-        ]
+        ("all", "all", float(word_count(r.response_text)), float(v.score))
+        for r, v in zip(responses, verdicts, strict=True)
     )
     assert pooled is not None and pooled.slope < 0 < per_100 * effect.per_100_words
 
@@ -155,7 +188,7 @@ def test_without_a_length_effect_the_interval_holds_zero_in_most_simulated_runs(
 def test_failed_answers_do_not_make_a_length_effect() -> None:
     responses, verdicts = [], []
     for p in range(5):
-        for m, words in (("a", 50), ("b", 300)):
+        for m, words in (("a", 50 + 17 * (p % 3)), ("b", 300 - 23 * (p % 2))):
             response, verdict = _cell(f"P{p}", m, 1, words, 3 + (p + len(m)) % 2)
             responses.append(response)
             verdicts.append(verdict)
@@ -216,8 +249,8 @@ def test_the_figure_reads_german() -> None:
     effect = LengthEffect(0.3, 0.1, 0.5, prompts=8, cells=96, adjusted={})
     assert effect.summary_de() == "+0,30 Punkte je 100 Wörter (95 %: 0,10–0,50)"
     assert effect.lines_de()[0] == (
-        "Länge: +0,30 Punkte je 100 Wörter (95 %: 0,10–0,50), innerhalb der Prompts "
-        "(96 Zellen, 8 Prompts)."
+        "Länge: +0,30 Punkte je 100 Wörter (95 %: 0,10–0,50), innerhalb der Prompts und "
+        "Modelle (96 Zellen, 8 Prompts)."
     )
     straddling = LengthEffect(-0.05, -0.2, 0.1, prompts=8, cells=96, adjusted={})
     assert straddling.summary_de() == "-0,05 Punkte je 100 Wörter (95 %: -0,20 bis +0,10)"
@@ -230,7 +263,15 @@ def test_no_effect_without_answers_of_different_length() -> None:
         *(_cell(f"P{p}", m, 1, 80, 3) for p in range(3) for m in "ab"), strict=True
     )
     assert length_effect(responses, verdicts, []) is None
-    assert build_scorecard(responses, verdicts, scale_min=1).as_dict()["length_effect"] is None
+    card = build_scorecard(responses, verdicts, scale_min=1)
+    assert card.as_dict()["length_effect"] is None
+    # Said, so that no line is not read as no taste for length.
+    assert bias_lines(card)[-1].startswith("Länge: nicht messbar")
+
+
+def test_a_run_without_answers_has_no_length_line() -> None:
+    failed = make_response("P1", model="a", text="")
+    assert bias_lines(build_scorecard([failed], [], scale_min=1)) == []
 
 
 def test_words_are_counted_between_blanks_and_line_breaks() -> None:
@@ -238,3 +279,40 @@ def test_words_are_counted_between_blanks_and_line_breaks() -> None:
     assert word_count("  \n ") == 0
     assert word_count("Ein Satz mit fünf Wörtern") == 5
     assert word_count("Zeile eins\nZeile zwei\n") == 4
+
+
+def _better_model_writes_more(seed: int) -> tuple[list[EvalResponse], list[Verdict]]:
+    """Three models of different quality: the better one writes more, and the judge scores
+    by quality alone (no taste for length)."""
+    rng = random.Random(seed)
+    responses, verdicts = [], []
+    for p in range(20):
+        base_words = rng.uniform(80, 300)
+        for quality, model in ((0.0, "schwach"), (1.0, "mittel"), (2.0, "gut")):
+            for repeat in (1, 2):
+                words = max(5, round(base_words * (1 + 0.5 * quality) + rng.gauss(0, 40)))
+                score = round(20 * (2 + quality + rng.gauss(0, 0.4)))
+                response, verdict = _cell(f"P{p}", model, repeat, words, score)
+                responses.append(response)
+                verdicts.append(verdict)
+    return responses, verdicts
+
+
+def test_a_better_model_writing_more_is_not_a_taste_for_length() -> None:
+    covered = 0
+    for seed in range(30):
+        responses, verdicts = _better_model_writes_more(seed)
+        means = [((m, "none"), 40.0 + 20 * q) for q, m in enumerate(("schwach", "mittel", "gut"))]
+        effect = length_effect(responses, verdicts, means)
+        assert effect is not None
+        covered += not effect.significant
+        assert not effect.swaps
+    assert covered >= 25
+    # Within prompts alone (one row for all), the models' quality passes for length.
+    responses, verdicts = _better_model_writes_more(0)
+    within_prompts = fit_slope(
+        (v.prompt_id, "all", float(word_count(r.response_text)), float(v.score))
+        for r, v in zip(responses, verdicts, strict=True)
+    )
+    assert within_prompts is not None and within_prompts.low is not None
+    assert within_prompts.low > 0

@@ -1,19 +1,18 @@
 """How the judge's score moves with the answer's length, measured on the run (DESIGN §17).
 
-Judges tend to prefer longer answers. The figure is a within-prompt regression (fixed effects
-for the prompts): on each prompt, score and length are taken as deviations from that prompt's
-means over every model, variant and repeat, and one least-squares slope is fitted through
-all deviations together (pooled OLS on the demeaned data). A hard prompt with short answers
-and an easy one with long answers do not make a slope: only how longer and shorter answers
-to the same prompt score does. The slope is given in points per 100 words.
+Judges tend to prefer longer answers. The figure is a slope within prompts and within rows
+(model/variant): least squares of score on length with fixed effects for both
+(``quality.within``). Prompt effects keep a hard prompt with long answers and an easy one with
+short answers from making a slope; row effects keep a better model that also writes more from
+making one. What is left: whether a row's answers score better on the prompts where it writes
+more than it usually does (relative to the other rows there), and whether its longer repeats
+score better than its shorter ones. The slope is given in points per 100 words, with a t
+interval over prompts (cluster-robust: the cells of one prompt may be correlated).
 
-Its 95 % interval is a t interval with a cluster-robust standard error over prompts (CR1:
-the prompts are independent; the cells of one prompt may be correlated and of any spread),
-with (prompts - 1) degrees of freedom; with fewer than 2 prompts that vary in length there is
-no interval. The assumption: the effect is linear in the word count and the same on every
-prompt; the figure is then its average, and it describes an association, not a cause (a
-model that knows more may also write more). With few prompts (under about 10) the interval is
-optimistic.
+The assumption: the effect is linear in the word count and the same for every prompt and row;
+the figure is then its average. It describes an association, not a cause: a model that writes
+more where it knows more still makes a slope. With few prompts (under about 10) the interval
+is optimistic.
 
 Counted are the cells with a scored verdict of an answer that came: failed answers (scored
 with the scale's minimum) and unscored cells stay out, or an empty answer's minimum would
@@ -31,12 +30,11 @@ would swap.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from touchstone import german
-from touchstone.distributions import t_upper
+from touchstone.quality.within import Slope, fit_slope
 from touchstone.results import EvalResponse, Verdict, cell_key
 
 Pair = tuple[str, str]
@@ -76,7 +74,7 @@ class LengthEffect:
     per_100_words: float
     ci_low: float | None
     ci_high: float | None
-    # Prompts whose answers vary in length (the clusters), and the cells counted.
+    # The prompts (clusters) and cells the slope was fitted on.
     prompts: int
     cells: int
     # Per row: its mean minus slope × its mean deviation from its prompts' mean length.
@@ -94,9 +92,7 @@ class LengthEffect:
         text = f"{german.signed(self.per_100_words)} Punkte je 100 Wörter"
         low, high = self.ci_low, self.ci_high
         if low is None or high is None:
-            return (
-                f"{text} (kein Intervall: weniger als 2 Prompts mit verschieden langen Antworten)"
-            )
+            return f"{text} (kein Intervall: zu wenige Prompts oder Zellen)"
         if low >= 0 or high <= 0:
             bounds = f"{german.number(low)}{german.DASH}{german.number(high)}"
         else:
@@ -107,12 +103,16 @@ class LengthEffect:
         """The card's lines: the figure, what it means, and swaps of the adjusted order."""
         cells = german.counted(self.cells, "Zelle", "Zellen")
         prompts = german.counted(self.prompts, "Prompt", "Prompts")
-        lines = [f"Länge: {self.summary_de()}, innerhalb der Prompts ({cells}, {prompts})."]
+        lines = [
+            f"Länge: {self.summary_de()}, innerhalb der Prompts und Modelle ({cells}, {prompts})."
+        ]
         if not self.significant:
             lines.append("Kein nachweisbarer Einfluss der Antwortlänge auf die Wertung.")
             return lines
         lean = "längere" if self.per_100_words > 0 else "kürzere"
-        lines.append(f"Der Judge bewertet {lean} Antworten zum selben Prompt besser.")
+        lines.append(
+            f"Der Judge bewertet {lean} Antworten desselben Modells zum selben Prompt besser."
+        )
         if self.swaps:
             named = "; ".join(
                 f"{_name(s.behind)} läge vor {_name(s.ahead)}" for s in self.swaps[:MAX_SWAPS]
@@ -149,54 +149,6 @@ def _name(pair: Pair) -> str:
 def row_key(pair: Pair) -> str:
     """A row as a key of ``LengthEffect.adjusted`` (JSON keys are strings)."""
     return f"{pair[0]}\x1f{pair[1]}"
-
-
-@dataclass(frozen=True)
-class Slope:
-    """The fitted slope (points per word) with its cluster-robust t interval."""
-
-    slope: float
-    low: float | None
-    high: float | None
-    prompts: int
-    cells: int
-
-
-def fit_slope(points_by_prompt: Iterable[Sequence[tuple[float, float]]]) -> Slope | None:
-    """The within-prompt slope of score on length over (length, score) points per prompt;
-    None when no prompt's answers differ in length."""
-    return _fit(([x for x, _ in points], [y for _, y in points]) for points in points_by_prompt)
-
-
-def _fit(prompts: Iterable[tuple[Sequence[float], Sequence[float]]]) -> Slope | None:
-    """``fit_slope`` over (lengths, scores) per prompt."""
-    parts: list[tuple[float, float]] = []
-    cells = 0
-    for xs, ys in prompts:
-        n = len(xs)
-        if n < 2:
-            continue
-        mean_x = sum(xs) / n
-        mean_y = sum(ys) / n
-        dx = [x - mean_x for x in xs]
-        sxx = sum(d * d for d in dx)
-        if sxx == 0:
-            continue  # answers of one length say nothing about length
-        sxy = sum(d * (y - mean_y) for d, y in zip(dx, ys, strict=True))
-        parts.append((sxx, sxy))
-        cells += n
-    if not parts:
-        return None
-    sxx_total = math.fsum(sxx for sxx, _ in parts)
-    slope = math.fsum(sxy for _, sxy in parts) / sxx_total
-    g = len(parts)
-    if g < 2:
-        return Slope(slope, None, None, g, cells)
-    # Each prompt's score (its cells' length deviations times their residuals): CR1.
-    scores = math.fsum((sxy - slope * sxx) ** 2 for sxx, sxy in parts)
-    se = math.sqrt(g / (g - 1) * scores) / sxx_total
-    half = t_upper(g - 1) * se
-    return Slope(slope, slope - half, slope + half, g, cells)
 
 
 class _Prompt:
@@ -236,7 +188,11 @@ def length_effect(
         prompt.pairs.append((verdict.model, verdict.variant))
         prompt.lengths.append(length)
         prompt.scores.append(verdict.score)
-    fitted = _fit((p.lengths, p.scores) for p in by_prompt.values())
+    fitted = fit_slope(
+        (prompt_id, pair, length, score)
+        for prompt_id, prompt in by_prompt.items()
+        for pair, length, score in zip(prompt.pairs, prompt.lengths, prompt.scores, strict=True)
+    )
     if fitted is None:
         return None
     per_word = _chars_per_word(answered)

@@ -26,9 +26,19 @@ def family_note(card: Scorecard, *, mark: bool = True) -> str:
     )
 
 
+# With scored answers but no length figure, the lengths varied between models and prompts only
+# (a simulator, say): said, so that a missing line is not read as "no taste for length".
+NO_LENGTH_FIGURE = (
+    "Länge: nicht messbar: die Antwortlängen unterscheiden sich nur zwischen Modellen und "
+    "Prompts, nicht innerhalb davon."
+)
+
+
 def bias_lines(card: Scorecard, *, mark: bool = True) -> list[str]:
     """The family note and the length effect's lines (none when the run shows neither)."""
     lines = [note] if (note := family_note(card, mark=mark)) else []
     if card.length_effect is not None:
         lines += card.length_effect.lines_de()
+    elif any(row.scored > row.failed.total() for row in card.rows):
+        lines.append(NO_LENGTH_FIGURE)
     return lines

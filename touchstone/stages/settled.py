@@ -32,8 +32,9 @@ from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, inpu
 # 2: input stamps are length and SHA-256, no longer times; failed answers score the minimum,
 # no interval for one prompt (#22); 3: ranks follow the longest chain of better rows; 4: a
 # mean's interval stays on the scale; 5: the card says what the run can resolve (resolution),
-# the length effect and the judge's family (#24)
-FORMAT = 5
+# the length effect and the judge's family (#24); 6: the length effect is fitted within prompts
+# and rows (a better model writing more is no longer a taste for length)
+FORMAT = 6
 
 
 class _Origin(BaseModel):
