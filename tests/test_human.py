@@ -4,6 +4,7 @@ against reference computations written out here."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import statistics
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.quality import ratings as ratings_module
+from touchstone.quality.card import figures_de
 from touchstone.quality.human import MIN_RATINGS, human_agreement, pairs_of
 from touchstone.quality.ratings import (
     HUMAN,
@@ -320,3 +322,87 @@ def test_rater_names(monkeypatch: pytest.MonkeyPatch) -> None:
             rating_for(key, score=1, red_flag=False, note="", rater=bad, scale=SCALE)
     with pytest.raises(InputError, match="außerhalb der Skala"):
         rating_for(key, score=6, red_flag=False, note="", rater="anna", scale=SCALE)
+
+
+# --- honest small samples -------------------------------------------------------------------
+
+
+def _one_row(diffs: list[int]) -> tuple[list[Verdict], list[HumanRating]]:
+    verdicts, ratings = [], []
+    for i, diff in enumerate(diffs):
+        v = verdict("alpha", f"p{i}", 2 + diff)
+        verdicts.append(v)
+        ratings.append(rating(v, 2))
+    return verdicts, ratings
+
+
+def test_a_rows_interval_is_no_narrower_than_students_t_with_few_ratings() -> None:
+    # Five ratings: a percentile bootstrap covers ~85 %, too narrow for 95 %.
+    diffs = [1, 1, 2, 0, 1]
+    card = human_agreement(*_one_row(diffs)[::-1], SCALE)
+    assert card is not None and card.rows[0].ci is not None
+    low, high = card.rows[0].ci
+    # t with 4 degrees of freedom (printed tables: 2.7764).
+    half = 2.7764 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    assert high - low >= 2 * half * 0.999
+
+
+def test_identical_differences_still_have_an_interval() -> None:
+    # Five times one point milder: integer scores hide up to half a point each, so five
+    # equal differences do not prove the judge is exactly one point milder.
+    card = human_agreement(*_one_row([1] * 5)[::-1], SCALE)
+    assert card is not None and card.rows[0].ci is not None
+    low, high = card.rows[0].ci
+    assert low < 1 < high
+
+
+def test_rows_differ_only_beyond_welchs_t_interval() -> None:
+    verdicts, ratings = [], []
+    # alpha one point milder than beta on five cells each, with noise: the percentile
+    # bootstrap of the two rows' replicates called this a difference; Welch's t does not.
+    for i, (a, b) in enumerate(zip([1, 1, 0, 1, 2], [0, 0, -1, 0, 1], strict=True)):
+        for model, diff in (("alpha", a), ("beta", b)):
+            v = verdict(model, f"p{i}", 2 + diff)
+            verdicts.append(v)
+            ratings.append(rating(v, 2))
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None
+    welch = 1.0 / math.sqrt(2 * statistics.variance([1, 1, 0, 1, 2]) / 5)
+    assert 2.2 < welch < 2.306  # t with 8 df: 2.306; the difference is not significant
+    assert not any("Rangfolge" in reason for reason in card.reasons)
+
+
+def test_no_exact_agreement_is_not_an_interval_of_zero_width() -> None:
+    verdicts, ratings = [], []
+    for i in range(30):
+        v = verdict(("alpha", "beta")[i % 2], f"p{i}", 1 + i % 4)
+        verdicts.append(v)
+        ratings.append(rating(v, i % 4))
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None and card.exact == 0 and card.within_one == 1
+    # Clopper-Pearson for 0 and 30 of 30: 1 - 0.025 ** (1 / 30) = 0.1157.
+    assert card.exact_ci == pytest.approx((0.0, 1 - 0.025 ** (1 / 30)))
+    assert card.within_one_ci == pytest.approx((0.025 ** (1 / 30), 1.0))
+
+
+def test_a_jurys_half_points_are_said_to_be_never_exactly_equal() -> None:
+    verdicts, ratings = [], []
+    for i in range(12):
+        v = verdict(("alpha", "beta")[i % 2], f"p{i}", 2)
+        half = Verdict(**{**v.as_dict(), "score": 2.5 if i % 3 else 2})
+        verdicts.append(half)
+        ratings.append(rating(v, 2))
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None and card.judge_halves == 8
+    exact = dict(figures_de(card))["Genau gleich"]
+    assert exact.startswith("33 %")
+    assert "8 der 12 Jury-Wertungen liegen auf halben Punkten" in exact
+
+
+def test_ratings_without_a_single_scored_cell_show_no_figures() -> None:
+    unscored = Verdict(**{**verdict("alpha", "p1", 0).as_dict(), "unscored": True})
+    card = human_agreement([rating(unscored, 3)], [unscored], SCALE)
+    assert card is not None and card.n == 0
+    assert [label for label, _ in figures_de(card)] == ["Bewertet"]
+    data = card.as_dict()
+    assert (data["exact"], data["within_one"], data["mean_diff"]) == (None, None, None)

@@ -38,7 +38,15 @@ def figures_de(card: HumanAgreement) -> list[tuple[str, str]]:
     if card.without_verdict:
         rated += f" (dazu {card.without_verdict} ohne Wertung des Judges, nicht gezählt)"
     lines = [("Bewertet", f"{rated} von {raters}")]
-    lines.append(("Genau gleich", _share(card.exact, card.exact_ci)))
+    if not card.n:
+        return lines
+    exact = _share(card.exact, card.exact_ci)
+    if card.judge_halves:
+        exact += (
+            f"; {card.judge_halves} der {card.n} Jury-Wertungen liegen auf halben Punkten "
+            "und können nie genau gleich sein"
+        )
+    lines.append(("Genau gleich", exact))
     if 1 < card.span <= 10:
         lines.append(("Höchstens 1 Punkt entfernt", _share(card.within_one, card.within_one_ci)))
     kappa = german.interval(card.kappa, *(card.kappa_ci or (None, None)))

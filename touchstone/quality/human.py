@@ -7,15 +7,25 @@ within one point and the quadratic weighted kappa (``agreement.weighted_kappa``)
 signed difference to the person (judge minus human: positive = the judge is milder), overall
 and per model/variant row.
 
+Honest with few ratings. A share of 0 or 1 (no exact agreement in 30) leaves the bootstrap
+nothing to resample: its interval would be a point, so the exact Clopper–Pearson interval
+stands there. The mean differences (overall and per row, often 5 ratings a row) take the
+scorecard's interval (``stats.mean_interval``, each pair its own unit): the expanded
+percentile bootstrap, never narrower than Student's t from the pairs' spread nor than what
+integer scores hide by rounding (five equal differences are not an exact figure). Two rows
+differ when Welch's t interval of their difference excludes 0 (each row's variance at least
+that of two roundings, Welch–Satterthwaite df); a percentile bootstrap of five and five
+pairs calls a difference at t = 1.8.
+
 The verdict: fewer than ``MIN_RATINGS`` pairs: "zu wenige"; "bestätigt" when the kappa
-interval's lower bound is at least ``MIN_KAPPA`` and no row's difference differs
-significantly from another's (the bootstrap interval of the two rows' difference excludes
-0); "weicht ab" otherwise, with the reasons. A judge that is milder with one model than with
-another changes the ranking even when its kappa looks good: that is the bias the rows show.
+interval's lower bound is at least ``MIN_KAPPA`` and no two rows differ; "weicht ab"
+otherwise, with the reasons. A judge that is milder with one model than with another changes
+the ranking even when its kappa looks good: that is the bias the rows show.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -23,11 +33,13 @@ from itertools import combinations
 from typing import Any, Literal
 
 from touchstone import german
+from touchstone.distributions import LEVEL, t_upper
 from touchstone.pack import Scale
 from touchstone.quality.agreement import kappa_of_sums, weighted_kappa
 from touchstone.quality.bootstrap import bootstrap_replicates, percentile_interval
 from touchstone.quality.ratings import HumanRating
 from touchstone.results import Verdict, VerdictKey, cell_key
+from touchstone.stats import RESOLUTION_VARIANCE, Cluster, mean_interval
 
 MIN_RATINGS = 10
 MIN_KAPPA = 0.6
@@ -69,7 +81,7 @@ class RowDiff:
             "model": self.model,
             "variant": self.variant,
             "n": self.n,
-            "mean_diff": round(self.mean_diff, 4),
+            "mean_diff": round(self.mean_diff, 4) if self.n else None,
             "ci_low": _round(low),
             "ci_high": _round(high),
         }
@@ -98,6 +110,9 @@ class HumanAgreement:
     reasons: tuple[str, ...]
     # Ratings of cells without a scored verdict: nothing to agree with, not in n.
     without_verdict: int = 0
+    # Pairs whose judge score lies between two points (a jury's median of two): never
+    # exactly equal to a person's whole point.
+    judge_halves: int = 0
     span: int = 5
 
     def verdict_de(self) -> str:
@@ -113,13 +128,13 @@ class HumanAgreement:
     def as_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
-            "exact": round(self.exact, 4),
+            "exact": round(self.exact, 4) if self.n else None,
             "exact_ci": _pair(self.exact_ci),
-            "within_one": round(self.within_one, 4),
+            "within_one": round(self.within_one, 4) if self.n else None,
             "within_one_ci": _pair(self.within_one_ci),
             "kappa": _round(self.kappa),
             "kappa_ci": _pair(self.kappa_ci),
-            "mean_diff": round(self.mean_diff, 4),
+            "mean_diff": round(self.mean_diff, 4) if self.n else None,
             "mean_diff_ci": _pair(self.mean_diff_ci),
             "red_flags": {
                 "human": self.human_flags,
@@ -129,6 +144,7 @@ class HumanAgreement:
             },
             "raters": list(self.raters),
             "without_verdict": self.without_verdict,
+            "judge_halves": self.judge_halves,
             "verdict": self.verdict,
             "summary": self.verdict_de(),
             "rows": [row.as_dict() for row in self.rows],
@@ -193,10 +209,11 @@ def human_agreement(
     n = len(pairs)
     exact, within, _, mean = figures(pairs)
     replicates = bootstrap_replicates(pairs, figures, seed=SEED)
-    exact_ci, within_ci, kappa_ci, mean_ci = (
-        percentile_interval([r[index] for r in replicates]) for index in range(4)
-    )
-    rows, row_replicates = _rows(pairs)
+    exact_ci = _share_interval(exact, n, [r[0] for r in replicates])
+    within_ci = _share_interval(within, n, [r[1] for r in replicates])
+    kappa_ci = percentile_interval([r[2] for r in replicates])
+    mean_ci = _mean_ci([pair.diff for pair in pairs])
+    rows, samples = _rows(pairs)
     card = HumanAgreement(
         n=n,
         raters=tuple(sorted({r.rater for r in ratings})),
@@ -217,43 +234,71 @@ def human_agreement(
         verdict="zu wenige",
         reasons=(),
         without_verdict=len(ratings) - n,
+        judge_halves=sum(pair.judge != int(pair.judge) for pair in pairs),
         span=scale.max - scale.min,
     )
     if n < MIN_RATINGS:
         return card
-    reasons = _reasons(card, row_replicates)
+    reasons = _reasons(card, samples)
     return replace(card, verdict="weicht ab" if reasons else "bestätigt", reasons=reasons)
 
 
 RowKey = tuple[str, str]
 
 
-def _rows(pairs: Sequence[Pair]) -> tuple[list[RowDiff], dict[RowKey, list[float | None]]]:
-    """Each model/variant row's mean difference with its interval, and its bootstrap
-    replicates (each row resampled on its own seed: independent, so two rows' replicates
-    subtract into the bootstrap of their difference)."""
+def _share_interval(
+    share: float | None, n: int, replicates: Sequence[float | None]
+) -> Interval | None:
+    """The bootstrap's percentile interval of a share of ``n`` pairs; Clopper–Pearson's
+    where the share is 0 or 1 and the resamples cannot vary."""
+    if share == 0 and n:
+        return 0.0, 1 - ((1 - LEVEL) / 2) ** (1 / n)
+    if share == 1:
+        return ((1 - LEVEL) / 2) ** (1 / n), 1.0
+    return percentile_interval(replicates)
+
+
+def _mean_ci(diffs: Sequence[float]) -> Interval | None:
+    """The scorecard's interval of the mean of ``diffs`` (each its own unit)."""
+    interval = mean_interval({f"{i:06d}": Cluster.of([d]) for i, d in enumerate(diffs)})
+    if interval is None or interval.low is None or interval.high is None:
+        return None
+    return interval.low, interval.high
+
+
+def _rows(pairs: Sequence[Pair]) -> tuple[list[RowDiff], dict[RowKey, list[float]]]:
+    """Each model/variant row's mean difference with its interval, and its differences."""
     by_row: dict[RowKey, list[float]] = {}
     for pair in pairs:
         by_row.setdefault((pair.key.model, pair.key.variant), []).append(float(pair.diff))
-    rows = []
-    replicates: dict[RowKey, list[float | None]] = {}
-    for index, ((model, variant), diffs) in enumerate(sorted(by_row.items())):
-        drawn = bootstrap_replicates(diffs, _mean_or_none, seed=SEED * 1000 + index)
-        replicates[(model, variant)] = drawn
-        rows.append(
-            RowDiff(
-                model=model,
-                variant=variant,
-                n=len(diffs),
-                mean_diff=statistics.fmean(diffs),
-                ci=percentile_interval(drawn),
-            )
+    rows = [
+        RowDiff(
+            model=model,
+            variant=variant,
+            n=len(diffs),
+            mean_diff=statistics.fmean(diffs),
+            ci=_mean_ci(diffs),
         )
-    return rows, replicates
+        for (model, variant), diffs in sorted(by_row.items())
+    ]
+    return rows, by_row
 
 
-def _mean_or_none(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+# What a difference of two integer scores hides by rounding, at least.
+DIFF_RESOLUTION = 2 * RESOLUTION_VARIANCE
+
+
+def welch_interval(a: Sequence[float], b: Sequence[float]) -> Interval | None:
+    """Welch's t interval of mean(a) - mean(b), each sample's variance at least
+    ``DIFF_RESOLUTION``; None when either has fewer than 2 values."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    va = max(statistics.variance(a), DIFF_RESOLUTION) / len(a)
+    vb = max(statistics.variance(b), DIFF_RESOLUTION) / len(b)
+    df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
+    half = t_upper(max(1, math.floor(df))) * math.sqrt(va + vb)
+    difference = statistics.fmean(a) - statistics.fmean(b)
+    return difference - half, difference + half
 
 
 def row_label(row: RowDiff, rows: Sequence[RowDiff]) -> str:
@@ -274,24 +319,18 @@ def milder_de(diff: float, digits: int = 1) -> str:
 
 
 def differing_rows(
-    rows: Sequence[RowDiff], replicates: dict[RowKey, list[float | None]]
+    rows: Sequence[RowDiff], samples: dict[RowKey, list[float]]
 ) -> tuple[RowDiff, RowDiff] | None:
     """The two rows whose mean differences differ most among those that differ
-    significantly (the bootstrap interval of their difference excludes 0), milder first."""
+    significantly (Welch's t interval of their difference excludes 0), milder first."""
     candidates = sorted((row for row in rows if row.n >= 2), key=lambda row: row.mean_diff)
     if len(candidates) > MAX_PAIRWISE_ROWS:
         candidates = [candidates[0], candidates[-1]]
     found: list[tuple[float, RowDiff, RowDiff]] = []
     for low, high in combinations(candidates, 2):
-        differences = [
-            None if a is None or b is None else a - b
-            for a, b in zip(
-                replicates[(high.model, high.variant)],
-                replicates[(low.model, low.variant)],
-                strict=True,
-            )
-        ]
-        interval = percentile_interval(differences)
+        interval = welch_interval(
+            samples[(high.model, high.variant)], samples[(low.model, low.variant)]
+        )
         if interval is not None and (interval[0] > 0 or interval[1] < 0):
             found.append((high.mean_diff - low.mean_diff, high, low))
     if not found:
@@ -300,14 +339,14 @@ def differing_rows(
     return high, low
 
 
-def _reasons(card: HumanAgreement, replicates: dict[RowKey, list[float | None]]) -> tuple[str, ...]:
+def _reasons(card: HumanAgreement, samples: dict[RowKey, list[float]]) -> tuple[str, ...]:
     reasons = []
     if card.kappa_ci is None:
         reasons.append("Kappa nicht bestimmbar (zu wenig Streuung der Wertungen)")
     elif card.kappa_ci[0] < MIN_KAPPA:
         shown = german.interval(card.kappa, *card.kappa_ci)
         reasons.append(f"Kappa {shown} nicht sicher über {german.number(MIN_KAPPA, 1)}")
-    differing = differing_rows(card.rows, replicates)
+    differing = differing_rows(card.rows, samples)
     if differing is not None:
         high, low = differing
         reasons.append(
