@@ -6,8 +6,6 @@ from touchstone.judge import parse_dimensions_reply, parse_verdict_reply
 from touchstone.pack import Scale
 from touchstone.transport import split_think
 
-from .conftest import coarse
-
 SCALE = Scale(min=0, max=5)
 
 
@@ -138,15 +136,26 @@ def test_reading_a_long_reply_takes_linear_time() -> None:
     import time
 
     good = '{"score": 4, "red_flag": false, "rationale": "gut"}'
-    replies = [
-        '{"x": "y", "z": [1, 2]} ' * 50_000 + good,
-        "{'x': 'y'} geht's " * 50_000 + good,
-        '{"a": "' + "{" * 1_000_000 + '"} ' + good,
+    shapes = [
+        lambda k: '{"x": "y", "z": [1, 2]} ' * k + good,
+        lambda k: "{'x': 'y'} geht's " * k + good,
+        lambda k: '{"a": "' + "{" * (20 * k) + '"} ' + good,
     ]
-    started = time.monotonic()
-    for reply in replies:
-        assert parse_verdict_reply(reply, SCALE) == (4, False, "gut")
-    assert time.monotonic() - started < coarse(0.5)
+
+    def seconds(reply: str) -> float:
+        # The least of three: what the parser costs, not what the busy machine added.
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            assert parse_verdict_reply(reply, SCALE) == (4, False, "gut")
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    for shape in shapes:
+        # Four times the text: four times the time when linear, sixteen when quadratic.
+        # A ratio, not a bound in seconds, so busy cores do not fail it.
+        small, large = seconds(shape(6_250)), seconds(shape(25_000))
+        assert large < 8 * small + 0.005, (small, large)
 
 
 def test_dimension_parser_takes_only_the_last_top_level_object() -> None:
