@@ -199,22 +199,6 @@ def test_verdict_cache_works_per_member_identity(
     assert all(said[next(k for k in said if k.model == "sim-judge")].cached for said in cached)
 
 
-def test_dry_run_with_a_jury_is_bad_input(
-    sim: SimServer, answered_run: Path, tmp_path: Path
-) -> None:
-    from touchstone.stages.preview import preview_judge
-
-    config = tmp_path / "jury.yaml"
-    config.write_text(
-        "judges:\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-strict}}\n",
-        encoding="utf-8",
-    )
-    with pytest.raises(InputError, match="--dry-run schätzt noch keine Jury"):
-        preview_judge(answered_run, config=config)
-
-
 def test_single_judge_after_a_jury_keeps_the_members_lines(
     sim: SimServer, answered_run: Path
 ) -> None:

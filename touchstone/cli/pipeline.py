@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.padding import Padding
 
 from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
 from touchstone.budget import parse_price
@@ -25,7 +26,7 @@ from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
-from touchstone.stages.preview import Preview, preview_judge, preview_run
+from touchstone.stages.preview import JuryPreview, Preview, preview_judge, preview_run
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
@@ -235,10 +236,15 @@ def judge(
         show_judge_outcome(outcome)
 
 
-def show_preview(preview: Preview) -> None:
-    """The estimate of a ``--dry-run``, one line per figure (stdout: it is the result)."""
+def show_preview(preview: Preview | JuryPreview) -> None:
+    """The estimate of a ``--dry-run``, one line per figure (stdout: it is the result); an
+    indented line (a jury member's figures) keeps its indent where it wraps."""
     for line in preview.lines():
-        stdout.print(plain(line))
+        text = line.lstrip(" ")
+        indent = len(line) - len(text)
+        stdout.print(
+            Padding(plain(text), (0, 0, 0, indent), expand=False) if indent else plain(line)
+        )
 
 
 @app.command()
