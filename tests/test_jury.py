@@ -78,6 +78,21 @@ def test_runaway_member_is_dropped_and_the_jury_completes_with_quorum(
     assert [m["dropped"] is not None for m in done["jury"]] == [False, False, True]
 
 
+def test_a_members_failed_calls_are_counted_as_a_single_judges(
+    sim: SimServer, answered_run: Path
+) -> None:
+    # The terminal and the GUI count a failed call shared by cells once (``shared``): a
+    # member's events say it as a single judge's do, and name the member.
+    jury = JuryConfig([member(sim, "sim-judge"), runaway(sim)], quorum=1)
+    sink: list[tuple[str, dict[str, Any]]] = []
+    execute_judge(answered_run, config=jury, on_event=lambda k, d: sink.append((k, d)))
+    failed = events_of(sink, "judge_error")
+    assert failed and all(e["judge_model"] == "sim-think-endless" for e in failed)
+    assert [e["shared"] for e in failed] == [False] * len(failed)
+    saved = events_of(sink, "progress")
+    assert saved and all(e["judge_model"] == "sim-judge" and not e["shared"] for e in saved)
+
+
 def test_resume_asks_only_the_members_whose_verdict_is_missing(
     sim: SimServer, answered_run: Path
 ) -> None:
