@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.padding import Padding
@@ -27,6 +27,7 @@ from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
 from touchstone.stages.preview import JuryPreview, Preview, preview_judge, preview_run
+from touchstone.stages.run import RunOptions
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
@@ -157,7 +158,7 @@ def run(
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     with handled(None if dry_run else events) as event_log:
         price = None if price_per_million is None else parse_price(price_per_million)
-        options: dict[str, Any] = {
+        options: RunOptions = {
             "pack_path": pack,
             "models": model,
             "out": out,

@@ -18,11 +18,10 @@ total (``stages.jury_preview``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
-from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
-from touchstone.budget import Price, estimate_tokens
+from touchstone.budget import estimate_tokens
 from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.limits import MAX_CONCURRENCY, check_count
@@ -33,45 +32,17 @@ from touchstone.stages.judge import no_answers
 from touchstone.stages.judge_preview import CACHE_NOTE, estimate_judge
 from touchstone.stages.jury_preview import JuryPreview, preview_jury
 from touchstone.stages.manifest import pack_of_run
-from touchstone.stages.run import plan_run
+from touchstone.stages.run import RunOptions, plan_run
 from touchstone.store import RESPONSES, RunDir
-from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
 __all__ = ["JuryPreview", "Preview", "preview_judge", "preview_run"]
 
 
-def preview_run(
-    *,
-    pack_path: str | Path,
-    models: Sequence[str],
-    out: str | Path | None = None,
-    variants: Sequence[str] = (),
-    repeats: int | None = None,
-    base_url: str | None = None,
-    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
-    max_tokens: int | None = None,
-    concurrency: int = 1,
-    max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
-    extend: bool = False,
-    price: Price | None = None,
-    budget: float | None = None,
-) -> Preview:
-    """What ``execute_run`` with these arguments would ask, and what it would cost."""
-    plan = plan_run(
-        pack_path=pack_path,
-        models=models,
-        out=out,
-        variants=variants,
-        repeats=repeats,
-        base_url=base_url,
-        call_timeout_s=call_timeout_s,
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-        max_reply_mb=max_reply_mb,
-        price=price,
-        budget=budget,
-    )
-    plan.resolve(extend=extend, pack_path=pack_path)
+def preview_run(**options: Unpack[RunOptions]) -> Preview:
+    """What ``execute_run`` with these options would ask, and what it would cost."""
+    plan = plan_run(**options)
+    plan.resolve()
+    max_tokens, concurrency = plan.max_tokens, plan.concurrency
     run, pack = plan.run, plan.pack
     responses = run.load_responses() if run.file(RESPONSES).is_file() else []
     done = set(map(cell_key, responses))
@@ -116,11 +87,11 @@ def preview_run(
         output_tokens=round(output),
         output_source=source,
         output_unknown=unknown,
-        price=price,
+        price=plan.price,
         price_hint="--price-per-million IN,OUT",
         seconds=seconds,
         time_source=time_source,
-        budget=budget,
+        budget=plan.budget,
         output_bound=capped and not measured,
     )
 
