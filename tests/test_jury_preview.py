@@ -39,6 +39,11 @@ def jury_file(path: Path, sim: SimServer, *members: str, extra: str = "") -> Pat
     return path
 
 
+def priced_jury(path: Path, sim: SimServer, other: str = "model: sim-strict") -> Path:
+    """sim-judge with a price, max_tokens and a budget, then ``other``."""
+    return jury_file(path, sim, f"model: sim-judge, {PRICED}", other)
+
+
 def answered(sim: SimServer, pack: Path, out: Path) -> Path:
     execute_run(pack_path=pack, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url)
     return out
@@ -57,9 +62,7 @@ def test_a_jury_preview_counts_each_members_calls_and_changes_nothing(
     own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = answered(own_sim, tiny_pack_path, tmp_path / "run")
-    config = jury_file(
-        tmp_path / "jury.yaml", own_sim, f"model: sim-judge, {PRICED}", "model: sim-strict"
-    )
+    config = priced_jury(tmp_path / "jury.yaml", own_sim)
     before, calls = snapshot(out), own_sim.calls
     preview = preview_judge(out, config=config)
     assert snapshot(out) == before and own_sim.calls == calls
@@ -97,16 +100,11 @@ def test_a_jury_preview_asks_only_missing_members_and_checks_each_budget(
     own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = answered(own_sim, tiny_pack_path, tmp_path / "run")
-    first = jury_file(
-        tmp_path / "a.yaml", own_sim, f"model: sim-judge, {PRICED}", "model: sim-strict"
-    )
-    execute_judge(out, config=first, use_cache=False)
+    execute_judge(out, config=priced_jury(tmp_path / "a.yaml", own_sim), use_cache=False)
 
     # sim-judge has every verdict and its holistic reports; sim-gullible is new to the run.
     gullible = "model: sim-gullible, max_tokens: 100, price_per_million: {input: 0, output: 1000}"
-    later = jury_file(
-        tmp_path / "b.yaml", own_sim, f"model: sim-judge, {PRICED}", f"{gullible}, budget: 1"
-    )
+    later = priced_jury(tmp_path / "b.yaml", own_sim, f"{gullible}, budget: 1")
     before, calls = snapshot(out), own_sim.calls
     preview = preview_judge(out, config=later)
     assert snapshot(out) == before and own_sim.calls == calls
@@ -126,7 +124,7 @@ def test_a_jury_preview_asks_only_missing_members_and_checks_each_budget(
 
     # What the preview said is what the jury asks (the same config, without the budget that
     # would drop the member).
-    jury = jury_file(tmp_path / "c.yaml", own_sim, f"model: sim-judge, {PRICED}", gullible)
+    jury = priced_jury(tmp_path / "c.yaml", own_sim, gullible)
     execute_judge(out, config=jury, use_cache=False)
     asked = {k: own_sim.calls.get(k, 0) - calls.get(k, 0) for k in ("sim-judge", "sim-gullible")}
     assert asked == {"sim-judge": 0, "sim-gullible": 12}
@@ -143,9 +141,7 @@ def test_a_jury_preview_refuses_a_model_override(
 def test_cli_jury_dry_run_prints_members_and_total(
     answered_run: Path, tmp_path: Path, sim: SimServer
 ) -> None:
-    config = jury_file(
-        tmp_path / "jury.yaml", sim, f"model: sim-judge, {PRICED}", "model: sim-strict"
-    )
+    config = priced_jury(tmp_path / "jury.yaml", sim)
     before = snapshot(answered_run)
     shown = run_cli("judge", str(answered_run), "--config", str(config), "--dry-run", cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
