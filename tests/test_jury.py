@@ -78,6 +78,21 @@ def test_runaway_member_is_dropped_and_the_jury_completes_with_quorum(
     assert [m["dropped"] is not None for m in done["jury"]] == [False, False, True]
 
 
+def test_a_members_failed_calls_are_counted_as_a_single_judges(
+    sim: SimServer, answered_run: Path
+) -> None:
+    # The terminal and the GUI count a failed call shared by cells once (``shared``): a
+    # member's events say it as a single judge's do, and name the member.
+    jury = JuryConfig([member(sim, "sim-judge"), runaway(sim)], quorum=1)
+    sink: list[tuple[str, dict[str, Any]]] = []
+    execute_judge(answered_run, config=jury, on_event=lambda k, d: sink.append((k, d)))
+    failed = events_of(sink, "judge_error")
+    assert failed and all(e["judge_model"] == "sim-think-endless" for e in failed)
+    assert [e["shared"] for e in failed] == [False] * len(failed)
+    saved = events_of(sink, "progress")
+    assert saved and all(e["judge_model"] == "sim-judge" and not e["shared"] for e in saved)
+
+
 def test_resume_asks_only_the_members_whose_verdict_is_missing(
     sim: SimServer, answered_run: Path
 ) -> None:
@@ -197,22 +212,6 @@ def test_verdict_cache_works_per_member_identity(
     assert asked["sim-judge"] == 0 and asked["sim-gullible"] > 0
     cached = [v for v in member_verdicts(RunDir(copy)).values()]
     assert all(said[next(k for k in said if k.model == "sim-judge")].cached for said in cached)
-
-
-def test_dry_run_with_a_jury_is_bad_input(
-    sim: SimServer, answered_run: Path, tmp_path: Path
-) -> None:
-    from touchstone.stages.preview import preview_judge
-
-    config = tmp_path / "jury.yaml"
-    config.write_text(
-        "judges:\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-strict}}\n",
-        encoding="utf-8",
-    )
-    with pytest.raises(InputError, match="--dry-run schätzt noch keine Jury"):
-        preview_judge(answered_run, config=config)
 
 
 def test_single_judge_after_a_jury_keeps_the_members_lines(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+from rich.padding import Padding
 
 from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
 from touchstone.budget import parse_price
@@ -25,7 +26,8 @@ from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
-from touchstone.stages.preview import Preview, preview_judge, preview_run
+from touchstone.stages.preview import JuryPreview, Preview, preview_judge, preview_run
+from touchstone.stages.run import RunOptions
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
@@ -156,7 +158,7 @@ def run(
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     with handled(None if dry_run else events) as event_log:
         price = None if price_per_million is None else parse_price(price_per_million)
-        options: dict[str, Any] = {
+        options: RunOptions = {
             "pack_path": pack,
             "models": model,
             "out": out,
@@ -235,10 +237,15 @@ def judge(
         show_judge_outcome(outcome)
 
 
-def show_preview(preview: Preview) -> None:
-    """The estimate of a ``--dry-run``, one line per figure (stdout: it is the result)."""
+def show_preview(preview: Preview | JuryPreview) -> None:
+    """The estimate of a ``--dry-run``, one line per figure (stdout: it is the result); an
+    indented line (a jury member's figures) keeps its indent where it wraps."""
     for line in preview.lines():
-        stdout.print(plain(line))
+        text = line.lstrip(" ")
+        indent = len(line) - len(text)
+        stdout.print(
+            Padding(plain(text), (0, 0, 0, indent), expand=False) if indent else plain(line)
+        )
 
 
 @app.command()

@@ -33,6 +33,7 @@ from touchstone.jury.members import MemberId, as_member, of_verdict
 from touchstone.jury.verdicts import MANIFEST_KEY, JuryMember, JurySettings
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.stages.judge_outcome import verdict_event
 from touchstone.store import RunDir
 
 
@@ -249,16 +250,9 @@ def _record_settings(run: RunDir, settings: JurySettings) -> None:
 
 
 def _event_fields(verdict: Verdict) -> dict[str, Any]:
+    """A single judge's verdict event, naming the member that said it."""
     return {
-        "model": verdict.model,
-        "variant": verdict.variant,
-        "prompt_id": verdict.prompt_id,
-        "repeat": verdict.repeat,
-        "unscored": verdict.unscored,
-        "error_kind": verdict.error_kind,
+        **verdict_event(verdict),
         "judge_model": verdict.judge_model,
         "judge_base_url": verdict.judge_base_url,
-        "rationale": verdict.rationale
-        if verdict.judge_error or verdict.unscored_reason == "judge_refused"
-        else "",
     }

@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from touchstone.advice import close_names
 from touchstone.answers import (
@@ -108,6 +108,31 @@ class RunOutcome:
         }
 
 
+class RunOptions(TypedDict, total=False):
+    """What a ``run`` call asks for, as ``execute_run`` and ``preview_run`` take it; the
+    defaults are ``plan_run``'s."""
+
+    pack_path: Required[str | Path]
+    models: Required[Sequence[str]]
+    # Default: runs/<pack>-<timestamp>.
+    out: str | Path | None
+    # Default: the pack's variants (on an existing run: its own).
+    variants: Sequence[str]
+    # Default: 1 (on an existing run: its own).
+    repeats: int | None
+    # Default: OPENAI_BASE_URL, else OpenAI's endpoint.
+    base_url: str | None
+    call_timeout_s: float
+    max_tokens: int | None
+    concurrency: int
+    max_reply_mb: float
+    # Extend an existing run (more models, variants, repeats); else other settings are refused.
+    extend: bool
+    # ``budget`` (with ``price`` and ``max_tokens``) caps what the call spends.
+    price: Price | None
+    budget: float | None
+
+
 @dataclass
 class RunPlan:
     """What a ``run`` call asks for, checked against its run dir: reading, never writing
@@ -117,44 +142,51 @@ class RunPlan:
     run: RunDir
     asked: AskedRun
     url: str
+    # The call's options, checked, with their defaults.
+    pack_path: str | Path
+    call_timeout_s: float
+    max_tokens: int | None
+    concurrency: int
+    max_reply_mb: float
+    extend: bool
+    price: Price | None
+    budget: float | None
     variants: list[str] = field(default_factory=list)
     repeats: int = 1
     stored: dict[str, Any] = field(default_factory=dict)
 
-    def resolve(self, *, extend: bool, pack_path: str | Path) -> None:
+    def resolve(self) -> None:
         """The run's settings against those asked (``stages.extend``): fills ``variants``,
         ``repeats`` and ``stored``, or ``InputError``."""
         run = self.run
         self.stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
         self.stored = with_vouched_inputs(run, self.stored, self.pack, self.asked.pack_sha256)
-        check_settings(run.path, self.stored, self.asked, extend=extend, surface="cli")
+        check_settings(run.path, self.stored, self.asked, extend=self.extend, surface="cli")
         chosen_variants, self.repeats = resumed_plan(self.stored, self.asked)
         self.variants = chosen_variants or list(self.pack.variants)
         gone = [v for v in self.variants if v not in self.pack.variants]
         if gone:  # only a run from before run.json held the pack's checksum gets here
             raise InputError(
                 f"{run.file(MANIFEST)} nennt Variante(n) {', '.join(gone)}, die das Paket "
-                f"{pack_path} nicht kennt: geben Sie die Varianten mit --variant an."
+                f"{self.pack_path} nicht kennt: geben Sie die Varianten mit --variant an."
             )
 
+    def cost_cap(self) -> Budget | None:
+        """The call's hard cap (``plan_run`` refused a budget without price or max_tokens)."""
+        if self.budget is None or self.price is None or self.max_tokens is None:
+            return None
+        return Budget(self.budget, self.price, self.max_tokens)
 
-def plan_run(
-    *,
-    pack_path: str | Path,
-    models: Sequence[str],
-    out: str | Path | None,
-    variants: Sequence[str],
-    repeats: int | None,
-    base_url: str | None,
-    call_timeout_s: float,
-    max_tokens: int | None,
-    concurrency: int,
-    max_reply_mb: float,
-    price: Price | None = None,
-    budget: float | None = None,
-) -> RunPlan:
+
+def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
     """The options checked, the pack loaded, the run dir named (not yet compared with the
     run's settings: ``RunPlan.resolve``); every problem an ``InputError``."""
+    pack_path, models = options["pack_path"], options["models"]
+    variants, repeats = options.get("variants", ()), options.get("repeats")
+    call_timeout_s = options.get("call_timeout_s", DEFAULT_CALL_TIMEOUT_S)
+    max_tokens, concurrency = options.get("max_tokens"), options.get("concurrency", 1)
+    max_reply_mb = options.get("max_reply_mb", DEFAULT_MAX_REPLY_MB)
+    price, budget = options.get("price"), options.get("budget")
     if not models:
         raise InputError("Mindestens ein Modell angeben: --model NAME.")
     if repeats is not None:
@@ -174,7 +206,8 @@ def plan_run(
             f"Unbekannte Variante(n) {', '.join(unknown)} – das Paket {pack_path} kennt: "
             f"{', '.join(pack.variants)}."
         )
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    out = options.get("out")
     run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
     if run.path.exists() and not run.path.is_dir():
         raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
@@ -189,27 +222,28 @@ def plan_run(
         max_tokens=max_tokens,
         answer_inputs=answer_inputs(pack),
     )
-    return RunPlan(pack, run, asked, url)
+    return RunPlan(
+        pack,
+        run,
+        asked,
+        url,
+        pack_path=pack_path,
+        call_timeout_s=call_timeout_s,
+        max_tokens=max_tokens,
+        concurrency=concurrency,
+        max_reply_mb=max_reply_mb,
+        extend=options.get("extend", False),
+        price=price,
+        budget=budget,
+    )
 
 
 def execute_run(
     *,
-    pack_path: str | Path,
-    models: Sequence[str],
-    out: str | Path | None = None,
-    variants: Sequence[str] = (),
-    repeats: int | None = None,
-    base_url: str | None = None,
     api_key: str | None = None,
-    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
-    max_tokens: int | None = None,
     backend: AnswerBackend | None = None,
     on_event: EventSink | None = None,
-    concurrency: int = 1,
-    max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
-    extend: bool = False,
-    price: Price | None = None,
-    budget: float | None = None,
+    **options: Unpack[RunOptions],
 ) -> RunOutcome:
     """Answer every cell of the pack not yet in ``out``; each answer is appended as it lands.
 
@@ -218,25 +252,12 @@ def execute_run(
     unless ``extend`` (``stages.extend``). ``budget`` (with ``price`` and ``max_tokens``) caps
     what this call spends (``budget.Budget``); once reached, the cells not started are left.
     """
-    plan = plan_run(
-        pack_path=pack_path,
-        models=models,
-        out=out,
-        variants=variants,
-        repeats=repeats,
-        base_url=base_url,
-        call_timeout_s=call_timeout_s,
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-        max_reply_mb=max_reply_mb,
-        price=price,
-        budget=budget,
-    )
+    plan = plan_run(**options)
     pack, run, url = plan.pack, plan.run, plan.url
     chosen_models = plan.asked.models
     key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
     with run.locked():
-        plan.resolve(extend=extend, pack_path=pack_path)
+        plan.resolve()
         chosen_variants, chosen_repeats = plan.variants, plan.repeats
         responses = run.load_responses()
         done = set(map(cell_key, responses))
@@ -245,7 +266,7 @@ def execute_run(
         manifest = run_manifest(
             run,
             pack,
-            Path(pack_path),
+            Path(plan.pack_path),
             without_credentials(url),
             [model for model in chosen_models if model in answered],
             chosen_variants,
@@ -253,14 +274,14 @@ def execute_run(
             asked_models=list(chosen_models),
         )
         run.path.mkdir(parents=True, exist_ok=True)
-        manifest["max_tokens"] = max_tokens
+        manifest["max_tokens"] = plan.max_tokens
         run.write_manifest(manifest)
         answer_backend = backend or OpenAIAnswerBackend(
             url,
             key,
-            call_timeout_s=call_timeout_s,
-            max_tokens=max_tokens,
-            max_reply_mb=max_reply_mb,
+            call_timeout_s=plan.call_timeout_s,
+            max_tokens=plan.max_tokens,
+            max_reply_mb=plan.max_reply_mb,
         )
         planned = [c.key for c in plan_cells(pack, chosen_models, chosen_variants, chosen_repeats)]
         already_done = sum(1 for key in planned if key in done)
@@ -285,9 +306,7 @@ def execute_run(
                 outcome=outcome,
             )
 
-        cost_cap = None
-        if budget is not None and price is not None and max_tokens is not None:
-            cost_cap = Budget(budget, price, max_tokens)  # plan_run refused a budget without
+        cost_cap = plan.cost_cap()
         landed: set[VerdictKey] = set()
         with run.response_appender() as appender:
 
@@ -307,7 +326,7 @@ def execute_run(
                 repeats=chosen_repeats,
                 done_keys=done,
                 on_response=keep,
-                concurrency=concurrency,
+                concurrency=plan.concurrency,
                 on_cell=progress,
                 on_waiting=in_flight_events(on_event, "run"),
                 budget=cost_cap,
