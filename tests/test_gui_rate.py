@@ -237,3 +237,43 @@ def test_the_api_returns_the_card_like_scorecard_json(client: TestClient) -> Non
         )
     human = client.get("/api/runs/buero").json()["human_agreement"]
     assert human["n"] == 3 and human["verdict"] == "zu wenige"
+
+
+# The card's rows as wide as a phone's table gets: long model names and a variant each.
+LONG_NAMES = {"Qwen2.5-14B-Instruct-GGUF": 5, "Mistral-Small-24B-Instruct-2501": 3}
+FITS_JS = """
+(selector) => [...document.querySelectorAll(selector)].map(
+  (node) => [node.scrollWidth, node.clientWidth])
+"""
+
+
+def test_the_card_fits_a_phone_without_sideways_scrolling(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "packs").mkdir(parents=True)
+    pack = root / "packs" / "buero.yaml"
+    shutil.copy(BUERO, pack)
+    run = make_run(root / "runs" / "lang", LONG_NAMES, pack=pack)
+    lines = []
+    for index, answer in enumerate(
+        json.loads(line) for line in (run / "responses.jsonl").read_text("utf-8").splitlines()
+    ):
+        cell = {key: answer[key] for key in ("model", "variant", "prompt_id", "repeat")}
+        lines.append(
+            {**cell, "score": index % 6, "red_flag": False, "note": "", "rater": "anna"}
+            | {"rated_at": "2026-12-01T10:00:00+01:00"}
+        )
+    rated = [line for name in LONG_NAMES for line in lines if line["model"] == name][::2]
+    (run / HUMAN).write_text("".join(json.dumps(line) + "\n" for line in rated), "utf-8")
+    problems: list[str] = []
+    with gui_process(root) as base, chromium() as browser:
+        phone = browser.new_page(viewport=PHONE)
+        watch(phone, problems)
+        phone.goto(base + "/runs/lang")
+        card = phone.get_by_test_id("human-card")
+        card.scroll_into_view_if_needed()
+        assert "Mistral-Small-24B-Instruct-2501" in card.inner_text()
+        card.screenshot(path=str(ARTIFACTS / "human-card-phone.png"))
+        # The rows' table needs no swipe: every figure in view, its border too.
+        widths = phone.evaluate(FITS_JS, "[data-testid=human-card] .scroll")
+        assert widths and all(scroll <= client for scroll, client in widths), widths
+    assert problems == []
