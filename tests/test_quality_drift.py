@@ -112,6 +112,15 @@ def test_one_cell_off_is_no_drift_and_small_moves_are_none(two_runs: tuple[Path,
     assert not [w for w in outcome.run_dir.warnings if "Judge antwortet" in w]
 
 
+def test_two_of_three_cells_off_is_drift(two_runs: tuple[Path, Path]) -> None:
+    _, second = two_runs
+    # The bound: two of the three re-asked cells off by 2 points or more.
+    two_off = judge(LENIENT, script=[STRICT, '{"score": 3, "red_flag": false, "rationale": "ok"}'])
+    outcome = execute_judge(second, config=config(), backend=two_off)
+    (warning,) = [w for w in outcome.run_dir.warnings if "Der Judge antwortet anders" in w]
+    assert "2 von 3 erneut gefragten Zellen weichen um mindestens 2 Punkte" in warning
+
+
 def test_the_recheck_runs_under_the_judge_guard(two_runs: tuple[Path, Path]) -> None:
     _, second = two_runs
     before = _files(second)
