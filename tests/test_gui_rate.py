@@ -277,3 +277,36 @@ def test_the_card_fits_a_phone_without_sideways_scrolling(tmp_path: Path) -> Non
         widths = phone.evaluate(FITS_JS, "[data-testid=human-card] .scroll")
         assert widths and all(scroll <= client for scroll, client in widths), widths
     assert problems == []
+
+
+def test_a_two_digit_score_is_typed_digit_by_digit(tmp_path: Path) -> None:
+    from .test_bias_card import write_biased_run
+
+    run = write_biased_run(tmp_path / "ws")  # a pack on the scale 0-10
+    human = run / HUMAN
+    problems: list[str] = []
+    with gui_process(tmp_path / "ws") as base, chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        watch(page, problems)
+        page.goto(base + "/runs/laenge/rate?rater=anna")
+        page.wait_for_selector("[data-testid=spot-cell]")
+        # "1" then "0" is 10, not 0.
+        page.keyboard.press("1")
+        page.keyboard.press("0")
+        assert page.locator("input[name=score]:checked").get_attribute("value") == "10"
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        # A digit that makes no score with the one before starts anew: "7", "8" is 8.
+        page.keyboard.press("7")
+        page.keyboard.press("8")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        # A pause ends a number: "1", wait, "0" is 0.
+        page.keyboard.press("1")
+        page.wait_for_timeout(1500)
+        page.keyboard.press("0")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    scores = [json.loads(line)["score"] for line in human.read_text("utf-8").splitlines()]
+    assert scores == [10, 8, 0]
+    assert problems == []
