@@ -107,6 +107,21 @@ def test_the_page_is_blind_and_saves_through_the_api(client: TestClient, workspa
     assert "Zelle 3 von 12" in rate_page(client, "rater=anna&n=12&after=2")
 
 
+def test_the_models_reasoning_is_there_but_collapsed(client: TestClient, workspace: Path) -> None:
+    answers = workspace / "runs" / "buero" / "responses.jsonl"
+    lines = [json.loads(line) for line in answers.read_text("utf-8").splitlines()]
+    thought = "Erst die Frist prüfen, dann <b>rechnen</b>."
+    for line in lines:
+        line.update(reasoning=thought, reasoning_chars=len(thought))
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    html = rate_page(client)
+    folded = html.split('<details class="spot-reasoning"')[1].split("</details>")[0]
+    assert f"Reasoning des Modells ({len(thought)} Zeichen, nicht bewertet)" in folded
+    assert "Erst die Frist prüfen, dann &lt;b&gt;rechnen&lt;/b&gt;." in folded
+    assert " open" not in folded.split(">")[0]
+    assert thought not in html.split('class="spot-answer"')[1].split("</pre>")[0]
+
+
 def test_bad_ratings_are_refused_in_german(client: TestClient) -> None:
     cell = cell_of(rate_page(client))
     bad = [
