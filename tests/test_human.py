@@ -3,6 +3,7 @@ against reference computations written out here."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import statistics
@@ -136,6 +137,30 @@ def test_figures_match_a_reference_computation() -> None:
     }
     assert set(data["rows"][0]) == {"model", "variant", "n", "mean_diff", "ci_low", "ci_high"}
     json.dumps(data)
+
+
+def test_a_jurys_half_points_are_figured_like_any_other_score() -> None:
+    # A jury of two gives the mean of both (3.5): exact agreement with a whole-number rating
+    # is then impossible, within one and the kappa still hold (the kappa on the grid of half
+    # points: doubling every score leaves a quadratic weighted kappa as it is).
+    rng = random.Random(8)
+    verdicts, ratings = [], []
+    for i in range(30):
+        human = rng.randint(0, 5)
+        judge = min(5.0, max(0.0, human + rng.choice((-1.5, -0.5, 0.5, 0.5, 1.5))))
+        v = verdict(("alpha", "beta")[i % 2], f"p{i}", 0)
+        v = dataclasses.replace(v, score=judge)
+        verdicts.append(v)
+        ratings.append(rating(v, human))
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None and card.n == 30
+    pairs = [(v.score, r.score) for v, r in zip(verdicts, ratings, strict=True)]
+    doubled = [(int(2 * a), 2 * b) for a, b in pairs]
+    assert card.kappa == pytest.approx(reference_kappa(doubled, 0, 10))
+    # Only where the scale's ends cut a half point off can a pair agree exactly.
+    assert card.exact == pytest.approx(sum(a == b for a, b in pairs) / 30)
+    assert card.within_one == pytest.approx(sum(abs(a - b) <= 1 for a, b in pairs) / 30)
+    assert card.mean_diff == pytest.approx(statistics.fmean(a - b for a, b in pairs))
 
 
 def test_a_close_judge_is_confirmed() -> None:
