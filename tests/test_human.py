@@ -191,6 +191,20 @@ def test_a_judge_lenient_to_one_model_deviates() -> None:
     assert "bewertet alpha 1,8 Punkte milder als Sie, beta wie Sie" in text
 
 
+def test_the_card_counts_cells_and_ratings_apart_with_several_raters() -> None:
+    from touchstone.quality.card import figures_de
+
+    verdicts, ratings = mixed(n=12)
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None
+    assert figures_de(card)[0] == ("Bewertet", "12 Zellen von anna")
+    # A second rater of 5 of the same cells: 17 ratings, still 12 cells.
+    both = ratings + [dataclasses.replace(r, rater="bernd") for r in ratings[:5]]
+    card = human_agreement(both, verdicts, SCALE)
+    assert card is not None and card.n == 17
+    assert figures_de(card)[0] == ("Bewertet", "17 Bewertungen (12 Zellen) von anna, bernd")
+
+
 def test_fewer_than_ten_ratings_are_too_few() -> None:
     verdicts, ratings = mixed(n=MIN_RATINGS - 1)
     card = human_agreement(ratings, verdicts, SCALE)

@@ -99,6 +99,8 @@ class HumanAgreement:
     # Ratings of cells without a scored verdict: nothing to agree with, not in n.
     without_verdict: int = 0
     span: int = 5
+    # Distinct cells among the pairs: fewer than n when several raters rated one cell.
+    cells: int = 0
 
     def verdict_de(self) -> str:
         if self.verdict == "zu wenige":
@@ -218,6 +220,7 @@ def human_agreement(
         reasons=(),
         without_verdict=len(ratings) - n,
         span=scale.max - scale.min,
+        cells=len({pair.key for pair in pairs}),
     )
     if n < MIN_RATINGS:
         return card
