@@ -107,6 +107,21 @@ def test_the_page_is_blind_and_saves_through_the_api(client: TestClient, workspa
     assert "Zelle 3 von 12" in rate_page(client, "rater=anna&n=12&after=2")
 
 
+def test_the_models_reasoning_is_there_but_collapsed(client: TestClient, workspace: Path) -> None:
+    answers = workspace / "runs" / "buero" / "responses.jsonl"
+    lines = [json.loads(line) for line in answers.read_text("utf-8").splitlines()]
+    thought = "Erst die Frist prüfen, dann <b>rechnen</b>."
+    for line in lines:
+        line.update(reasoning=thought, reasoning_chars=len(thought))
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    html = rate_page(client)
+    folded = html.split('<details class="spot-reasoning"')[1].split("</details>")[0]
+    assert f"Reasoning des Modells ({len(thought)} Zeichen, nicht bewertet)" in folded
+    assert "Erst die Frist prüfen, dann &lt;b&gt;rechnen&lt;/b&gt;." in folded
+    assert " open" not in folded.split(">")[0]
+    assert thought not in html.split('class="spot-answer"')[1].split("</pre>")[0]
+
+
 def test_bad_ratings_are_refused_in_german(client: TestClient) -> None:
     cell = cell_of(rate_page(client))
     bad = [
@@ -237,3 +252,76 @@ def test_the_api_returns_the_card_like_scorecard_json(client: TestClient) -> Non
         )
     human = client.get("/api/runs/buero").json()["human_agreement"]
     assert human["n"] == 3 and human["verdict"] == "zu wenige"
+
+
+# The card's rows as wide as a phone's table gets: long model names and a variant each.
+LONG_NAMES = {"Qwen2.5-14B-Instruct-GGUF": 5, "Mistral-Small-24B-Instruct-2501": 3}
+FITS_JS = """
+(selector) => [...document.querySelectorAll(selector)].map(
+  (node) => [node.scrollWidth, node.clientWidth])
+"""
+
+
+def test_the_card_fits_a_phone_without_sideways_scrolling(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "packs").mkdir(parents=True)
+    pack = root / "packs" / "buero.yaml"
+    shutil.copy(BUERO, pack)
+    run = make_run(root / "runs" / "lang", LONG_NAMES, pack=pack)
+    lines = []
+    for index, answer in enumerate(
+        json.loads(line) for line in (run / "responses.jsonl").read_text("utf-8").splitlines()
+    ):
+        cell = {key: answer[key] for key in ("model", "variant", "prompt_id", "repeat")}
+        lines.append(
+            {**cell, "score": index % 6, "red_flag": False, "note": "", "rater": "anna"}
+            | {"rated_at": "2026-12-01T10:00:00+01:00"}
+        )
+    rated = [line for name in LONG_NAMES for line in lines if line["model"] == name][::2]
+    (run / HUMAN).write_text("".join(json.dumps(line) + "\n" for line in rated), "utf-8")
+    problems: list[str] = []
+    with gui_process(root) as base, chromium() as browser:
+        phone = browser.new_page(viewport=PHONE)
+        watch(phone, problems)
+        phone.goto(base + "/runs/lang")
+        card = phone.get_by_test_id("human-card")
+        card.scroll_into_view_if_needed()
+        assert "Mistral-Small-24B-Instruct-2501" in card.inner_text()
+        card.screenshot(path=str(ARTIFACTS / "human-card-phone.png"))
+        # The rows' table needs no swipe: every figure in view, its border too.
+        widths = phone.evaluate(FITS_JS, "[data-testid=human-card] .scroll")
+        assert widths and all(scroll <= client for scroll, client in widths), widths
+    assert problems == []
+
+
+def test_a_two_digit_score_is_typed_digit_by_digit(tmp_path: Path) -> None:
+    from .test_bias_card import write_biased_run
+
+    run = write_biased_run(tmp_path / "ws")  # a pack on the scale 0-10
+    human = run / HUMAN
+    problems: list[str] = []
+    with gui_process(tmp_path / "ws") as base, chromium() as browser:
+        page = browser.new_page(viewport=DESKTOP)
+        watch(page, problems)
+        page.goto(base + "/runs/laenge/rate?rater=anna")
+        page.wait_for_selector("[data-testid=spot-cell]")
+        # "1" then "0" is 10, not 0.
+        page.keyboard.press("1")
+        page.keyboard.press("0")
+        assert page.locator("input[name=score]:checked").get_attribute("value") == "10"
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        # A digit that makes no score with the one before starts anew: "7", "8" is 8.
+        page.keyboard.press("7")
+        page.keyboard.press("8")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+        # A pause ends a number: "1", wait, "0" is 0.
+        page.keyboard.press("1")
+        page.wait_for_timeout(1500)
+        page.keyboard.press("0")
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    scores = [json.loads(line)["score"] for line in human.read_text("utf-8").splitlines()]
+    assert scores == [10, 8, 0]
+    assert problems == []

@@ -3,6 +3,7 @@ against reference computations written out here."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -140,6 +141,30 @@ def test_figures_match_a_reference_computation() -> None:
     json.dumps(data)
 
 
+def test_a_jurys_half_points_are_figured_like_any_other_score() -> None:
+    # A jury of two gives the mean of both (3.5): exact agreement with a whole-number rating
+    # is then impossible, within one and the kappa still hold (the kappa on the grid of half
+    # points: doubling every score leaves a quadratic weighted kappa as it is).
+    rng = random.Random(8)
+    verdicts, ratings = [], []
+    for i in range(30):
+        human = rng.randint(0, 5)
+        judge = min(5.0, max(0.0, human + rng.choice((-1.5, -0.5, 0.5, 0.5, 1.5))))
+        v = verdict(("alpha", "beta")[i % 2], f"p{i}", 0)
+        v = dataclasses.replace(v, score=judge)
+        verdicts.append(v)
+        ratings.append(rating(v, human))
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None and card.n == 30
+    pairs = [(v.score, r.score) for v, r in zip(verdicts, ratings, strict=True)]
+    doubled = [(int(2 * a), 2 * b) for a, b in pairs]
+    assert card.kappa == pytest.approx(reference_kappa(doubled, 0, 10))
+    # Only where the scale's ends cut a half point off can a pair agree exactly.
+    assert card.exact == pytest.approx(sum(a == b for a, b in pairs) / 30)
+    assert card.within_one == pytest.approx(sum(abs(a - b) <= 1 for a, b in pairs) / 30)
+    assert card.mean_diff == pytest.approx(statistics.fmean(a - b for a, b in pairs))
+
+
 def test_a_close_judge_is_confirmed() -> None:
     verdicts, ratings = [], []
     for i in range(36):
@@ -166,6 +191,20 @@ def test_a_judge_lenient_to_one_model_deviates() -> None:
     text = card.verdict_de()
     assert text.startswith("Judge weicht ab: ")
     assert "bewertet alpha 1,8 Punkte milder als Sie, beta wie Sie" in text
+
+
+def test_the_card_counts_cells_and_ratings_apart_with_several_raters() -> None:
+    from touchstone.quality.card import figures_de
+
+    verdicts, ratings = mixed(n=12)
+    card = human_agreement(ratings, verdicts, SCALE)
+    assert card is not None
+    assert figures_de(card)[0] == ("Bewertet", "12 Zellen von anna")
+    # A second rater of 5 of the same cells: 17 ratings, still 12 cells.
+    both = ratings + [dataclasses.replace(r, rater="bernd") for r in ratings[:5]]
+    card = human_agreement(both, verdicts, SCALE)
+    assert card is not None and card.n == 17
+    assert figures_de(card)[0] == ("Bewertet", "17 Bewertungen (12 Zellen) von anna, bernd")
 
 
 def test_fewer_than_ten_ratings_are_too_few() -> None:
@@ -273,6 +312,21 @@ def test_ratings_append_and_the_last_of_a_rater_wins(tmp_path: Path) -> None:
             '{"model": "a", "variant": "none", "prompt_id": "p", "repeat": 1, "score": 2, '
             '"red_flag": false, "rater": "x", "rated_at": "gestern"}',
             "'rated_at' ist keine ISO-Zeitangabe",
+        ),
+        # Wrong JSON types are named, never read as something else (true as 1, "3" as 3).
+        *(
+            (
+                '{"model": "a", "variant": "none", "prompt_id": "p", "repeat": 1, '
+                f'"rater": "x", "rated_at": "2026-12-01T08:00:00+00:00", {fields}}}',
+                problem,
+            )
+            for fields, problem in (
+                ('"score": true, "red_flag": false', "'score' muss eine ganze Zahl sein"),
+                ('"score": "3", "red_flag": false', "'score' muss eine ganze Zahl sein"),
+                ('"score": 3.0, "red_flag": false', "'score' muss eine ganze Zahl sein"),
+                ('"score": 3, "red_flag": "true"', "'red_flag' muss true oder false sein"),
+                ('"score": 3, "red_flag": 1', "'red_flag' muss true oder false sein"),
+            )
         ),
     ],
 )

@@ -209,7 +209,8 @@ def test_verdict_cache_works_per_member_identity(
     # (sim-gullible first: the first member writes the holistic pass, which is not cached.)
     execute_judge(copy, config=JuryConfig([member(sim, "sim-gullible"), member(sim, "sim-judge")]))
     asked = {k: sim.calls.get(k, 0) - before.get(k, 0) for k in ("sim-judge", "sim-gullible")}
-    assert asked["sim-judge"] == 0 and asked["sim-gullible"] > 0
+    # sim-judge is asked only the 3 cells of its drift check (DESIGN §17), nothing else.
+    assert asked["sim-judge"] == 3 and asked["sim-gullible"] > 0
     cached = [v for v in member_verdicts(RunDir(copy)).values()]
     assert all(said[next(k for k in said if k.model == "sim-judge")].cached for said in cached)
 

@@ -112,6 +112,15 @@ def test_one_cell_off_is_no_drift_and_small_moves_are_none(two_runs: tuple[Path,
     assert not [w for w in outcome.run_dir.warnings if "Judge antwortet" in w]
 
 
+def test_two_of_three_cells_off_is_drift(two_runs: tuple[Path, Path]) -> None:
+    _, second = two_runs
+    # The issue's bound: two of the three re-asked cells off by 2 points or more.
+    two_off = judge(LENIENT, script=[STRICT, '{"score": 3, "red_flag": false, "rationale": "ok"}'])
+    outcome = execute_judge(second, config=config(), backend=two_off)
+    (warning,) = [w for w in outcome.run_dir.warnings if "Der Judge antwortet anders" in w]
+    assert "2 von 3 erneut gefragten Zellen weichen um mindestens 2 Punkte" in warning
+
+
 def test_the_recheck_runs_under_the_judge_guard(two_runs: tuple[Path, Path]) -> None:
     _, second = two_runs
     before = _files(second)
@@ -220,3 +229,57 @@ def test_judge_check_on_the_command_line_says_whether_the_judge_answers_as_befor
     changed = run_cli(*args, cwd=tmp_path)
     flat = " ".join(changed.stdout.split())
     assert "Der Judge antwortet anders als am " in flat and "Proben anders bewertet" in flat
+
+
+def _tamper_cache(cache_dir: Path, judge_model: str) -> None:
+    """As if ``judge_model`` had once answered otherwise: every cached score moved by 3."""
+    import sqlite3
+
+    db = sqlite3.connect(cache_dir / "verdicts.sqlite3")
+    with db:
+        db.execute(
+            "UPDATE verdicts SET score = CASE WHEN score >= 3 THEN score - 3 ELSE score + 3 END "
+            "WHERE judge_model = ?",
+            (judge_model,),
+        )
+    db.close()
+
+
+def test_a_jury_member_served_from_the_cache_is_rechecked_too(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path, private_verdict_cache: Path
+) -> None:
+    from touchstone.jury.config import JuryConfig
+
+    def member(model: str, **extra: object) -> JudgeConfig:
+        return JudgeConfig(JudgeEndpoint(sim.base_url), model, **extra)  # type: ignore[arg-type]
+
+    first = tmp_path / "a"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-schwach"],
+        out=first,
+        base_url=sim.base_url,
+    )
+    second, third = tmp_path / "b", tmp_path / "c"
+    shutil.copytree(first, second)
+    shutil.copytree(first, third)
+    execute_judge(first, config=JuryConfig([member("sim-judge"), member("sim-strict")]))
+    _tamper_cache(private_verdict_cache, "sim-judge")
+    # warn: the jury goes on, from the cache, and says which member answers otherwise.
+    events: list[dict[str, object]] = []
+    outcome = execute_judge(
+        second,
+        config=JuryConfig([member("sim-judge"), member("sim-strict")]),
+        on_event=lambda kind, data: events.append({"event": kind, **data}),
+    )
+    (warning,) = [w for w in outcome.run_dir.warnings if "Der Judge antwortet anders" in w]
+    assert "„sim-judge“" in warning and "`touchstone cache clear`" in warning
+    assert [e["drifted"] for e in events if e["event"] == "drift"] == [True]
+    # stop: that member is dropped like a member whose guard tripped; the others go on.
+    jury = JuryConfig(
+        [member("sim-judge", on_drift="stop"), member("sim-strict"), member("sim-gullible")],
+        quorum=2,
+    )
+    outcome = execute_judge(third, config=jury)
+    (dropped,) = [line for line in outcome.jury_lines if "ausgeschieden" in line]
+    assert "Judge sim-judge ausgeschieden: Der Judge antwortet anders als am" in dropped

@@ -127,3 +127,27 @@ def test_same_family_pairs_a_candidate_with_any_judge_of_its_family() -> None:
     assert same_family("llama3.1:8b", ["qwen3:8b"]) is None
     # Two unknown names are no family.
     assert same_family("sim-good", ["sim-judge"]) is None
+
+
+def test_a_jury_marks_the_rows_of_every_members_family() -> None:
+    from touchstone.jury.aggregate import jury_name
+    from touchstone.results import Verdict
+    from touchstone.scorecard import build_scorecard
+
+    from .conftest import make_response
+
+    # A jury's cell verdicts name the jury, not one judge: each member's family counts.
+    jury = jury_name(["qwen2.5-14b-instruct", "gemma2:9b", "mistralai/mistral-small"])
+    models = ("gemma2:2b", "qwen2.5:7b", "mistral:7b", "llama3.1:8b")
+    responses = [make_response("R1", model=m) for m in models]
+    verdicts = [
+        Verdict(m, "none", "R1", 1, "R", 3, False, "", judge_model=jury, jury=True) for m in models
+    ]
+    card = build_scorecard(responses, verdicts, scale_min=0, scale_max=5)
+    marked = {row.model: row.as_dict()["same_family_as_judge"] for row in card.rows}
+    assert marked == {
+        "gemma2:2b": True,
+        "qwen2.5:7b": True,
+        "mistral:7b": True,
+        "llama3.1:8b": False,
+    }

@@ -82,6 +82,31 @@ def test_corrupt_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) ->
     assert str(path) in str(info.value) and "Zeile 2" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ('{"model": "m"', "die Zeile endet mitten im Objekt"),
+        ('{"model": ', "die Zeile endet, bevor ein Wert kommt"),
+        ("kaputt", "Spalte 1: Wert erwartet"),
+        ('{"model": "m"} x', "Spalte 16: überzählige Zeichen nach dem Objekt"),
+        ("{model: 1}", "Spalte 2: Schlüssel in doppelten Anführungszeichen erwartet"),
+        ('{"a": 1 "b": 2}', "Spalte 9: Komma oder schließende Klammer erwartet"),
+        ('{"a": 1,}', "Spalte 9: Komma vor der schließenden Klammer"),
+        ('{"a": 01}', "Spalte 8: ungültige Zahl"),
+    ],
+)
+def test_a_line_that_is_no_json_says_where_and_why_in_german(
+    tmp_path: Path, line: str, reason: str
+) -> None:
+    path = tmp_path / JUDGEMENTS
+    path.write_text(f"{json.dumps(verdict('R1').as_dict())}\n{line}\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        RunDir(tmp_path).load_verdicts()
+    assert f"{path}, Zeile 2: kein gültiges JSON ({reason})." in str(info.value)
+    told = str(info.value).removeprefix(str(path))
+    assert "Invalid" not in told and "line" not in told
+
+
 def test_line_missing_required_fields_is_an_error(tmp_path: Path) -> None:
     (tmp_path / RESPONSES).write_text('{"model": "m"}\n{"model": "m"}\n', encoding="utf-8")
     with pytest.raises(

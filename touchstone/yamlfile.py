@@ -44,7 +44,7 @@ _TYPE_WORDS = {
     "finite_number": "eine endliche Zahl",
     "bool_type": "true oder false",
     "bool_parsing": "true oder false",
-    "string_type": "einen Text",
+    "string_type": "ein Text",
     "list_type": "eine Liste",
     "dict_type": "eine Zuordnung (Schlüssel: Wert)",
     "model_type": "eine Zuordnung (Schlüssel: Wert)",
@@ -175,6 +175,10 @@ def german_problem(error: dict[str, Any]) -> str:
     if kind in _BOUNDS:
         limit = next(iter((error.get("ctx") or {}).values()), "?")
         return f"'{where}' muss {_BOUNDS[kind]} {limit} sein, ist aber {got}"
+    if kind == "literal_error":
+        # pydantic's ctx lists the choices in English ("'warn' or 'stop'").
+        expected = str((error.get("ctx") or {}).get("expected", "")).replace(" or ", " oder ")
+        return f"'{where}' muss {expected} sein, ist aber {got}"
     msg = _quote(str(error.get("msg", "")).removeprefix("Value error, "))
     return f"'{where}': {msg}"
 

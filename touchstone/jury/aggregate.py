@@ -37,6 +37,14 @@ def jury_name(models: Sequence[str]) -> str:
     return f"Jury ({', '.join(models)})"
 
 
+def judges_named(name: str) -> list[str]:
+    """The judge models ``name`` stands for: a jury's members (``jury_name`` read back),
+    else the one judge."""
+    if name.startswith("Jury (") and name.endswith(")"):
+        return name[len("Jury (") : -1].split(", ")
+    return [name]
+
+
 def combine(scores: Sequence[int | float], aggregate: str) -> int | float:
     """The cell's score from its members' scores (at least one)."""
     median = statistics.median(scores)

@@ -32,6 +32,7 @@ from touchstone.jury.config import JuryConfig, member_id
 from touchstone.jury.members import MemberId, as_member, of_verdict
 from touchstone.jury.verdicts import MANIFEST_KEY, JuryMember, JurySettings
 from touchstone.pack import Pack
+from touchstone.quality.drift import recheck_cached
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.stages.judge_outcome import verdict_event
 from touchstone.store import RunDir
@@ -69,6 +70,33 @@ def dropped_line(member: MemberId, exc: JudgeAborted | BudgetReached) -> str:
         advice = f" – Rat: {exc.advice}" if exc.advice else ""
         return f"Judge {member.model} ausgeschieden: {exc.reason}{advice}"
     return f"Judge {member.model} ausgeschieden: {exc}"
+
+
+async def recheck_member(
+    session: Any,
+    member: MemberRun,
+    responses: list[EvalResponse],
+    pack: Pack,
+    cache: Any,
+    run: RunDir,
+    on_event: EventSink | None,
+) -> None:
+    """Drift (DESIGN §17) for a member about to be served from the user-level cache: up to 3
+    cached cells asked again in its own session, under its own guard. Drift warns; with the
+    member's ``on_drift: stop`` it raises ``JudgeAborted``, which drops the member like a
+    tripped guard (a jury stops only when the quorum is lost)."""
+    if cache is None or cache.path is None or not cache.lookups:
+        return
+    todo = [r for r in responses if cell_key(r) not in member.plan.skip]
+    drift = await recheck_cached(session, todo, pack, cache)
+    if drift is None or not drift.drifted:
+        return
+    emit(on_event, "drift", stage="judge", **drift.as_dict())
+    if member.config.on_drift == "stop":
+        stop = JudgeAborted(drift.message_de())
+        stop.kind = "drift"
+        raise stop
+    run.warnings.append(drift.message_de())
 
 
 @dataclass
@@ -160,6 +188,7 @@ def judge_members(
                 budget=member.config.cost_cap(),
             ) as session:
                 try:
+                    await recheck_member(session, member, responses, pack, cache, run, on_event)
                     member.result = await judge_run(
                         session,
                         responses,

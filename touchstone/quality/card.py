@@ -35,6 +35,9 @@ def figures_de(card: HumanAgreement) -> list[tuple[str, str]]:
     """The card's figures as (label, value) lines."""
     raters = ", ".join(card.raters)
     rated = german.counted(card.n, "Zelle", "Zellen")
+    if card.cells < card.n:  # several raters rated a cell: each rating is a pair
+        cells = german.counted(card.cells, "Zelle", "Zellen")
+        rated = f"{german.counted(card.n, 'Bewertung', 'Bewertungen')} ({cells})"
     if card.without_verdict:
         rated += f" (dazu {card.without_verdict} ohne Wertung des Judges, nicht gezählt)"
     lines = [("Bewertet", f"{rated} von {raters}")]

@@ -114,6 +114,8 @@ class HumanAgreement:
     # exactly equal to a person's whole point.
     judge_halves: int = 0
     span: int = 5
+    # Distinct cells among the pairs: fewer than n when several raters rated one cell.
+    cells: int = 0
 
     def verdict_de(self) -> str:
         if self.verdict == "zu wenige":
@@ -236,6 +238,7 @@ def human_agreement(
         without_verdict=len(ratings) - n,
         judge_halves=sum(pair.judge != int(pair.judge) for pair in pairs),
         span=scale.max - scale.min,
+        cells=len({pair.key for pair in pairs}),
     )
     if n < MIN_RATINGS:
         return card

@@ -17,9 +17,10 @@ import getpass
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import filelock
+from pydantic import Strict
 
 from touchstone.errors import InputError
 from touchstone.german import counted
@@ -36,14 +37,19 @@ MAX_RATER = 80
 MAX_NOTE = 2000
 
 
+# Read strictly: other tools write this file, and a ``true`` or ``"3"`` where a number
+# belongs is their mistake to name, not a rating of 1 or 3 to guess.
+StrictInt = Annotated[int, Strict()]
+
+
 @dataclass(slots=True)
 class HumanRating:
     model: str
     variant: str
     prompt_id: str
-    repeat: int
-    score: int
-    red_flag: bool
+    repeat: StrictInt
+    score: StrictInt
+    red_flag: Annotated[bool, Strict()]
     rater: str
     rated_at: str
     note: str = ""

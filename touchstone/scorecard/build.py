@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, TypeVar, cast
 
+from touchstone.jury.aggregate import judges_named
 from touchstone.jury.summary import JurySummary
 from touchstone.packs.power import Resolution, run_resolution
 from touchstone.quality.family import same_family
@@ -308,7 +309,9 @@ def build_scorecard(
         row.unanswered = max(0, (planned or {}).get(pair, 0) - row.cells)
         row.open = row.cells + row.unanswered - judged[pair]
         row.judge_models = list(judges.get(pair, {}))
-        row.judge_family = same_family(row.model, row.judge_models)
+        # A jury's cells name the jury: every member's family is the judge's.
+        members = [model for name in row.judge_models for model in judges_named(name)]
+        row.judge_family = same_family(row.model, members)
         row.latency_median_s, row.tokens_per_s = _speed(
             latencies.get(pair, []), token_totals[pair], token_seconds.get(pair, 0.0)
         )

@@ -83,6 +83,8 @@ class SpotCell:
     reasoning_chars: int
     position: int  # 1-based, in the sample
     total: int
+    # The model's reasoning as stored (cut to ``REASONING_KEPT``): the GUI shows it collapsed.
+    reasoning: str = ""
 
 
 def spot_cells(
@@ -113,6 +115,7 @@ def spot_cells(
             reasoning_chars=answers[key].reasoning_chars,
             position=position[key],
             total=total,
+            reasoning=answers[key].reasoning,
         )
         for key in to_rate(order, n, rated)
     ]

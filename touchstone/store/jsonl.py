@@ -10,6 +10,7 @@ import contextlib
 import gc
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -161,13 +162,47 @@ def _parse_line(path: Path, number: int, raw: bytes, cls: type[T], unknowns: _Un
                 return _with_unknowns(number, raw, cls, errors, unknowns)
         error = (faults or errors)[0]
         if error["type"] == "json_invalid":
-            problem = f"kein gültiges JSON ({error['msg']})"
+            problem = f"kein gültiges JSON{_json_reason(str(error['msg']))}"
         elif error["type"] in ("dataclass_type", "model_type", "dict_type"):
             problem = "erwartet ein JSON-Objekt"
         else:
             problem = f"fehlerhafter Datensatz: {german_problem(dict(error))}"
         raise InputError(f"{path}, Zeile {number}: {problem}.") from exc
     return record
+
+
+# The JSON parser's reasons (serde_json's, through pydantic-core) in German. The end of a
+# line is where its newline sits, so a line cut short is told without a column.
+_JSON_REASONS = (
+    ("EOF while parsing a value", "die Zeile endet, bevor ein Wert kommt"),
+    ("EOF while parsing", "die Zeile endet mitten im Objekt"),
+    ("expected value", "Wert erwartet"),
+    ("expected ident", "Wert erwartet"),
+    ("trailing characters", "überzählige Zeichen nach dem Objekt"),
+    ("key must be a string", "Schlüssel in doppelten Anführungszeichen erwartet"),
+    ("expected `,` or", "Komma oder schließende Klammer erwartet"),
+    ("expected `:`", "Doppelpunkt erwartet"),
+    ("trailing comma", "Komma vor der schließenden Klammer"),
+    ("invalid number", "ungültige Zahl"),
+    ("number out of range", "Zahl außerhalb des Wertebereichs"),
+    ("invalid escape", "ungültige Escape-Sequenz"),
+    ("invalid unicode code point", "ungültiges Unicode-Zeichen"),
+    ("control character", "Steuerzeichen in einem Text"),
+    ("recursion limit exceeded", "zu tief verschachtelt"),
+)
+_JSON_WHERE = re.compile(r"(?:Invalid JSON: )?(?P<what>.*?) at line \d+ column (?P<column>\d+)$")
+
+
+def _json_reason(message: str) -> str:
+    """`` (Spalte 9: Komma oder schließende Klammer erwartet)`` for the parser's ``message``
+    (English, with a position); what it does not know keeps only the column."""
+    found = _JSON_WHERE.match(message)
+    what, column = (found["what"], found["column"]) if found else (message, "")
+    reason = next((german for start, german in _JSON_REASONS if what.startswith(start)), "")
+    if what.startswith("EOF"):
+        return f" ({reason})"
+    where = f"Spalte {column}" if column else ""
+    return f" ({': '.join(part for part in (where, reason) if part)})" if where or reason else ""
 
 
 def _with_unknowns(

@@ -505,6 +505,9 @@ function spotCheck(runName, rater, n, position) {
   const cell = document.querySelector("[data-cell]").dataset.cell;
   const next = `/runs/${encodeURIComponent(runName)}/rate?rater=${encodeURIComponent(rater)}&n=${n}&after=${position}`;
   const scores = Array.from(form.elements.score);
+  const TYPE_PAUSE_MS = 1000;
+  let typed = "";
+  let typedAt = 0;
   let busy = false;
   async function save() {
     const chosen = scores.find((input) => input.checked);
@@ -530,8 +533,18 @@ function spotCheck(runName, rater, n, position) {
       event.preventDefault(); save(); return;
     }
     if (target instanceof HTMLInputElement && target.type === "text") { return; }
-    const digit = scores.find((input) => input.value === event.key);
-    if (digit) { digit.checked = true; digit.focus(); error.textContent = ""; event.preventDefault(); return; }
+    if (/^[0-9]$/.test(event.key)) {
+      // Digits typed in quick succession make one number (10 on a 0-10 scale); a digit that
+      // makes no score with those before it, or one after a pause, starts anew.
+      const now = Date.now();
+      const joined = now - typedAt < TYPE_PAUSE_MS ? typed + event.key : event.key;
+      const score = scores.find((input) => input.value === joined)
+        || scores.find((input) => input.value === event.key);
+      typed = score && score.value === joined ? joined : event.key;
+      typedAt = now;
+      if (score) { score.checked = true; score.focus(); error.textContent = ""; event.preventDefault(); }
+      return;
+    }
     if (event.key === "f") { form.elements.red_flag.checked = !form.elements.red_flag.checked; event.preventDefault(); return; }
     if (event.key === "s") { event.preventDefault(); location.assign(next); }
   });
