@@ -31,7 +31,7 @@ import tarfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -165,11 +165,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(binary: Path, model: Path) -> Iterator[str]:
-    """A fresh ``llama-server`` on loopback (empty caches); yields its base URL."""
+def serving(binary: Path, model: Path, extra: Sequence[str] = ()) -> Iterator[str]:
+    """A fresh ``llama-server`` on loopback (empty caches), ``extra`` added to its arguments;
+    yields its base URL."""
     port = free_port()
     args = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port)]
     args += ["--parallel", str(SLOTS), "-c", str(SLOTS * 8192), "--metrics", "-t", "2"]
+    args += extra
     log = (CACHE / "server.log").open("w")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -283,7 +285,7 @@ def measure(binary: Path, model: Path, pack: Pack, concurrency: int, old: bool) 
     saved = rubric._user_prompt, passes.grouped
     if old:
         rubric._user_prompt = old_user_prompt  # type: ignore[assignment]
-        passes.grouped = lambda calls, tasks: list(calls)  # type: ignore[assignment]
+        passes.grouped = lambda calls, tasks, lanes=1: list(calls)  # type: ignore[assignment]
     try:
         with serving(binary, model) as url:
             before = evaluated(url)

@@ -77,6 +77,64 @@ def test_a_judge_at_concurrency_4_loses_no_cell_and_waits_for_nothing(
     assert outcome.health.rate_limited == 0 and outcome.health.failures == {}
 
 
+# llama-server closes each connection a moment after a streamed reply (cpp-httplib ends a
+# chunked reply that way, though it announced keep-alive): a call sent on it at once is never
+# read, and the client sees a clean close, as from a server that read the call and hung up.
+CLOSES_AFTER_STREAM_S = 0.02
+
+
+def test_a_run_at_concurrency_4_loses_no_cell_to_a_close_after_each_stream(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "r"
+    with SimServer(keep_alive_s=5, close_after_stream_s=CLOSES_AFTER_STREAM_S) as server:
+        outcome = execute_run(
+            pack_path=BUERO,
+            models=["sim-gut"],
+            variants=["none"],
+            out=out,
+            base_url=server.base_url,
+            concurrency=4,
+            call_timeout_s=10,
+        )
+        closed, calls = server.idle_closed, server.calls
+    cells = len(RunDir(out).load_responses())
+    assert outcome.summary.failures == {} and outcome.summary.complete
+    assert closed > 0
+    assert calls == {"sim-gut": cells}  # every cell reached the server exactly once
+
+
+def test_a_judge_at_concurrency_4_loses_no_cell_to_a_close_after_each_stream(
+    four_model_run: Path,
+) -> None:
+    with SimServer(keep_alive_s=5, close_after_stream_s=CLOSES_AFTER_STREAM_S) as server:
+        config = JudgeConfig(
+            JudgeEndpoint(server.base_url), "sim-judge", call_timeout_s=10, concurrency=4
+        )
+        outcome = execute_judge(four_model_run, config=config)
+        closed = server.idle_closed
+    assert closed > 0
+    assert outcome.new_verdicts == 24 and not outcome.judge_errors
+    assert outcome.health.failures == {}
+
+
+def test_a_transport_learns_whether_its_server_closes_after_each_stream() -> None:
+    async def three(url: str) -> tuple[bool | None, int]:
+        transport = ChatTransport(url, "")
+        try:
+            for _ in range(3):
+                await transport.chat(model="sim-gut", messages=HELLO, deadline_s=5, stream=True)
+            return transport._pool.closes_after_stream, len(transport._pool._clients)
+        finally:
+            await transport.aclose()
+
+    with SimServer(keep_alive_s=5, close_after_stream_s=CLOSES_AFTER_STREAM_S) as server:
+        assert asyncio.run(three(server.base_url)) == (True, 1)  # a new client per call
+        assert server.calls == {"sim-gut": 3}
+    with SimServer(keep_alive_s=5) as server:
+        assert asyncio.run(three(server.base_url)) == (False, 1)  # one, kept alive
+
+
 def test_a_request_the_server_read_before_it_closed_is_not_sent_again(tmp_path: Path) -> None:
     out = tmp_path / "r"
     with SimServer() as server:

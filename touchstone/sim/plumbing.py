@@ -22,8 +22,11 @@ class SimHTTPServer(ThreadingHTTPServer):
     ``keep_alive_s``: a connection idle that long after a reply is closed without a word,
     as llama.cpp's HTTP library (cpp-httplib) closes it; the timeout is announced in a
     ``Keep-Alive`` header, as cpp-httplib does. ``keep_alive_max``: after that many requests
-    the next one finds its connection reset before the server read it. ``idle_closed``
-    counts the connections closed either way.
+    the next one finds its connection reset before the server read it.
+    ``close_after_stream_s``: that long after each streamed reply the connection is closed,
+    whatever arrived meanwhile unread, as llama-server does (cpp-httplib closes a connection
+    whose chunked reply ended, though it announced keep-alive). ``idle_closed`` counts the
+    connections closed in any of these ways.
     """
 
     daemon_threads = True
@@ -37,6 +40,7 @@ class SimHTTPServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.keep_alive_s: float | None = None
         self.keep_alive_max: int | None = None
+        self.close_after_stream_s: float | None = None
         self.idle_closed = 0
         self.count_lock = threading.Lock()
 
@@ -51,6 +55,8 @@ class Plumbing(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: SimHTTPServer
     due: float
+    # Whether the last reply was a stream that ended cleanly (``close_after_stream_s``).
+    stream_ended = False
 
     def setup(self) -> None:
         super().setup()
@@ -63,11 +69,31 @@ class Plumbing(BaseHTTPRequestHandler):
         keep-alive limits do (``SimHTTPServer.keep_alive_s``, ``keep_alive_max``)."""
         served = 0
         self.close_connection = False
+        self.stream_ended = False
         while not self.close_connection:
             if served and not self._kept_alive(served):
                 return
             self.handle_one_request()
             served += 1
+            if self.stream_ended and self.server.close_after_stream_s is not None:
+                self._close_after_stream(self.server.close_after_stream_s)
+                return
+
+    def _close_after_stream(self, delay_s: float) -> None:
+        """Close the connection ``delay_s`` after a streamed reply ended, reading nothing
+        that arrived meanwhile: a clean close (no reset) that crosses the next request."""
+        time.sleep(delay_s)
+        with self.server.count_lock:
+            self.server.idle_closed += 1
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            # Read what came (unanswered) until the client hangs up: closing a socket
+            # with unread data would reset it, and a reset is not what llama-server sends.
+            self.connection.settimeout(2.0)
+            while self.connection.recv(65536):
+                pass
+        except OSError:
+            pass
 
     def _kept_alive(self, served: int) -> bool:
         """Whether the connection is kept for another request after ``served`` ones.
@@ -165,6 +191,7 @@ class Plumbing(BaseHTTPRequestHandler):
 
     def _end_stream(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
+        self.stream_ended = True
 
     def _drip(self, piece: bytes, interval_s: float) -> None:
         """Write ``piece`` every ``interval_s`` until the client leaves or the server stops."""

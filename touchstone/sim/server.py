@@ -297,7 +297,9 @@ class SimServer:
     ``capacity`` caps the generations at once (429 + Retry-After beyond it);
     ``runaway_limit_s`` bounds how long a non-streamed ``sim-runaway`` generates;
     ``keep_alive_s``/``keep_alive_max`` close connections idle that long or that served that
-    many requests, unannounced, as llama.cpp's HTTP library does (``plumbing``).
+    many requests, unannounced, as llama.cpp's HTTP library does; ``close_after_stream_s``
+    closes each connection that long after a streamed reply, as llama-server does
+    (``plumbing``).
     """
 
     def __init__(
@@ -310,6 +312,7 @@ class SimServer:
         runaway_limit_s: float = 30.0,
         keep_alive_s: float | None = None,
         keep_alive_max: int | None = None,
+        close_after_stream_s: float | None = None,
     ) -> None:
         self._server = _Server(
             (host, port),
@@ -319,6 +322,7 @@ class SimServer:
         )
         self._server.keep_alive_s = keep_alive_s
         self._server.keep_alive_max = keep_alive_max
+        self._server.close_after_stream_s = close_after_stream_s
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="touchstone-sim", daemon=True
         )
@@ -356,7 +360,8 @@ class SimServer:
 
     @property
     def idle_closed(self) -> int:
-        """Connections closed by ``keep_alive_s``/``keep_alive_max`` so far."""
+        """Connections closed by ``keep_alive_s``/``keep_alive_max``/``close_after_stream_s``
+        so far."""
         with self._server.count_lock:
             return self._server.idle_closed
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from touchstone.classify import call_error, refused_connection, unread_by_server
 from touchstone.errors import CallError, DeadlineExceeded
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
-from touchstone.transport.pool import ClientPool
+from touchstone.transport.pool import ClientPool, NetworkStream
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
 
 if TYPE_CHECKING:
@@ -146,8 +146,10 @@ class ChatTransport:
             # A call sent again gets a new connection: the idle ones may be as stale.
             client, reused = await self._pool.borrow(fresh=attempt > 0)
             dropped = False
+            streamed_on = None
             try:
-                return await self._call(client, body, stream)
+                reply, streamed_on = await self._call(client, body, stream)
+                return reply
             except Exception as exc:
                 if not refused_connection(exc):
                     raise
@@ -160,18 +162,20 @@ class ChatTransport:
                     raise
             finally:
                 if not dropped:
-                    self._pool.give_back(client)
+                    self._pool.give_back(client, streamed_on)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _call(
         self, client: openai.AsyncOpenAI, body: dict[str, Any], stream: bool
-    ) -> ChatReply:
+    ) -> tuple[ChatReply, NetworkStream | None]:
+        """The reply and, of a streamed one, the connection it came on (``pool``: a server
+        may close it right after)."""
         started = time.monotonic()
         if not stream:
             # The SDK's low-level post keeps its retries, timeout and error classes but skips
             # the typed request transform and response model, over half of its CPU per call.
             data = await client.post("/chat/completions", body=body, cast_to=object)
-            return reply_from_json(data, time.monotonic() - started)
+            return reply_from_json(data, time.monotonic() - started), None
         response = await self._open_stream(client, body)
         reader = StreamReader(self._max_reply_bytes)
         lines = LineSplitter(self._max_reply_bytes)
@@ -188,7 +192,7 @@ class ChatTransport:
                 feed(line)
         finally:
             await response.aclose()
-        return reader.reply(time.monotonic() - started)
+        return reader.reply(time.monotonic() - started), response.extensions.get("network_stream")
 
     async def _open_stream(
         self, client: openai.AsyncOpenAI, body: dict[str, Any]
