@@ -28,10 +28,10 @@ from touchstone.errors import InputError
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
 from touchstone.judge.cells import CellTask, grouped, refusal
+from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
-from touchstone.judge.rubric import RubricHashes, judge_system_prompt
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
@@ -51,14 +51,14 @@ async def judge_cells(
 ) -> list[Verdict]:
     """Judge every response whose key is not in ``skip_keys``; verdicts in input order."""
     todo = [r for r in responses if cell_key(r) not in skip_keys]
-    missing = sorted({r.prompt_id for r in todo if not pack.has_prompt(r.prompt_id)})
+    known = {prompt.id for _, prompt in pack.all_prompts()}
+    missing = sorted({r.prompt_id for r in todo if r.prompt_id not in known})
     if missing:
         raise InputError(
             f"Das Paket „{pack.id}“ enthält die Prompts {', '.join(missing)} nicht mehr, "
             "zu denen der Run Antworten hat. Wurde das Paket seit dem Run geändert?"
         )
-    system = judge_system_prompt(pack)
-    rubrics = RubricHashes(pack)
+    frames = Frames(pack, session.judge.identity)
     by_index: dict[int, Verdict] = {}
 
     def settle(index: int, verdict: Verdict) -> None:
@@ -70,10 +70,7 @@ async def judge_cells(
     tasks: dict[int, CellTask] = {}
     calls: dict[str, list[int]] = {}
     for index, resp in enumerate(todo):
-        prompt = pack.prompt(resp.prompt_id)
-        task = CellTask.of(
-            resp, prompt, pack, session.judge, system=system, rubric=rubrics(prompt, resp.variant)
-        )
+        task = CellTask.framed(resp, frames(resp.prompt_id, resp.variant), session.judge)
         if task.settled is not None:
             settle(index, task.settled)
             continue
