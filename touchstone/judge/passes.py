@@ -20,7 +20,7 @@ judge call through the engine, as tasks on one event loop, with a ``JudgeSession
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from touchstone.engine import completed, run_blocking
@@ -82,9 +82,9 @@ async def judge_cells(
         tasks[index] = task
         calls.setdefault(task.key, []).append(index)
 
-    async def ask(cells: list[int], deadline_s: float | None) -> JudgeReply:
+    def ask(cells: list[int], deadline_s: float | None) -> Awaitable[JudgeReply]:
         task = tasks[cells[0]]
-        return await session.call(task.system, task.user, deadline_s)
+        return session.call(task.system, task.user, deadline_s)
 
     breaker = Breaker(
         session.max_consecutive_failures, session.max_failure_ratio, session.judge.model

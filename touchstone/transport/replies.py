@@ -53,6 +53,8 @@ def split_think(content: str) -> tuple[str, str]:
     Handles an unterminated ``<think>`` (a model cut off while thinking) and a closing tag
     without an opening one (chat templates that put ``<think>`` into the prompt).
     """
+    if "think>" not in content:
+        return content.strip(), ""  # nothing inline (the usual reply)
     reasoning: list[str] = []
 
     def take(match: re.Match[str]) -> str:
