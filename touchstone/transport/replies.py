@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,24 +212,29 @@ class StreamReader:
         self._usage: _Usage = (None, None, None, None)
 
     def feed(self, line: str) -> None:
-        if not line:
-            if self._data:
-                self._dispatch()
-        elif line.startswith("data:"):
-            data = line[6:] if line[5:6] == " " else line[5:]
-            self._data.append(data)
-            self._data_size += len(data)
-            if self._data_size > self._max_bytes:
-                raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
-        elif line.startswith("error:"):
-            # Older llama.cpp servers report an error in a field of its own.
-            payload = line[6:].strip()
-            try:
-                error = jsontext.loads(payload)
-            except ValueError:
-                error = payload
-            raise _stream_error(error)
-        # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
+        self.feed_lines((line,))
+
+    def feed_lines(self, lines: Iterable[str]) -> None:
+        """``feed`` each of ``lines`` (the lines of a piece of the stream, in one call)."""
+        for line in lines:
+            if not line:
+                if self._data:
+                    self._dispatch()
+            elif line.startswith("data:"):
+                data = line[6:] if line[5:6] == " " else line[5:]
+                self._data.append(data)
+                self._data_size += len(data)
+                if self._data_size > self._max_bytes:
+                    raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
+            elif line.startswith("error:"):
+                # Older llama.cpp servers report an error in a field of its own.
+                payload = line[6:].strip()
+                try:
+                    error = jsontext.loads(payload)
+                except ValueError:
+                    error = payload
+                raise _stream_error(error)
+            # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
 
     def _dispatch(self) -> None:
         if not self._data:
@@ -240,7 +245,14 @@ class StreamReader:
         if payload[:1] != "{" and payload.strip() == "[DONE]":
             self.done = True
             return
-        chunk = _object_of(payload)
+        try:
+            # The usual event: one JSON object, nothing around it. ``raw_decode`` spares the
+            # whitespace scans of ``json.loads``; anything else takes ``_object_of``.
+            chunk, end = _DECODER.raw_decode(payload)
+        except (ValueError, RecursionError):
+            chunk, end = None, -1
+        if end != len(payload):
+            chunk = _object_of(payload)
         if not isinstance(chunk, dict):
             raise BrokenReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
         error = chunk.get("error")
@@ -290,15 +302,8 @@ class StreamReader:
 
 
 def _object_of(payload: str) -> object:
-    """The JSON value of an event's data; ``BrokenReply`` if it is none."""
-    try:
-        # The usual event: one JSON object, nothing around it. ``raw_decode`` spares the
-        # whitespace scans of ``json.loads``; anything else takes ``jsontext.loads``.
-        value, end = _DECODER.raw_decode(payload)
-        if end == len(payload):
-            return value
-    except (ValueError, RecursionError):
-        pass
+    """The JSON value of an event's data that is not one JSON object alone (``_dispatch``
+    reads those); ``BrokenReply`` if it is none."""
     try:
         return jsontext.loads(payload)
     except ValueError:
