@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,8 @@ from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
 
 _DECODER = json.JSONDecoder()
+# What ``_DECODER.raw_decode`` calls: an object and where it ends (``StopIteration``: none).
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 _THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
@@ -246,10 +248,11 @@ class StreamReader:
             self.done = True
             return
         try:
-            # The usual event: one JSON object, nothing around it. ``raw_decode`` spares the
-            # whitespace scans of ``json.loads``; anything else takes ``_object_of``.
-            chunk, end = _DECODER.raw_decode(payload)
-        except (ValueError, RecursionError):
+            # The usual event: one JSON object, nothing around it. The decoder's scanner (what
+            # ``raw_decode`` calls) spares the whitespace scans of ``json.loads``; anything
+            # else takes ``_object_of``.
+            chunk, end = _SCAN(payload, 0)
+        except (StopIteration, ValueError, RecursionError):
             chunk, end = None, -1
         if end != len(payload):
             chunk = _object_of(payload)
@@ -260,13 +263,19 @@ class StreamReader:
             raise _stream_error(error)
         if chunk.get("usage"):
             self._usage = _usage(chunk)
-        choice = first_choice(chunk.get("choices"))
+        choices = chunk.get("choices")
+        if type(choices) is list and choices and type(choices[0]) is dict:
+            choice = choices[0] if choices[0].get("index", 0) == 0 else first_choice(choices)
+        else:
+            choice = first_choice(choices)
         if choice is None:
             return
         self._saw_choice = True
         delta = choice.get("delta")
         if isinstance(delta, dict):
-            piece, thinking = content_of(delta.get("content"))
+            content = delta.get("content")
+            # A string, as a rule: ``content_of`` for the rest (parts, nothing, garbage).
+            piece, thinking = (content, "") if type(content) is str else content_of(content)
             thought = reasoning_in(delta) or thinking
             self._size += len(piece) + len(thought)
             if self._size > self._max_bytes:
