@@ -160,9 +160,14 @@ async def completed(
     running: dict[int, tuple[asyncio.Future[None], _Cell[T], float]] = {}
     # Item index, result and exception of the attempts that ended, in the order they did.
     finished: collections.deque[tuple[int, R | None, BaseException | None]] = collections.deque()
-    wake = asyncio.Event()
+    # What the consumer awaits while nothing has ended (an Event costs more per call).
+    waiter: asyncio.Future[None] | None = None
     beat_every = heartbeat_s(budget_s)
     next_beat = clock() + beat_every
+
+    def wake() -> None:
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def attempt(cell: _Cell[T], remaining: float | None) -> None:
         # The attempt reports its own end: a done callback would cost every call another
@@ -171,12 +176,12 @@ async def completed(
             result = await call(cell.item, remaining)
         except BaseException as exc:
             finished.append((cell.index, None, exc))
-            wake.set()
+            wake()
             if not isinstance(exc, Exception):
                 raise  # cancelled, or KeyboardInterrupt/SystemExit: the loop must see it
         else:
             finished.append((cell.index, result, None))
-            wake.set()
+            wake()
 
     def next_cell() -> _Cell[T] | None:
         nonlocal exhausted, held
@@ -218,13 +223,16 @@ async def completed(
                 if on_waiting is not None and running:
                     beat_in = max(0.0, next_beat - clock())
                     timeout = beat_in if timeout is None else min(timeout, beat_in)
-                wake.clear()
-                if timeout is None:
-                    await wake.wait()
-                else:
-                    with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(timeout):
-                            await wake.wait()
+                waiter = asyncio.get_running_loop().create_future()
+                try:
+                    if timeout is None:
+                        await waiter
+                    else:
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(timeout):
+                                await waiter
+                finally:
+                    waiter = None
             now = clock()
             if on_waiting is not None and running and now >= next_beat:
                 oldest = max(cell.spent_s + now - began for _, cell, began in running.values())
