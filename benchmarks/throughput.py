@@ -12,9 +12,8 @@ must show.
 The reference: the same judge prompts sent by the bare openai SDK, the way its docs stream a
 chat completion (``client.chat.completions.create(..., stream=True)``), from one asyncio loop
 with ``c`` lanes, each with a client of its own, no harness at all. Both sides first warm up as
-many connections as calls will overlap, then (after a garbage collection) judge the cells;
-the two are measured
-alternately, ``ROUNDS`` times each, and the medians compared.
+many connections as calls will overlap, then (after a garbage collection) judge the cells; the
+two are measured alternately, ``ROUNDS`` times each, and the medians compared.
 Run: uv run python benchmarks/throughput.py
 """
 
