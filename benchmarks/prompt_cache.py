@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BUERO
 
+import touchstone.judge.frames as frames
 import touchstone.judge.passes as passes
 import touchstone.judge.rubric as rubric
 from touchstone.judge import OpenAIJudgeBackend, judge_system_prompt
@@ -247,13 +248,12 @@ def cells(pack: Pack) -> list[EvalResponse]:
     ]
 
 
-def old_user_prompt(prompt: Prompt, pack: Pack, variant: str, answer: str) -> str:
-    """The judge prompt before the shared parts moved first: the rubric's fixed serialization
-    (the old layout) with the answer in its fence."""
+def old_user_prompt_frame(prompt: Prompt, pack: Pack, variant: str) -> tuple[str, str]:
+    """The judge prompt before the shared parts moved first, around the answer: the rubric's
+    fixed serialization (the old layout) cut at its empty fence."""
     empty = rubric._rubric_text(prompt, pack, variant)
-    fence = f"{rubric.ANSWER_START}\n\n{rubric.ANSWER_END}"
-    filled = f"{rubric.ANSWER_START}\n{rubric._as_data(answer)}\n{rubric.ANSWER_END}"
-    return empty.replace(fence, filled)
+    head, tail = empty.split(f"{rubric.ANSWER_START}\n\n{rubric.ANSWER_END}")
+    return f"{head}{rubric.ANSWER_START}\n", f"\n{rubric.ANSWER_END}{tail}"
 
 
 class Recording(OpenAIJudgeBackend):
@@ -282,9 +282,9 @@ def judge_once(url: str, pack: Pack, concurrency: int) -> list[tuple[str, str]]:
 
 
 def measure(binary: Path, model: Path, pack: Pack, concurrency: int, old: bool) -> None:
-    saved = rubric._user_prompt, passes.grouped
+    saved = frames.user_prompt_frame, passes.grouped
     if old:
-        rubric._user_prompt = old_user_prompt  # type: ignore[assignment]
+        frames.user_prompt_frame = old_user_prompt_frame
         passes.grouped = lambda calls, tasks, lanes=1: list(calls)  # type: ignore[assignment]
     try:
         with serving(binary, model) as url:
@@ -293,7 +293,7 @@ def measure(binary: Path, model: Path, pack: Pack, concurrency: int, old: bool) 
             done = evaluated(url) - before
             sequences = [token_ids(url, system, user) for system, user in sent]
     finally:
-        rubric._user_prompt, passes.grouped = saved
+        frames.user_prompt_frame, passes.grouped = saved
     total = sum(map(len, sequences))
     minimum = distinct_prefixes(sequences)
     ratio = done / minimum

@@ -156,15 +156,32 @@ async def completed(
     exhausted = False
     held: _Cell[T] | None = None  # pulled, but not admitted yet
     parked: list[_Cell[T]] = []
-    running: dict[asyncio.Future[R], tuple[_Cell[T], float]] = {}
-    finished: collections.deque[asyncio.Future[R]] = collections.deque()
-    wake = asyncio.Event()
+    # By item index (an item has one attempt running at a time): its task, cell and start.
+    running: dict[int, tuple[asyncio.Future[None], _Cell[T], float]] = {}
+    # Item index, result and exception of the attempts that ended, in the order they did.
+    finished: collections.deque[tuple[int, R | None, BaseException | None]] = collections.deque()
+    # What the consumer awaits while nothing has ended (an Event costs more per call).
+    waiter: asyncio.Future[None] | None = None
     beat_every = heartbeat_s(budget_s)
     next_beat = clock() + beat_every
 
-    def on_done(task: asyncio.Future[R]) -> None:
-        finished.append(task)
-        wake.set()
+    def wake() -> None:
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def attempt(cell: _Cell[T], remaining: float | None) -> None:
+        # The attempt reports its own end: a done callback would cost every call another
+        # turn of the event loop before the consumer hears of it.
+        try:
+            result = await call(cell.item, remaining)
+        except BaseException as exc:
+            finished.append((cell.index, None, exc))
+            wake()
+            if not isinstance(exc, Exception):
+                raise  # cancelled, or KeyboardInterrupt/SystemExit: the loop must see it
+        else:
+            finished.append((cell.index, result, None))
+            wake()
 
     def next_cell() -> _Cell[T] | None:
         nonlocal exhausted, held
@@ -190,9 +207,11 @@ async def completed(
         while True:
             while len(running) < limit.current and (cell := next_cell()) is not None:
                 remaining = None if budget_s is None else max(0.0, budget_s - cell.spent_s)
-                started = asyncio.ensure_future(call(cell.item, remaining))
-                running[started] = (cell, clock())
-                started.add_done_callback(on_done)
+                running[cell.index] = (
+                    asyncio.ensure_future(attempt(cell, remaining)),
+                    cell,
+                    clock(),
+                )
             if not running and not parked and exhausted:
                 return
             if not running:
@@ -204,26 +223,29 @@ async def completed(
                 if on_waiting is not None and running:
                     beat_in = max(0.0, next_beat - clock())
                     timeout = beat_in if timeout is None else min(timeout, beat_in)
-                wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(timeout):
-                        await wake.wait()
+                waiter = asyncio.get_running_loop().create_future()
+                try:
+                    if timeout is None:
+                        await waiter
+                    else:
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(timeout):
+                                await waiter
+                finally:
+                    waiter = None
             now = clock()
             if on_waiting is not None and running and now >= next_beat:
-                oldest = max(cell.spent_s + now - began for cell, began in running.values())
+                oldest = max(cell.spent_s + now - began for _, cell, began in running.values())
                 on_waiting(InFlight(len(running), oldest, budget_s))
                 next_beat = now + beat_every
             while finished:
-                ended = finished.popleft()
-                cell, began = running.pop(ended)
+                index, result, error = finished.popleft()
+                _, cell, began = running.pop(index)
                 elapsed = clock() - began
-                error = ended.exception()
                 if error is None:
                     last_success = clock()
                     limit.succeeded()
-                    yield Done(
-                        cell.index, cell.item, ended.result(), None, elapsed, cell.rate_limited
-                    )
+                    yield Done(cell.index, cell.item, result, None, elapsed, cell.rate_limited)
                     continue
                 if not isinstance(error, CallError):
                     raise error
@@ -261,10 +283,11 @@ async def completed(
                         error, tries = down.last_rate_limit, down.rate_limited - 1
                         yield Done(down.index, down.item, None, error, 0.0, tries)
     finally:
-        for task in running:
+        tasks = [task for task, _, _ in running.values()]
+        for task in tasks:
             task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _take_refused(parked: list[_Cell[T]]) -> list[_Cell[T]]:

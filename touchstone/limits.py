@@ -36,6 +36,12 @@ _TOKEN_COUNT: TypeAdapter[int] = TypeAdapter(TokenCount)
 
 def token_count(value: object) -> int | None:
     """``value`` if it is a plausible token count (``TokenCount``), else None: unknown."""
+    # The usual cases without pydantic (every judge call reports four counts): a plain int
+    # (a bool is none, its type is not int) and no count at all.
+    if type(value) is int:
+        return value if 0 <= value <= MAX_TOKEN_COUNT else None
+    if value is None:
+        return None
     try:
         return _TOKEN_COUNT.validate_python(value)
     except ValidationError:

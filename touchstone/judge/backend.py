@@ -190,8 +190,9 @@ def judge_caller(backend: JudgeBackend, executor: concurrent.futures.Executor) -
     native = getattr(backend, "ajudge", None)
     if native is not None:
 
-        async def call_native(system: str, user: str, deadline_s: float | None) -> JudgeReply:
-            reply: JudgeReply = await native(system=system, user=user, deadline_s=deadline_s)
+        def call_native(system: str, user: str, deadline_s: float | None) -> Awaitable[JudgeReply]:
+            # The backend's coroutine itself: no coroutine around it to resume on every step.
+            reply: Awaitable[JudgeReply] = native(system=system, user=user, deadline_s=deadline_s)
             return reply
 
         return call_native

@@ -58,10 +58,26 @@ class CacheSchemaError(sqlite3.DatabaseError):
 
 
 def cache_key(judge_identity: str, system: str, user: str) -> str:
+    return finish_key(key_start(judge_identity, system), user)
+
+
+def key_start(judge_identity: str, system: str, user_head: str = "") -> hashlib._Hash:
+    """The key's hash up to ``user_head``, the start of the user prompt: what the cells of
+    one (prompt, variant) share, hashed once for all of them (``finish_key``)."""
     digest = hashlib.sha256()
-    for part in (JUDGE_TEMPLATE_VERSION, judge_identity, system, user):
+    for part in (JUDGE_TEMPLATE_VERSION, judge_identity, system):
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")
+    digest.update(user_head.encode("utf-8"))
+    return digest
+
+
+def finish_key(start: hashlib._Hash, user_rest: str) -> str:
+    """The key of the user prompt that ``start`` began and ``user_rest`` ends (SHA-256 reads
+    its input as one stream: the same key as hashing the whole prompt at once)."""
+    digest = start.copy()
+    digest.update(user_rest.encode("utf-8"))
+    digest.update(b"\x00")
     return digest.hexdigest()
 
 

@@ -1,6 +1,7 @@
 """Judging one cell: the single per-cell path that ``score_response`` and the engine share.
 
-CellTask.of(answer, prompt, pack, judge)
+CellTask.of(answer, prompt, pack, judge), or CellTask.framed(answer, frame, judge) with the
+(prompt, variant)'s frame rendered once for its cells (``frames.Frames``)
     ├── .settled      an answer that needs no judge call (model error, empty, reasoning
     │                 only): its unscored verdict
     └── .system/.user the judge prompt, and .key, its verdict-cache key
@@ -28,9 +29,9 @@ from touchstone.judge.backend import (
     judge_identity,
     judge_model_of,
 )
-from touchstone.judge.cache import CachedVerdict, cache_key
+from touchstone.judge.cache import CachedVerdict
+from touchstone.judge.frames import Frame
 from touchstone.judge.replies import parse_verdict_reply, unreadable_note
-from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt, rubric_hash
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
 
@@ -99,12 +100,10 @@ class CellTask:
     """One answer to judge, with everything its verdict depends on."""
 
     resp: EvalResponse
-    prompt: Prompt
-    pack: Pack
+    frame: Frame
     judge: Judge
     fields: dict[str, Any]
     settled: Verdict | None
-    system: str = ""
     key: str = ""
 
     @classmethod
@@ -118,19 +117,32 @@ class CellTask:
         system: str = "",
         rubric: str = "",
     ) -> CellTask:
-        """``system`` and ``rubric`` (its hash) may be passed in: they repeat across cells."""
-        fields = _cell_fields(resp, prompt, rubric or rubric_hash(pack, prompt, resp.variant))
+        """``system`` and ``rubric`` (its hash) may be passed in: they repeat across cells.
+        Many cells: ``framed`` with ``frames.Frames``, which renders what they share once."""
+        frame = Frame.of(pack, prompt, resp.variant, judge.identity, system=system, rubric=rubric)
+        return cls.framed(resp, frame, judge)
+
+    @classmethod
+    def framed(cls, resp: EvalResponse, frame: Frame, judge: Judge) -> CellTask:
+        """The task of ``resp``, whose (prompt, variant) is ``frame``."""
+        fields = _cell_fields(resp, frame.prompt, frame.rubric)
         settled = _verdict_without_judge(resp, fields)
         if settled is not None:
-            return cls(resp, prompt, pack, judge, fields, settled)
-        system = system or judge_system_prompt(pack)
-        key = cache_key(judge.identity, system, judge_user_prompt(resp, prompt, pack))
-        return cls(resp, prompt, pack, judge, fields, None, system, key)
+            return cls(resp, frame, judge, fields, settled)
+        return cls(resp, frame, judge, fields, None, frame.key(resp.response_text))
+
+    @property
+    def prompt(self) -> Prompt:
+        return self.frame.prompt
+
+    @property
+    def system(self) -> str:
+        return self.frame.system
 
     @property
     def user(self) -> str:
         # Rendered on demand rather than kept: 100k judge prompts would not fit in memory.
-        return judge_user_prompt(self.resp, self.prompt, self.pack)
+        return self.frame.user(self.resp.response_text)
 
     def verdict(self, reply: JudgeReply, *, cached: bool = False) -> Verdict:
         """The verdict the judge's reply gives; unscored "unparseable" if it cannot be read.
@@ -147,7 +159,9 @@ class CellTask:
                 "judge_cached_tokens": reply.cached_tokens,
             }
         )
-        parsed = parse_verdict_reply(reply.text, self.pack.scale, finish_reason=reply.finish_reason)
+        parsed = parse_verdict_reply(
+            reply.text, self.frame.scale, finish_reason=reply.finish_reason
+        )
         if parsed is None:
             return _unscored(
                 self.fields,

@@ -20,7 +20,7 @@ judge call through the engine, as tasks on one event loop, with a ``JudgeSession
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from touchstone.engine import completed, run_blocking
@@ -28,10 +28,10 @@ from touchstone.errors import InputError
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
 from touchstone.judge.cells import CellTask, grouped, refusal
+from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
-from touchstone.judge.rubric import RubricHashes, judge_system_prompt
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
@@ -51,14 +51,14 @@ async def judge_cells(
 ) -> list[Verdict]:
     """Judge every response whose key is not in ``skip_keys``; verdicts in input order."""
     todo = [r for r in responses if cell_key(r) not in skip_keys]
-    missing = sorted({r.prompt_id for r in todo if not pack.has_prompt(r.prompt_id)})
+    known = {prompt.id for _, prompt in pack.all_prompts()}
+    missing = sorted({r.prompt_id for r in todo if r.prompt_id not in known})
     if missing:
         raise InputError(
             f"Das Paket „{pack.id}“ enthält die Prompts {', '.join(missing)} nicht mehr, "
             "zu denen der Run Antworten hat. Wurde das Paket seit dem Run geändert?"
         )
-    system = judge_system_prompt(pack)
-    rubrics = RubricHashes(pack)
+    frames = Frames(pack, session.judge.identity)
     by_index: dict[int, Verdict] = {}
 
     def settle(index: int, verdict: Verdict) -> None:
@@ -70,10 +70,7 @@ async def judge_cells(
     tasks: dict[int, CellTask] = {}
     calls: dict[str, list[int]] = {}
     for index, resp in enumerate(todo):
-        prompt = pack.prompt(resp.prompt_id)
-        task = CellTask.of(
-            resp, prompt, pack, session.judge, system=system, rubric=rubrics(prompt, resp.variant)
-        )
+        task = CellTask.framed(resp, frames(resp.prompt_id, resp.variant), session.judge)
         if task.settled is not None:
             settle(index, task.settled)
             continue
@@ -85,9 +82,9 @@ async def judge_cells(
         tasks[index] = task
         calls.setdefault(task.key, []).append(index)
 
-    async def ask(cells: list[int], deadline_s: float | None) -> JudgeReply:
+    def ask(cells: list[int], deadline_s: float | None) -> Awaitable[JudgeReply]:
         task = tasks[cells[0]]
-        return await session.call(task.system, task.user, deadline_s)
+        return session.call(task.system, task.user, deadline_s)
 
     breaker = Breaker(
         session.max_consecutive_failures, session.max_failure_ratio, session.judge.model

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import (
@@ -185,10 +185,14 @@ def last_top_level_object(text: str) -> dict[str, Any] | None:
         # The usual reply: one JSON object and nothing else. It is its own last top-level
         # span (no deeper than MAX_NESTING: it opens no more), so the scan is not needed.
         try:
-            value = _STRICT.decode(whole)
+            # ``_STRICT.decode`` without its whitespace scans: ``whole`` starts and ends with
+            # a brace, so it is one object exactly when the object read ends at its end.
+            value, end = _STRICT_SCAN(whole, 0)
+            if end != len(whole):
+                value = None
         except _DuplicateKey:
             return None
-        except ValueError:
+        except (StopIteration, ValueError):
             value = None
         if isinstance(value, dict):
             return value
@@ -225,6 +229,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # ``json.loads`` with these options would build a decoder per reply.
 _STRICT = json.JSONDecoder(strict=True, object_pairs_hook=_unique_keys)
 _LENIENT = json.JSONDecoder(strict=False, object_pairs_hook=_unique_keys)
+_STRICT_SCAN: Callable[[str, int], tuple[Any, int]] = _STRICT.scan_once  # type: ignore[attr-defined]
 
 
 def cut_off(finish_reason: str | None) -> bool:

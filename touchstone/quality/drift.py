@@ -45,8 +45,8 @@ from touchstone import german
 from touchstone.jsontext import loads
 from touchstone.judge.cache import VerdictCache, default_cache_dir
 from touchstone.judge.cells import CellTask
+from touchstone.judge.frames import Frames
 from touchstone.judge.passes import judge_cells
-from touchstone.judge.rubric import RubricHashes, judge_system_prompt
 from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack, Scale
 from touchstone.quality.fitness import REPEAT_TOLERANCE, ProbeResult
@@ -263,17 +263,13 @@ def cached_cells(
     if not responses or not cache.holds_judge(session.judge.model):
         return []
     step = max(1, len(responses) // SCAN_CELLS)
-    system = judge_system_prompt(pack)
-    rubrics = RubricHashes(pack)
+    frames = Frames(pack, session.judge.identity)
     found: list[tuple[CellTask, float, float]] = []
     keys: set[str] = set()
     for resp in responses[::step]:
         if not pack.has_prompt(resp.prompt_id):
             continue
-        prompt = pack.prompt(resp.prompt_id)
-        task = CellTask.of(
-            resp, prompt, pack, session.judge, system=system, rubric=rubrics(prompt, resp.variant)
-        )
+        task = CellTask.framed(resp, frames(resp.prompt_id, resp.variant), session.judge)
         if task.settled is not None or task.key in keys:
             continue
         stored = cache.stored(task.key, pack.scale, session.judge.model)

@@ -17,9 +17,10 @@ from touchstone import german
 from touchstone.budget import Price, estimate_tokens
 from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.judge.cells import CellTask, Judge
+from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import dimensions_user_prompt, input_hash
 from touchstone.judge.plan import JudgePlan
-from touchstone.judge.rubric import RubricHashes, judge_system_prompt
+from touchstone.judge.rubric import judge_system_prompt
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.stages.estimate import Preview, mean_of, output_source
@@ -99,16 +100,13 @@ def _cell_calls(
 ) -> tuple[int, int]:
     """The per-answer judge calls ``judge_cells`` would make, and their prompts' characters."""
     known = {v.cache_key for v in prior if v.cache_key and v.scored} if rejudge == "none" else set()
-    rubrics = RubricHashes(pack)
+    frames = Frames(pack, judge.identity, system)
     keys: set[str] = set()
     chars = 0
     for resp in todo:
         if not pack.has_prompt(resp.prompt_id):
             continue  # the judge run refuses such a run; the preview only counts
-        prompt = pack.prompt(resp.prompt_id)
-        task = CellTask.of(
-            resp, prompt, pack, judge, system=system, rubric=rubrics(prompt, resp.variant)
-        )
+        task = CellTask.framed(resp, frames(resp.prompt_id, resp.variant), judge)
         if task.settled is not None or task.key in known or task.key in keys:
             continue
         keys.add(task.key)

@@ -184,12 +184,10 @@ class ChatTransport:
             # connection be reused; a cancelled read closes it. (Not ``aiter_lines``: it
             # would hold a line of any length.)
             # Raw: the response hook (``bodies``) already undid any content coding.
-            feed = reader.feed
+            feed = reader.feed_lines
             async for data in response.aiter_raw():
-                for line in lines.feed(data):
-                    feed(line)
-            for line in lines.flush():
-                feed(line)
+                feed(lines.feed(data))
+            feed(lines.flush())
         finally:
             await response.aclose()
         return reader.reply(time.monotonic() - started), response.extensions.get("network_stream")

@@ -133,8 +133,9 @@ class ClientPool:
         """The response hook that learns the keep-alive timeout the server announces."""
 
         async def hook(response: httpx2.Response) -> None:
-            header = response.headers.get("keep-alive")
-            timeout = announced_timeout_s(header) if header else None
+            # ``get_list``: no KeyError raised and caught for every reply without the header.
+            values = response.headers.get_list("keep-alive")
+            timeout = announced_timeout_s(", ".join(values)) if values else None
             if timeout is not None:
                 self._reuse_s = timeout / 2
 

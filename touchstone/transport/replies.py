@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,8 @@ from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 REASONING_FIELDS = ("reasoning_content", "reasoning", "thinking")
 
 _DECODER = json.JSONDecoder()
+# What ``_DECODER.raw_decode`` calls: an object and where it ends (``StopIteration``: none).
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 _THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
@@ -53,6 +55,8 @@ def split_think(content: str) -> tuple[str, str]:
     Handles an unterminated ``<think>`` (a model cut off while thinking) and a closing tag
     without an opening one (chat templates that put ``<think>`` into the prompt).
     """
+    if "think>" not in content:
+        return content.strip(), ""  # nothing inline (the usual reply)
     reasoning: list[str] = []
 
     def take(match: re.Match[str]) -> str:
@@ -210,24 +214,29 @@ class StreamReader:
         self._usage: _Usage = (None, None, None, None)
 
     def feed(self, line: str) -> None:
-        if not line:
-            if self._data:
-                self._dispatch()
-        elif line.startswith("data:"):
-            data = line[6:] if line[5:6] == " " else line[5:]
-            self._data.append(data)
-            self._data_size += len(data)
-            if self._data_size > self._max_bytes:
-                raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
-        elif line.startswith("error:"):
-            # Older llama.cpp servers report an error in a field of its own.
-            payload = line[6:].strip()
-            try:
-                error = jsontext.loads(payload)
-            except ValueError:
-                error = payload
-            raise _stream_error(error)
-        # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
+        self.feed_lines((line,))
+
+    def feed_lines(self, lines: Iterable[str]) -> None:
+        """``feed`` each of ``lines`` (the lines of a piece of the stream, in one call)."""
+        for line in lines:
+            if not line:
+                if self._data:
+                    self._dispatch()
+            elif line.startswith("data:"):
+                data = line[6:] if line[5:6] == " " else line[5:]
+                self._data.append(data)
+                self._data_size += len(data)
+                if self._data_size > self._max_bytes:
+                    raise ReplyTooLarge(self._max_bytes, "Ein Ereignis des Streams")
+            elif line.startswith("error:"):
+                # Older llama.cpp servers report an error in a field of its own.
+                payload = line[6:].strip()
+                try:
+                    error = jsontext.loads(payload)
+                except ValueError:
+                    error = payload
+                raise _stream_error(error)
+            # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
 
     def _dispatch(self) -> None:
         if not self._data:
@@ -238,7 +247,15 @@ class StreamReader:
         if payload[:1] != "{" and payload.strip() == "[DONE]":
             self.done = True
             return
-        chunk = _object_of(payload)
+        try:
+            # The usual event: one JSON object, nothing around it. The decoder's scanner (what
+            # ``raw_decode`` calls) spares the whitespace scans of ``json.loads``; anything
+            # else takes ``_object_of``.
+            chunk, end = _SCAN(payload, 0)
+        except (StopIteration, ValueError, RecursionError):
+            chunk, end = None, -1
+        if end != len(payload):
+            chunk = _object_of(payload)
         if not isinstance(chunk, dict):
             raise BrokenReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
         error = chunk.get("error")
@@ -246,13 +263,19 @@ class StreamReader:
             raise _stream_error(error)
         if chunk.get("usage"):
             self._usage = _usage(chunk)
-        choice = first_choice(chunk.get("choices"))
+        choices = chunk.get("choices")
+        if type(choices) is list and choices and type(choices[0]) is dict:
+            choice = choices[0] if choices[0].get("index", 0) == 0 else first_choice(choices)
+        else:
+            choice = first_choice(choices)
         if choice is None:
             return
         self._saw_choice = True
         delta = choice.get("delta")
         if isinstance(delta, dict):
-            piece, thinking = content_of(delta.get("content"))
+            content = delta.get("content")
+            # A string, as a rule: ``content_of`` for the rest (parts, nothing, garbage).
+            piece, thinking = (content, "") if type(content) is str else content_of(content)
             thought = reasoning_in(delta) or thinking
             self._size += len(piece) + len(thought)
             if self._size > self._max_bytes:
@@ -288,15 +311,8 @@ class StreamReader:
 
 
 def _object_of(payload: str) -> object:
-    """The JSON value of an event's data; ``BrokenReply`` if it is none."""
-    try:
-        # The usual event: one JSON object, nothing around it. ``raw_decode`` spares the
-        # whitespace scans of ``json.loads``; anything else takes ``jsontext.loads``.
-        value, end = _DECODER.raw_decode(payload)
-        if end == len(payload):
-            return value
-    except (ValueError, RecursionError):
-        pass
+    """The JSON value of an event's data that is not one JSON object alone (``_dispatch``
+    reads those); ``BrokenReply`` if it is none."""
     try:
         return jsontext.loads(payload)
     except ValueError:
