@@ -133,6 +133,8 @@ def test_report_and_gui_run_page_show_the_bias_card(biased: Path) -> None:
         assert "†" not in html
         assert "Punkte je 100 Wörter" in html
         assert "läge vor" in html and "kein Ersatz für die Wertung" in html
+        # The legend says how: within prompts and models, not only within prompts.
+        assert "festen Effekten für Prompts und Modell/Variante" in html
 
 
 def test_cli_report_ends_with_the_bias_lines(biased: Path) -> None:
