@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
@@ -43,9 +46,25 @@ def test_a_connection_reset_before_the_server_read_the_request_is_sent_again() -
     assert all(reply.startswith("Simulierte Antwort") for reply in replies)
 
 
-def test_a_run_at_concurrency_4_loses_no_cell_to_closed_connections(tmp_path: Path) -> None:
+# llama-server closes each connection a moment after a streamed reply (cpp-httplib ends a
+# chunked reply that way, though it announced keep-alive): a call sent on it at once is never
+# read, and the client sees a clean close, as from a server that read the call and hung up.
+CLOSES_AFTER_STREAM_S = 0.02
+
+# How servers drop kept-alive connections: after a few requests on one (Node, gunicorn), and
+# a moment after each streamed reply (llama-server).
+CLOSING = {
+    "after_two_requests": {"keep_alive_max": 2},
+    "after_each_stream": {"keep_alive_s": 5, "close_after_stream_s": CLOSES_AFTER_STREAM_S},
+}
+
+
+@pytest.mark.parametrize("closing", CLOSING.values(), ids=CLOSING.keys())
+def test_a_run_at_concurrency_4_loses_no_cell_to_closed_connections(
+    tmp_path: Path, closing: dict[str, Any]
+) -> None:
     out = tmp_path / "r"
-    with SimServer(keep_alive_max=2) as server:
+    with SimServer(**closing) as server:
         outcome = execute_run(
             pack_path=BUERO,
             models=["sim-gut@0.01"],
@@ -62,10 +81,11 @@ def test_a_run_at_concurrency_4_loses_no_cell_to_closed_connections(tmp_path: Pa
     assert calls == {"sim-gut": cells}  # every cell reached the server exactly once
 
 
+@pytest.mark.parametrize("closing", CLOSING.values(), ids=CLOSING.keys())
 def test_a_judge_at_concurrency_4_loses_no_cell_and_waits_for_nothing(
-    four_model_run: Path,
+    four_model_run: Path, closing: dict[str, Any]
 ) -> None:
-    with SimServer(keep_alive_max=2) as server:
+    with SimServer(**closing) as server:
         config = JudgeConfig(
             JudgeEndpoint(server.base_url), "sim-judge@0.01", call_timeout_s=10, concurrency=4
         )
@@ -75,47 +95,6 @@ def test_a_judge_at_concurrency_4_loses_no_cell_and_waits_for_nothing(
     assert outcome.new_verdicts == 24 and not outcome.judge_errors
     # Sent again at once by the transport: no backoff, as for a busy server.
     assert outcome.health.rate_limited == 0 and outcome.health.failures == {}
-
-
-# llama-server closes each connection a moment after a streamed reply (cpp-httplib ends a
-# chunked reply that way, though it announced keep-alive): a call sent on it at once is never
-# read, and the client sees a clean close, as from a server that read the call and hung up.
-CLOSES_AFTER_STREAM_S = 0.02
-
-
-def test_a_run_at_concurrency_4_loses_no_cell_to_a_close_after_each_stream(
-    tmp_path: Path,
-) -> None:
-    out = tmp_path / "r"
-    with SimServer(keep_alive_s=5, close_after_stream_s=CLOSES_AFTER_STREAM_S) as server:
-        outcome = execute_run(
-            pack_path=BUERO,
-            models=["sim-gut"],
-            variants=["none"],
-            out=out,
-            base_url=server.base_url,
-            concurrency=4,
-            call_timeout_s=10,
-        )
-        closed, calls = server.idle_closed, server.calls
-    cells = len(RunDir(out).load_responses())
-    assert outcome.summary.failures == {} and outcome.summary.complete
-    assert closed > 0
-    assert calls == {"sim-gut": cells}  # every cell reached the server exactly once
-
-
-def test_a_judge_at_concurrency_4_loses_no_cell_to_a_close_after_each_stream(
-    four_model_run: Path,
-) -> None:
-    with SimServer(keep_alive_s=5, close_after_stream_s=CLOSES_AFTER_STREAM_S) as server:
-        config = JudgeConfig(
-            JudgeEndpoint(server.base_url), "sim-judge", call_timeout_s=10, concurrency=4
-        )
-        outcome = execute_judge(four_model_run, config=config)
-        closed = server.idle_closed
-    assert closed > 0
-    assert outcome.new_verdicts == 24 and not outcome.judge_errors
-    assert outcome.health.failures == {}
 
 
 def test_a_transport_learns_whether_its_server_closes_after_each_stream() -> None:
