@@ -25,12 +25,44 @@ def chi2_upper(df: int, level: float = LEVEL) -> float:
 
 
 @functools.lru_cache(maxsize=1024)
-def t_upper(df: int, level: float = LEVEL) -> float:
-    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom."""
-    return t_quantile(1 - (1 - level) / 2, min(df, _DF_CAP))
+def t_upper(df: float, level: float = LEVEL) -> float:
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom (a
+    fraction too: Welch-Satterthwaite's df are not whole)."""
+    return t_beyond((1 - level) / 2, min(df, _DF_CAP))
 
 
-def t_quantile(p: float, df: int) -> float:
+def t_tail(x: float, df: float) -> float:
+    """P(T > x) for Student's t with ``df`` degrees of freedom, accurate far into the tail
+    (computed as the tail itself, not as 1 - CDF)."""
+    if df <= 0:
+        return 0.5
+    ib = _betainc(df / 2, 0.5, df / (df + x * x))
+    return ib / 2 if x >= 0 else 1 - ib / 2
+
+
+@functools.lru_cache(maxsize=4096)
+def t_beyond(tail: float, df: float) -> float:
+    """The x with P(T > x) = ``tail`` (0 < tail < 1/2): the upper quantile a decision over a
+    set needs at levels such as 1 - 0.05/66, where one degree of freedom puts it near 10^4
+    (bisection on the tail, after doubling the bracket until it holds the quantile)."""
+    if df <= 0:
+        return math.inf
+    high = 1.0
+    while t_tail(high, df) > tail and high < 1e15:
+        high *= 2
+    low = 0.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if t_tail(mid, df) > tail:
+            low = mid
+        else:
+            high = mid
+        if high - low <= 1e-12 * high:
+            break
+    return (low + high) / 2
+
+
+def t_quantile(p: float, df: float) -> float:
     """The p-quantile of Student's t with ``df`` degrees of freedom (bisection on its CDF)."""
     if df <= 0:
         return math.inf
@@ -44,7 +76,7 @@ def t_quantile(p: float, df: int) -> float:
     return (low + high) / 2
 
 
-def _t_cdf(x: float, df: int) -> float:
+def _t_cdf(x: float, df: float) -> float:
     # Via the regularized incomplete beta function: I_{df/(df+x^2)}(df/2, 1/2).
     ib = _betainc(df / 2, 0.5, df / (df + x * x))
     return 1 - ib / 2 if x >= 0 else ib / 2

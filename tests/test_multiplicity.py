@@ -1,0 +1,69 @@
+"""Set-level decisions (DESIGN §23): the quantiles and Holm's step-down against scipy and
+statsmodels, and Bonferroni-widened intervals that keep the family-wise level."""
+
+import random
+
+import pytest
+from scipy import stats as scipy_stats
+from statsmodels.stats.multitest import multipletests
+
+from touchstone.distributions import t_beyond, t_tail, t_upper
+from touchstone.multiplicity import holm, set_level, two_sided_p, widened, widening
+from touchstone.stats import Interval
+
+
+@pytest.mark.parametrize("df", [1, 2, 2.7, 4, 9.35, 64, 400])
+@pytest.mark.parametrize("tail", [0.025, 0.05 / 12, 0.05 / 132, 0.05 / 159600])
+def test_far_tail_quantiles_match_scipy(df: float, tail: float) -> None:
+    expected = scipy_stats.t.isf(tail, df)
+    assert t_beyond(tail, df) == pytest.approx(expected, rel=1e-7)
+    assert t_tail(expected, df) == pytest.approx(tail, rel=1e-7)
+
+
+@pytest.mark.parametrize("df", [1, 3.5, 26])
+def test_the_two_sided_quantile_takes_fractional_degrees_of_freedom(df: float) -> None:
+    assert t_upper(df) == pytest.approx(scipy_stats.t.ppf(0.975, df), rel=1e-9)
+    assert two_sided_p(2.1, df) == pytest.approx(2 * scipy_stats.t.sf(2.1, df), rel=1e-9)
+
+
+def test_holm_rejects_what_statsmodels_rejects() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        m = rng.randint(1, 20)
+        p = [rng.random() ** rng.choice([1, 3, 8]) for _ in range(m)]
+        expected, *_ = multipletests(p, alpha=0.05, method="holm")
+        assert holm(p) == list(expected)
+
+
+def test_one_test_keeps_the_interval_and_more_tests_widen_it_by_the_t_ratio() -> None:
+    interval = Interval(0.4, 0.1, 0.8, 11)
+    assert widened(interval, 1) == interval
+    six = widened(interval, 6)
+    factor = scipy_stats.t.isf(0.05 / 12, 10) / scipy_stats.t.isf(0.025, 10)
+    assert widening(10, 6) == pytest.approx(factor, rel=1e-9)
+    # The bootstrap's asymmetry stays: each side scaled from the mean.
+    assert six.low == pytest.approx(0.4 - 0.3 * factor)
+    assert six.high == pytest.approx(0.4 + 0.4 * factor)
+    assert set_level(6) == pytest.approx(1 - 0.05 / 6)
+    assert widened(Interval(0.4, None, None, 1), 6) == Interval(0.4, None, None, 1)
+
+
+def test_widened_intervals_hold_for_the_whole_set_under_the_null() -> None:
+    # Six rows of normal data with true mean 0, t intervals over 8 prompts each: some
+    # interval misses 0 in ~26 % of sets at 95 % each, in about 5 % when widened for six.
+    rng = random.Random(11)
+    sets, misses_single, misses_set = 2000, 0, 0
+    t95 = scipy_stats.t.ppf(0.975, 7)
+    for _ in range(sets):
+        single = widened_any = False
+        for _ in range(6):
+            xs = [rng.gauss(0, 1) for _ in range(8)]
+            mean = sum(xs) / 8
+            se = (sum((x - mean) ** 2 for x in xs) / 7 / 8) ** 0.5
+            interval = Interval(mean, mean - t95 * se, mean + t95 * se, 8)
+            single |= interval.excludes_zero
+            widened_any |= widened(interval, 6).excludes_zero
+        misses_single += single
+        misses_set += widened_any
+    assert misses_single / sets > 0.18
+    assert 0.03 <= misses_set / sets <= 0.07
