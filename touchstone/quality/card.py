@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone import german
+from touchstone.german import DASH
 from touchstone.plain import plain
 from touchstone.quality.human import HumanAgreement, milder_de, row_label
 
@@ -43,17 +44,10 @@ def figures_de(card: HumanAgreement) -> list[tuple[str, str]]:
     lines = [("Bewertet", f"{rated} von {raters}")]
     if not card.n:
         return lines
-    exact = _share(card.exact, card.exact_ci)
-    if card.judge_halves:
-        exact += (
-            f"; {card.judge_halves} der {card.n} Jury-Wertungen liegen auf halben Punkten "
-            "und können nie genau gleich sein"
-        )
-    lines.append(("Genau gleich", exact))
+    lines.append(("Genau gleich", exact_de(card)))
     if 1 < card.span <= 10:
         lines.append(("Höchstens 1 Punkt entfernt", _share(card.within_one, card.within_one_ci)))
-    kappa = german.interval(card.kappa, *(card.kappa_ci or (None, None)))
-    lines.append(("Gewichtetes Kappa", kappa if card.kappa is not None else "nicht bestimmbar"))
+    lines.append(("Gewichtetes Kappa", kappa_de(card)))
     lines.append(
         (
             "Warnsignale",
@@ -62,15 +56,59 @@ def figures_de(card: HumanAgreement) -> list[tuple[str, str]]:
         )
     )
     lines.append(("Judge gegenüber Ihnen", mean_sentence(card)))
+    if card.rows_test is not None:
+        lines.append(("Modelle verglichen", rows_test_de(card)))
     return lines
+
+
+def exact_de(card: HumanAgreement) -> str:
+    """Exact agreement where it can happen: a jury's median between two points never
+    equals a person's whole point, so those pairs are not counted (and said so)."""
+    if card.exact is None:
+        return (
+            f"{DASH} (alle {card.n} Jury-Wertungen liegen auf halben Punkten: genau gleich "
+            "wie Ihre ganzen Punkte können sie nicht sein)"
+        )
+    if not card.judge_halves:
+        return _share(card.exact, card.exact_ci)
+    whole = german.counted(card.n - card.judge_halves, "Wertung", "Wertungen")
+    shown = german.percent(card.exact) + f" der {whole} auf ganzen Punkten"
+    if card.exact_ci is not None:
+        low, high = card.exact_ci
+        shown += f" (95 %: {german.percent(low)}–{german.percent(high)})"
+    return (
+        f"{shown}; die übrigen {card.judge_halves} Jury-Wertungen liegen auf halben Punkten "
+        "und sind nicht gezählt (genau gleich können sie nicht sein)"
+    )
+
+
+def kappa_de(card: HumanAgreement) -> str:
+    if card.kappa is None:
+        return "nicht bestimmbar"
+    if card.kappa_ci is None:
+        return f"{german.number(card.kappa)} [{DASH}: {card.kappa_note}]"
+    return german.interval(card.kappa, *card.kappa_ci)
+
+
+def rows_test_de(card: HumanAgreement) -> str:
+    """Which correction the verdict "rows differ" took: its 95 % holds for the card."""
+    test = card.rows_test
+    assert test is not None
+    if test.pairs == 0:
+        return test.text_de()
+    return (
+        f"Welch-Test je Paar, {test.text_de()}: „unterscheiden sich“ gilt zu 95 % für die "
+        "ganze Karte; die Intervalle je Modell gelten zu 95 % je Zeile"
+    )
 
 
 def mean_sentence(card: HumanAgreement) -> str:
     """ "Der Judge bewertet im Mittel 0,6 Punkte milder als Sie (95 %: 0,3–0,9)"."""
     ci = card.mean_diff_ci
-    interval = (
-        "" if ci is None else f" (95 %: {german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)})"
-    )
+    if ci is not None:
+        interval = f" (95 %: {german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)})"
+    else:
+        interval = f" ({DASH}: {card.mean_diff_note})" if card.mean_diff_note else ""
     return f"Der Judge bewertet im Mittel {milder_de(card.mean_diff)}{interval}"
 
 
@@ -81,7 +119,8 @@ def row_lines(card: HumanAgreement) -> list[RowLine]:
             label=row_label(row, card.rows),
             n=row.n,
             diff=_signed_interval(row.mean_diff, row.ci),
-            words=milder_de(row.mean_diff),
+            # Without an interval, why (the bracket shows only the dash).
+            words=milder_de(row.mean_diff) + (f"; {row.ci_note}" if row.ci_note else ""),
         )
         for row in card.rows
     ]
@@ -90,7 +129,7 @@ def row_lines(card: HumanAgreement) -> list[RowLine]:
 def _signed_interval(mean: float, ci: tuple[float, float] | None) -> str:
     shown = german.signed(mean, 1)
     if ci is None:
-        return shown
+        return f"{shown} [{DASH}]"
     return f"{shown} [{german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)}]"
 
 
@@ -110,7 +149,7 @@ def render_human_card(card: HumanAgreement) -> Group:
         rows = Table(title="Judge minus Sie, je Modell", title_justify="left")
         rows.add_column("Modell", overflow="fold")
         rows.add_column("n", justify="right", no_wrap=True)
-        rows.add_column("Differenz (95 %)", no_wrap=True)
+        rows.add_column("Differenz (95 % je Zeile)", no_wrap=True)
         rows.add_column("", overflow="fold")
         for line in row_lines(card):
             rows.add_row(plain(line.label), str(line.n), line.diff, line.words)

@@ -9,13 +9,11 @@ and per model/variant row.
 
 Honest with few ratings. A share of 0 or 1 (no exact agreement in 30) leaves the bootstrap
 nothing to resample: its interval would be a point, so the exact Clopper–Pearson interval
-stands there. The mean differences (overall and per row, often 5 ratings a row) take the
-scorecard's interval (``stats.mean_interval``, each pair its own unit): the expanded
-percentile bootstrap, never narrower than Student's t from the pairs' spread nor than what
-integer scores hide by rounding (five equal differences are not an exact figure). Two rows
-differ when Welch's t interval of their difference excludes 0 (each row's variance at least
-that of two roundings, Welch–Satterthwaite df); a percentile bootstrap of five and five
-pairs calls a difference at t = 1.8.
+stands there. Exact agreement counts only pairs whose judge score lies on a whole point: a
+jury's median between two points can never equal a person's rating. The mean differences
+and the kappa take ``spot_intervals`` (within what they can be; "–" and the reason with too
+few ratings). Whether rows differ is one decision for the card (``rows_differ``: Welch per
+pair of rows, Holm over all pairs).
 
 The verdict: fewer than ``MIN_RATINGS`` pairs: "zu wenige"; "bestätigt" when the kappa
 interval's lower bound is at least ``MIN_KAPPA`` and no two rows differ; "weicht ab"
@@ -25,26 +23,23 @@ the ranking even when its kappa looks good: that is the bias the rows show.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import combinations
 from typing import Any, Literal
 
 from touchstone import german
-from touchstone.distributions import LEVEL, t_upper
+from touchstone.distributions import LEVEL
 from touchstone.pack import Scale
 from touchstone.quality.agreement import kappa_of_sums, weighted_kappa
 from touchstone.quality.bootstrap import bootstrap_replicates, percentile_interval
 from touchstone.quality.ratings import HumanRating
+from touchstone.quality.rows_differ import RowKey, RowsTest, rows_test
+from touchstone.quality.spot_intervals import kappa_interval, mean_difference_interval
 from touchstone.results import Verdict, VerdictKey, cell_key
-from touchstone.stats import RESOLUTION_VARIANCE, Cluster, mean_interval
 
 MIN_RATINGS = 10
 MIN_KAPPA = 0.6
-# Rows compared pairwise at most; beyond, only the mildest against the strictest.
-MAX_PAIRWISE_ROWS = 20
 SEED = 24
 
 Interval = tuple[float, float]
@@ -74,6 +69,8 @@ class RowDiff:
     n: int
     mean_diff: float
     ci: Interval | None
+    # Why there is no interval (too few ratings), else None.
+    ci_note: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         low, high = self.ci if self.ci else (None, None)
@@ -84,6 +81,7 @@ class RowDiff:
             "mean_diff": round(self.mean_diff, 4) if self.n else None,
             "ci_low": _round(low),
             "ci_high": _round(high),
+            "ci_note": self.ci_note,
         }
 
 
@@ -91,7 +89,8 @@ class RowDiff:
 class HumanAgreement:
     n: int
     raters: tuple[str, ...]
-    exact: float
+    # Of the pairs whose judge score lies on a whole point (None: there are none).
+    exact: float | None
     exact_ci: Interval | None
     within_one: float
     within_one_ci: Interval | None
@@ -116,6 +115,11 @@ class HumanAgreement:
     span: int = 5
     # Distinct cells among the pairs: fewer than n when several raters rated one cell.
     cells: int = 0
+    # Why the kappa or the mean difference has no interval, else None.
+    kappa_note: str | None = None
+    mean_diff_note: str | None = None
+    # The one decision whether rows differ, with its correction (None: too few ratings).
+    rows_test: RowsTest | None = None
 
     def verdict_de(self) -> str:
         if self.verdict == "zu wenige":
@@ -130,7 +134,7 @@ class HumanAgreement:
     def as_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
-            "exact": round(self.exact, 4) if self.n else None,
+            "exact": _round(self.exact),
             "exact_ci": _pair(self.exact_ci),
             "within_one": round(self.within_one, 4) if self.n else None,
             "within_one_ci": _pair(self.within_one_ci),
@@ -147,6 +151,9 @@ class HumanAgreement:
             "raters": list(self.raters),
             "without_verdict": self.without_verdict,
             "judge_halves": self.judge_halves,
+            "kappa_note": self.kappa_note,
+            "mean_diff_note": self.mean_diff_note,
+            "rows_test": None if self.rows_test is None else self.rows_test.as_dict(),
             "verdict": self.verdict,
             "summary": self.verdict_de(),
             "rows": [row.as_dict() for row in self.rows],
@@ -178,18 +185,22 @@ Figures = tuple[float | None, float | None, float | None, float | None]
 
 
 def figures(units: Sequence[Pair]) -> Figures:
-    """Exact agreement, agreement within one point, weighted kappa and the mean difference
-    (judge minus human) of ``units``, in one pass (a bootstrap computes them per resample;
-    the kappa's sums are ``KappaSums``', inlined here: this is the hot loop)."""
+    """Exact agreement (of the pairs whose judge score is a whole point), agreement within
+    one point, weighted kappa and the mean difference (judge minus human) of ``units``, in
+    one pass (a bootstrap computes them per resample; the kappa's sums are ``KappaSums``',
+    inlined here: this is the hot loop). The kappa is None where the judge or the person
+    gives one score throughout: it is 0 there whatever the agreement."""
     n = len(units)
     if not n:
         return None, None, None, None
-    exact = within = 0
+    exact = within = whole = 0
     total = sum_a = sum_b = sum_a2 = sum_b2 = sum_d2 = 0.0
     for pair in units:
         a, b = pair.judge, pair.human
         diff = a - b
-        exact += diff == 0
+        if a == int(a):
+            whole += 1
+            exact += diff == 0
         within += -1 <= diff <= 1
         total += diff
         sum_a += a
@@ -197,8 +208,11 @@ def figures(units: Sequence[Pair]) -> Figures:
         sum_a2 += a * a
         sum_b2 += b * b
         sum_d2 += diff * diff
-    kappa = kappa_of_sums(n, sum_a, sum_b, sum_a2, sum_b2, sum_d2)
-    return exact / n, within / n, kappa, total / n
+    # Half points and whole ones add up exactly in binary floats: a constant rater is an
+    # exact zero here.
+    constant = n * sum_a2 == sum_a * sum_a or n * sum_b2 == sum_b * sum_b
+    kappa = None if constant else kappa_of_sums(n, sum_a, sum_b, sum_a2, sum_b2, sum_d2)
+    return exact / whole if whole else None, within / n, kappa, total / n
 
 
 def human_agreement(
@@ -211,15 +225,17 @@ def human_agreement(
     n = len(pairs)
     exact, within, _, mean = figures(pairs)
     replicates = bootstrap_replicates(pairs, figures, seed=SEED)
-    exact_ci = _share_interval(exact, n, [r[0] for r in replicates])
+    halves = sum(pair.judge != int(pair.judge) for pair in pairs)
+    exact_ci = _share_interval(exact, n - halves, [r[0] for r in replicates])
     within_ci = _share_interval(within, n, [r[1] for r in replicates])
-    kappa_ci = percentile_interval([r[2] for r in replicates])
-    mean_ci = _mean_ci([pair.diff for pair in pairs])
-    rows, samples = _rows(pairs)
+    kappa_ci, kappa_note = kappa_interval([r[2] for r in replicates], n, MIN_RATINGS)
+    span = scale.max - scale.min
+    mean_ci, mean_note = mean_difference_interval([pair.diff for pair in pairs], span)
+    rows, samples = _rows(pairs, span)
     card = HumanAgreement(
         n=n,
         raters=tuple(sorted({r.rater for r in ratings})),
-        exact=exact or 0.0,
+        exact=exact,
         exact_ci=exact_ci,
         within_one=within or 0.0,
         within_one_ci=within_ci,
@@ -232,21 +248,22 @@ def human_agreement(
         human_confirmed=sum(p.human_flag and p.judge_flag for p in pairs),
         mean_diff=mean or 0.0,
         mean_diff_ci=mean_ci,
+        mean_diff_note=mean_note if n else None,
+        kappa_note=kappa_note if n else None,
         rows=tuple(rows),
         verdict="zu wenige",
         reasons=(),
         without_verdict=len(ratings) - n,
-        judge_halves=sum(pair.judge != int(pair.judge) for pair in pairs),
-        span=scale.max - scale.min,
+        judge_halves=halves,
+        span=span,
         cells=len({pair.key for pair in pairs}),
     )
     if n < MIN_RATINGS:
         return card
-    reasons = _reasons(card, samples)
+    means = {(row.model, row.variant): row.mean_diff for row in rows}
+    card = replace(card, rows_test=rows_test(means, samples))
+    reasons = _reasons(card)
     return replace(card, verdict="weicht ab" if reasons else "bestätigt", reasons=reasons)
-
-
-RowKey = tuple[str, str]
 
 
 def _share_interval(
@@ -254,54 +271,25 @@ def _share_interval(
 ) -> Interval | None:
     """The bootstrap's percentile interval of a share of ``n`` pairs; Clopper–Pearson's
     where the share is 0 or 1 and the resamples cannot vary."""
-    if share == 0 and n:
+    if share is None or not n:
+        return None
+    if share == 0:
         return 0.0, 1 - ((1 - LEVEL) / 2) ** (1 / n)
     if share == 1:
         return ((1 - LEVEL) / 2) ** (1 / n), 1.0
     return percentile_interval(replicates)
 
 
-def _mean_ci(diffs: Sequence[float]) -> Interval | None:
-    """The scorecard's interval of the mean of ``diffs`` (each its own unit)."""
-    interval = mean_interval({f"{i:06d}": Cluster.of([d]) for i, d in enumerate(diffs)})
-    if interval is None or interval.low is None or interval.high is None:
-        return None
-    return interval.low, interval.high
-
-
-def _rows(pairs: Sequence[Pair]) -> tuple[list[RowDiff], dict[RowKey, list[float]]]:
+def _rows(pairs: Sequence[Pair], span: int) -> tuple[list[RowDiff], dict[RowKey, list[float]]]:
     """Each model/variant row's mean difference with its interval, and its differences."""
     by_row: dict[RowKey, list[float]] = {}
     for pair in pairs:
         by_row.setdefault((pair.key.model, pair.key.variant), []).append(float(pair.diff))
-    rows = [
-        RowDiff(
-            model=model,
-            variant=variant,
-            n=len(diffs),
-            mean_diff=statistics.fmean(diffs),
-            ci=_mean_ci(diffs),
-        )
-        for (model, variant), diffs in sorted(by_row.items())
-    ]
+    rows = []
+    for (model, variant), diffs in sorted(by_row.items()):
+        ci, note = mean_difference_interval(diffs, span)
+        rows.append(RowDiff(model, variant, len(diffs), statistics.fmean(diffs), ci, note))
     return rows, by_row
-
-
-# What a difference of two integer scores hides by rounding, at least.
-DIFF_RESOLUTION = 2 * RESOLUTION_VARIANCE
-
-
-def welch_interval(a: Sequence[float], b: Sequence[float]) -> Interval | None:
-    """Welch's t interval of mean(a) - mean(b), each sample's variance at least
-    ``DIFF_RESOLUTION``; None when either has fewer than 2 values."""
-    if len(a) < 2 or len(b) < 2:
-        return None
-    va = max(statistics.variance(a), DIFF_RESOLUTION) / len(a)
-    vb = max(statistics.variance(b), DIFF_RESOLUTION) / len(b)
-    df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
-    half = t_upper(max(1, math.floor(df))) * math.sqrt(va + vb)
-    difference = statistics.fmean(a) - statistics.fmean(b)
-    return difference - half, difference + half
 
 
 def row_label(row: RowDiff, rows: Sequence[RowDiff]) -> str:
@@ -321,40 +309,25 @@ def milder_de(diff: float, digits: int = 1) -> str:
     return f"{size} {word} {'milder' if diff > 0 else 'strenger'} als Sie"
 
 
-def differing_rows(
-    rows: Sequence[RowDiff], samples: dict[RowKey, list[float]]
-) -> tuple[RowDiff, RowDiff] | None:
-    """The two rows whose mean differences differ most among those that differ
-    significantly (Welch's t interval of their difference excludes 0), milder first."""
-    candidates = sorted((row for row in rows if row.n >= 2), key=lambda row: row.mean_diff)
-    if len(candidates) > MAX_PAIRWISE_ROWS:
-        candidates = [candidates[0], candidates[-1]]
-    found: list[tuple[float, RowDiff, RowDiff]] = []
-    for low, high in combinations(candidates, 2):
-        interval = welch_interval(
-            samples[(high.model, high.variant)], samples[(low.model, low.variant)]
-        )
-        if interval is not None and (interval[0] > 0 or interval[1] < 0):
-            found.append((high.mean_diff - low.mean_diff, high, low))
-    if not found:
-        return None
-    _, high, low = max(found, key=lambda item: item[0])
-    return high, low
+def _row(card: HumanAgreement, key: RowKey) -> RowDiff:
+    return next(row for row in card.rows if (row.model, row.variant) == key)
 
 
-def _reasons(card: HumanAgreement, samples: dict[RowKey, list[float]]) -> tuple[str, ...]:
+def _reasons(card: HumanAgreement) -> tuple[str, ...]:
     reasons = []
-    if card.kappa_ci is None:
+    if card.kappa is None:
         reasons.append("Kappa nicht bestimmbar (zu wenig Streuung der Wertungen)")
+    elif card.kappa_ci is None:
+        reasons.append(f"Kappa {german.number(card.kappa)} ohne Intervall ({card.kappa_note})")
     elif card.kappa_ci[0] < MIN_KAPPA:
         shown = german.interval(card.kappa, *card.kappa_ci)
         reasons.append(f"Kappa {shown} nicht sicher über {german.number(MIN_KAPPA, 1)}")
-    differing = differing_rows(card.rows, samples)
-    if differing is not None:
-        high, low = differing
+    test = card.rows_test
+    if test is not None and test.found is not None:
+        high, low = (_row(card, key) for key in test.found)
         reasons.append(
             f"bewertet {row_label(high, card.rows)} {milder_de(high.mean_diff)}, "
             f"{row_label(low, card.rows)} {milder_de(low.mean_diff)} (ein deutlicher "
-            "Unterschied: er kann die Rangfolge verschieben)"
+            f"Unterschied, {test.text_de()}: er kann die Rangfolge verschieben)"
         )
     return tuple(reasons)

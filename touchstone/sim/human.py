@@ -12,6 +12,9 @@ import hashlib
 import re
 
 STRICT_WITH = "sim-gut"
+# How many points stricter: enough that 5 ratings a row show it through a jury's noise when
+# "rows differ" holds for the whole card (Holm over buero's 15 pairs of rows).
+STRICTER_BY = 3
 _STATED = re.compile(r"Simulierte Antwort \(([^,]+), Qualitätsstufe (\d)/5\)")
 
 
@@ -27,6 +30,6 @@ def simulated_rating(answer: str, low: int, high: int) -> tuple[int, bool] | Non
     if seed % 4 == 0:
         raw += 1 if seed % 8 == 0 else -1
     if model == STRICT_WITH:
-        raw -= 2
+        raw -= STRICTER_BY
     score = max(low, min(high, raw))
     return score, quality <= 1
