@@ -142,3 +142,17 @@ def test_a_rows_interval_covers_the_true_mean_difference(
         assert ci is not None and note is None
         covered += ci[0] <= truth <= ci[1]
     assert covered / 200 >= 0.92
+
+
+def test_one_row_or_two_say_what_was_compared() -> None:
+    one = card_of({"alpha": [0, 1, 0, -1, 0, 0, 1, 0, -1, 0]})
+    assert dict(figures_de(one))["Modelle verglichen"] == (
+        "keine zwei Modelle mit je mindestens 2 Bewertungen: nicht verglichen"
+    )
+    assert one.as_dict()["rows_test"]["pairs"] == 0
+    assert not any("Rangfolge" in reason for reason in one.reasons)
+    two = card_of({m: [0, 1, 0, -1, 0] for m in ("alpha", "beta")})
+    assert dict(figures_de(two))["Modelle verglichen"].startswith(
+        "Welch-Test über 1 Zeilenpaar (keine Korrektur nötig): „unterscheiden sich“ gilt"
+    )
+    assert two.as_dict()["rows_test"]["correction"] == "none"

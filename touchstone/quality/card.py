@@ -96,9 +96,10 @@ def rows_test_de(card: HumanAgreement) -> str:
     assert test is not None
     if test.pairs == 0:
         return test.text_de()
+    method = test.text_de() if test.pairs == 1 else f"Welch-Test je Paar, {test.text_de()}"
     return (
-        f"Welch-Test je Paar, {test.text_de()}: „unterscheiden sich“ gilt zu 95 % für die "
-        "ganze Karte; die Intervalle je Modell gelten zu 95 % je Zeile"
+        f"{method}: „unterscheiden sich“ gilt zu 95 % für die ganze Karte; die Intervalle je "
+        "Modell gelten zu 95 % je Zeile"
     )
 
 
