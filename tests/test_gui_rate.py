@@ -154,6 +154,9 @@ def test_the_run_page_offers_the_spot_check_and_shows_the_card(
     assert 'data-testid="spot-done"' in done and "10 weitere bewerten" in done
     run_html = client.get("/runs/buero").text
     assert 'data-testid="human-card"' in run_html and "Urteil: <b>Judge" in run_html
+    # What 95 % refers to: the rows' decision for the whole card, the intervals per row.
+    assert "Modelle verglichen" in run_html and "gilt zu 95 % für die ganze Karte" in run_html
+    assert "95&nbsp;% je Zeile" in run_html
     report = client.get("/runs/buero/report.html").text
     assert 'data-testid="human-card"' in report
     # A hand-broken human.jsonl: named in the card's place, the scorecard still shown.
