@@ -96,7 +96,7 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
             open_rows.append(_open_row(row, got, tests))
     power = _power_text(decided, tests, margin, fail_on_worse)
     details = _details(decided, tests, margin)
-    used = f"Das Gate prüft {used_text(tests)}."
+    used = f"Das Gate prüft {used_text(tests)}." if tests else ""
     if failed:
         return GateResult(
             WORSE, f"Gate nicht bestanden – {'; '.join(failed)}. {used} {power}", details
