@@ -8,6 +8,7 @@ by another judge; "anderes-paket" belongs to another pack.
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 from collections.abc import Iterator
@@ -18,11 +19,21 @@ from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
+from touchstone.pack import load_pack
 
 from .gui_support import gui_process
 from .test_gui_e2e import ARTIFACTS, chromium
 from .test_gui_phone import PHONE, RIGHT_EDGE_JS, watch
-from .versus_support import BUERO, every_fourth_worse, make_run
+from .versus_support import (
+    BUERO,
+    REPO,
+    SIX_ROWS,
+    difficulties,
+    every_fourth_worse,
+    make_run,
+    noisy_cells,
+    write_cells,
+)
 
 PORT = 8642
 BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
@@ -48,6 +59,20 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_run(runs / "umbenannt", {"stabil-neu": 5, "leicht": 5}, pack=pack)
     make_run(runs / "anderer-judge", BASELINE, pack=pack, judge="anderer-judge")
     make_run(runs / "anderes-paket", BASELINE, pack=other)
+    # Noise only, buero's 65 prompts and 6 rows (seed 7, as tests/test_versus_family.py): in
+    # sim-mittel · none the category "Kaufmännisches Rechnen" lies above 0 at 95 % alone.
+    full = root / "packs" / "buero-voll.yaml"
+    full.write_text(
+        (REPO / "packs" / "buero.yaml")
+        .read_text(encoding="utf-8")
+        .replace("id: buero", "id: buero-voll", 1),
+        encoding="utf-8",
+    )
+    loaded = load_pack(full)
+    rng = random.Random(7)
+    drawn = difficulties(rng, loaded, SIX_ROWS)
+    write_cells(runs / "rauschen-neu", full, noisy_cells(rng, loaded, SIX_ROWS, drawn))
+    write_cells(runs / "rauschen-alt", full, noisy_cells(rng, loaded, SIX_ROWS, drawn))
     # Answered, not yet judged: nothing to compare.
     shutil.copytree(runs / "basis", runs / "unbewertet", ignore=shutil.ignore_patterns("jobs"))
     (runs / "unbewertet" / "judgements.jsonl").write_text("", encoding="utf-8")
@@ -100,6 +125,27 @@ def test_the_comparison_page_has_the_cli_s_table_and_intervals(client: TestClien
     assert re.search(r"4,\d\d → [23],\d\d", table), table
     assert 'data-testid="versus-categories"' in page and "Kaufmännisches Rechnen" in page
     assert "judges-differ" not in page
+
+
+def test_categories_are_marked_over_their_row_as_the_cli_marks_them(client: TestClient) -> None:
+    """Issue 33 §3: a category whose own 95 % interval lies above 0 in an unchanged row is
+    not marked ▲ (decided over the row's 8 categories, Bonferroni); the page says so."""
+    reply = client.get("/runs/rauschen-neu/compare/rauschen-alt")
+    assert reply.status_code == 200, reply.text
+    page = reply.text
+    api = client.get("/api/runs/rauschen-neu/compare/rauschen-alt").json()
+    row = next(r for r in api["rows"] if r["new"] == ["sim-mittel", "none"])
+    alone = row["categories"]["C"]
+    assert alone["ci_low"] > 0 and alone["better"] is None
+    table = page[page.index('data-testid="versus-categories"') :]
+    table = table[: table.index("</table>")]
+    assert "▲" not in table and "▼" not in table
+    low, high = (f"{v:+.2f}".replace(".", ",") for v in (alone["ci_low"], alone["ci_high"]))
+    assert f"[{low} – {high}]" in table
+    rule = page[page.index('data-testid="category-rule"') :]
+    rule = " ".join(rule[: rule.index("</p>")].split())
+    assert "95 % je Kategorie, explorativ" in rule
+    assert "Bonferroni über die Kategorien der Zeile: bei 8 Kategorien 99,4-%-Intervalle" in rule
 
 
 def test_different_judges_say_so_in_gui_words(client: TestClient) -> None:

@@ -244,7 +244,8 @@ def test_two_equal_runs_say_so_in_a_few_lines_and_explain_the_interval_floor(
     flat = " ".join(text.split())
     # No category table of "≈ nicht unterscheidbar" lines per row (10+ lines a row).
     assert "Nach Kategorie: stabil" not in text and len(text.splitlines()) < 30, text
-    assert "keine Kategorie ist besser oder schlechter; alle mit --categories" in flat
+    assert "keine Kategorie ist besser oder schlechter (Bonferroni über die Kategorien" in flat
+    assert "alle mit --categories" in flat
     # "+0,00 ±0,09" for a difference of exactly 0 is the floor, and the legend says so.
     assert "Untergrenze der Intervallbreite" in flat and "Auflösung der Skala" in flat
     console = Console(width=80, record=True, file=io.StringIO())

@@ -8,12 +8,26 @@ but not of 0,2.
 from __future__ import annotations
 
 import json
+import random
+import re
 from pathlib import Path
 
 import pytest
 
+from touchstone.pack import load_pack
+
 from .conftest import run_cli
-from .versus_support import every_fourth_worse, make_run
+from .versus_support import (
+    REPO,
+    SIX_ROWS,
+    difficulties,
+    every_fourth_worse,
+    make_run,
+    noisy_cells,
+    write_cells,
+)
+
+BUERO65 = REPO / "packs" / "buero.yaml"
 
 BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
 
@@ -84,3 +98,39 @@ def test_bad_input_is_exit_2_in_german(runs: Path, args: list[str], said: str) -
     done = run_cli("compare", *args, cwd=runs)
     assert done.returncode == 2, done.stdout + done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
+
+
+def test_unchanged_runs_of_six_rows_pass_where_one_row_alone_looks_worse(
+    tmp_path: Path,
+) -> None:
+    """Issue 33 §2: two runs of the same six rows, noise only. One row's own 95 % interval
+    lies below 0 (seed 41: sim-mittel · none, -0,37 [-0,71 – -0,05]), which a gate at 95 %
+    per row fails one time in six; the gate over six rows widens each interval for six
+    tests and passes, saying which intervals it used and the loss it would find."""
+    pack = load_pack(BUERO65)
+    rng = random.Random(41)
+    drawn = difficulties(rng, pack, SIX_ROWS)
+    write_cells(tmp_path / "neu", BUERO65, noisy_cells(rng, pack, SIX_ROWS, drawn))
+    write_cells(tmp_path / "alt", BUERO65, noisy_cells(rng, pack, SIX_ROWS, drawn))
+    out = tmp_path / "vergleich.json"
+    done = run_cli("compare", "neu", "alt", "--fail-on", "worse", "--json", str(out), cwd=tmp_path)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    rows = {tuple(row["new"]): row for row in data["rows"]}
+    # The premise: by its own 95 % interval this row is worse (the table says so, per row).
+    assert rows[("sim-mittel", "none")]["better"] == "baseline"
+    assert rows[("sim-mittel", "none")]["ci_high"] < 0
+    assert done.returncode == 0, done.stdout + done.stderr
+    flat = " ".join(done.stdout.split())
+    assert "Gate bestanden" in flat
+    assert "Das Gate prüft 99,2-%-Intervalle (Bonferroni über 6 Zeilen" in flat
+    assert re.search(r"mit 80 % ab einem Verlust von 0,\d\d Punkten", flat), flat
+    gate = data["gate"]
+    assert gate["exit_code"] == 0
+    assert gate["correction"] == {"method": "bonferroni", "tests": 6, "level": 0.99167}
+    used = {tuple(row["new"]): row for row in gate["rows"]}
+    assert set(used) == set(rows)
+    mittel = used[("sim-mittel", "none")]
+    assert mittel["ci_low"] < rows[("sim-mittel", "none")]["ci_low"]
+    assert mittel["ci_high"] > 0 > rows[("sim-mittel", "none")]["ci_high"]
+    losses = [row["detectable_loss"] for row in gate["rows"]]
+    assert gate["detectable_loss"] == max(losses) and 0.3 < max(losses) < 1.5

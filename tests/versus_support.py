@@ -5,13 +5,18 @@ by how much, is known before the comparison says it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from touchstone.errors import ModelCallError
 from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.pack import Pack, load_pack
+from touchstone.results import EvalResponse, Verdict
 from touchstone.sim.catalogue import simulated_answer
 from touchstone.sim.judges import simulated_dimensions, simulated_verdict
+from touchstone.stages.view import RunView
+from touchstone.store import RunDir
 from touchstone.transport.replies import ChatReply
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,4 +98,93 @@ def make_run(
         use_cache=False,
         concurrency=4,
     )
+    return out
+
+
+# Runs of noise only (issue 33): scores drawn as the scorecard's coverage benchmark draws
+# them (benchmarks/ci_coverage.py): the row's quality, plus the prompt's difficulty (the
+# same in both runs: the same prompts), plus the noise of one answer and its verdict,
+# rounded and clipped to 0..5. Two runs of the same qualities differ by noise alone.
+NOISE_SD = 0.9
+# buero's rows: 3 models x 2 variants.
+SIX_ROWS = {
+    (model, variant): quality
+    for model, quality in (("sim-gut", 3.8), ("sim-mittel", 3.2), ("sim-schwach", 2.4))
+    for variant in ("none", "sachlich")
+}
+
+
+def drawn_score(rng: random.Random, level: float) -> int:
+    return max(0, min(5, round(level + rng.gauss(0, NOISE_SD))))
+
+
+def difficulties(rng: random.Random, pack: Pack, rows: Iterable[Pair]) -> dict[Cell, float]:
+    """Each row's difficulty per prompt: drawn once, shared by the runs compared."""
+    return {(*row, p.id): rng.gauss(0, 1.0) for row in rows for _, p in pack.all_prompts()}
+
+
+Cell = tuple[str, str, str]
+Pair = tuple[str, str]
+
+
+def noisy_cells(
+    rng: random.Random,
+    pack: Pack,
+    rows: Mapping[Pair, float],
+    difficulty: Mapping[Cell, float],
+    *,
+    repeats: int = 1,
+) -> tuple[list[EvalResponse], list[Verdict]]:
+    """A judged run's answers and verdicts: every row at its quality, noise drawn anew."""
+    responses, verdicts = [], []
+    for (model, variant), quality in rows.items():
+        for category, prompt in pack.all_prompts():
+            level = quality + difficulty[(model, variant, prompt.id)]
+            for repeat in range(1, repeats + 1):
+                cell = {
+                    "model": model,
+                    "variant": variant,
+                    "prompt_id": prompt.id,
+                    "repeat": repeat,
+                    "category": category.id,
+                }
+                responses.append(
+                    EvalResponse(
+                        **cell, response_text="x", ok=True, content_empty=False, reasoning_chars=0
+                    )
+                )
+                score = drawn_score(rng, level)
+                verdicts.append(Verdict(**cell, score=score, red_flag=False, rationale=""))
+    return responses, verdicts
+
+
+def view_of(name: str, pack: Pack, cells: tuple[list[EvalResponse], list[Verdict]]) -> RunView:
+    """A run in memory as ``load_run`` gives it (nothing on disk: compare reads no file)."""
+    responses, verdicts = cells
+    return RunView(RunDir(Path("/nicht-auf-der-platte") / name), pack, {}, responses, verdicts, [])
+
+
+def write_cells(
+    out: Path, pack_path: Path, cells: tuple[list[EvalResponse], list[Verdict]]
+) -> Path:
+    """A judged run dir of ``cells`` on ``pack_path``, for the CLI."""
+    responses, verdicts = cells
+    out.mkdir(parents=True)
+    models = list(dict.fromkeys(r.model for r in responses))
+    variants = list(dict.fromkeys(r.variant for r in responses))
+    manifest = {
+        "name": out.name,
+        "pack_id": load_pack(pack_path).id,
+        "pack_path": str(pack_path),
+        "pack_abspath": str(pack_path),
+        "pack_sha256": "",
+        "models": models,
+        "variants": variants,
+        "repeats": max(r.repeat for r in responses),
+        "created_at": "2026-12-01T12:00:00+00:00",
+    }
+    (out / "run.json").write_text(json.dumps(manifest), encoding="utf-8")
+    for name, items in (("responses.jsonl", responses), ("judgements.jsonl", verdicts)):
+        lines = (json.dumps(item.as_dict(), ensure_ascii=False) + "\n" for item in items)
+        (out / name).write_text("".join(lines), encoding="utf-8")
     return out

@@ -28,9 +28,12 @@ COMPARE_HELP = "\n\n".join(
         "Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.",
         "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist (welche Zeile "
         "schlechter ist, sagt die Tabelle).",
-        "Mit --fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist.",
-        "Mit --margin D: Exit 0, wenn jede Zeile höchstens D schlechter ist, 1, wenn eine "
-        "sicher mehr verliert, 3, wenn das Intervall das noch nicht entscheidet.",
+        "Mit --fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist, entschieden "
+        "über alle Zeilen zusammen (Bonferroni: ein unveränderter Run fällt in höchstens 5 % "
+        "durch, wie viele Zeilen er auch hat).",
+        "Mit --margin D: Exit 0, wenn das 95-%-Intervall jeder Zeile über -D liegt, 1, wenn "
+        "eine sicher mehr verliert (Bonferroni über die Zeilen), 3, wenn die Intervalle das "
+        "noch nicht entscheiden.",
         "Exit 2: ungültige Eingabe (unbekannter Run, kein gemeinsames Modell, keine Bewertungen).",
     ]
 )
@@ -62,16 +65,17 @@ def compare(
         FailOn | None,
         typer.Option(
             "--fail-on",
-            help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist (Standard: "
-            "kein Gate, Exit 0).",
+            help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist, über alle Zeilen "
+            "zusammen zu 95 % (Bonferroni; Standard: kein Gate, Exit 0).",
         ),
     ] = None,
     categories: Annotated[
         bool,
         typer.Option(
             "--categories",
-            help="Jede Kategorie jeder Zeile zeigen (sonst nur die besseren und schlechteren; "
-            "--json enthält immer alle).",
+            help="Jede Kategorie jeder Zeile zeigen, mit ihrem 95-%-Intervall je Kategorie "
+            "(explorativ; sonst nur die besseren und schlechteren, über die Kategorien der Zeile "
+            "entschieden; --json enthält immer alle).",
         ),
     ] = False,
     margin: Annotated[
@@ -80,8 +84,8 @@ def compare(
             "--margin",
             metavar="D",
             help="Nicht-Unterlegenheit: Exit 0, wenn jede Zeile mit 95 % höchstens D "
-            "Skalenpunkte "
-            "schlechter ist; 1, wenn eine sicher mehr verliert; sonst 3 (unentschieden; "
+            "Skalenpunkte schlechter ist (das gilt für alle zusammen, ohne Korrektur); 1, wenn "
+            "eine sicher mehr verliert (Bonferroni über die Zeilen); sonst 3 (unentschieden; "
             "Standard: keine Marge).",
         ),
     ] = None,

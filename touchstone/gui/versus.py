@@ -11,9 +11,9 @@ from touchstone.gui.views import Gui
 from touchstone.store import RunDir
 from touchstone.store.rundir import JUDGEMENTS
 from touchstone.versus import compare_runs
-from touchstone.versus.build import better_of
+from touchstone.versus.build import RowComparison, better_of
 from touchstone.versus.notes import notes
-from touchstone.versus.terminal import verdict_word
+from touchstone.versus.terminal import VERDICT_WORDS, category_note, verdict_word
 
 # Pairings offered in the form at most (unmatched new models x baseline models).
 MAX_PAIR_CHOICES = 200
@@ -62,6 +62,8 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
         "notes": [],
         "better_of": better_of,
         "verdict_word": lambda diff: verdict_word(diff).lstrip("▲▼≈– "),
+        "category_word": category_word,
+        "category_note": "",
     }
     try:
         comparison = compare_runs(new_run.view, old_run.view, pairs, surface="gui")
@@ -71,6 +73,7 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
     else:
         context["comparison"] = comparison
         context["notes"] = notes(comparison, "gui")
+        context["category_note"] = category_note(comparison)
         unmatched_new = list(dict.fromkeys(m for m, _ in comparison.unmatched_new))
     paired = {spec.partition("=")[0] for spec in pairs}
     context["pair_choices"] = [
@@ -80,6 +83,14 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
         for old in dict.fromkeys(old_models)
     ][:MAX_PAIR_CHOICES]
     return context
+
+
+def category_word(row: RowComparison, category: str) -> str:
+    """A category's verdict in words, decided over its row's categories (as the CLI's)."""
+    diff = row.categories.get(category)
+    if diff is None or diff.low is None:
+        return verdict_word(diff).lstrip("▲▼≈– ")
+    return VERDICT_WORDS[row.category_better(category)].lstrip("▲▼≈ ")
 
 
 def comparison_json(gui: Gui, name: str, baseline: str, pairs: list[str]) -> dict[str, Any]:

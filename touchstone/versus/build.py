@@ -4,6 +4,11 @@ paired 95 % interval, the same per category, red flags and failed answers then a
 The interval is the one the scorecard's within-run comparisons give (``stats.
 paired_difference``: per-prompt means over the repeats, paired bootstrap over the shared
 prompts, the floors for few prompts), its bounds clipped to what the scale allows.
+
+A row's verdict is its own 95 % interval's. A category's is decided within its row, over
+the row's categories together (DESIGN §23): with eight categories at 95 % each, a third of
+unchanged rows would show one "better" or "worse"; Bonferroni-widened intervals
+(``multiplicity.widened``) keep that at 5 % per row.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any, Literal
 
 from touchstone.errors import InputError
 from touchstone.german import counted
+from touchstone.multiplicity import set_level, widened
 from touchstone.results import cell_key
 from touchstone.stages.view import RunView
 from touchstone.stats import Cluster, Interval, paired_difference
@@ -96,12 +102,42 @@ class RowComparison:
     def better(self) -> Better | None:
         return better_of(self.diff)
 
+    @property
+    def category_tests(self) -> int:
+        """The categories with an interval: the set their verdicts are decided over."""
+        return sum(1 for d in self.categories.values() if d is not None and d.low is not None)
+
+    def category_interval(self, category: str) -> Interval | None:
+        """``category``'s interval widened for the row's ``category_tests``."""
+        diff = self.categories.get(category)
+        return None if diff is None else widened(diff, self.category_tests)
+
+    def category_better(self, category: str) -> Better | None:
+        """Which side is better in ``category``, decided over the row's categories."""
+        return better_of(self.category_interval(category))
+
+    def _category_dict(self, category: str) -> dict[str, Any]:
+        adjusted = self.category_interval(category)
+        return {
+            **diff_dict(self.categories[category]),
+            "better": self.category_better(category),
+            "better_alone": better_of(self.categories[category]),
+            "ci_low_adjusted": _rounded(adjusted.low if adjusted else None),
+            "ci_high_adjusted": _rounded(adjusted.high if adjusted else None),
+        }
+
     def as_dict(self) -> dict[str, Any]:
+        tests = self.category_tests
         return {
             "new": list(self.new.pair),
             "baseline": list(self.baseline.pair),
             **diff_dict(self.diff),
-            "categories": {c: diff_dict(d) for c, d in self.categories.items()},
+            "categories": {c: self._category_dict(c) for c in self.categories},
+            "category_correction": {
+                "method": "bonferroni",
+                "tests": tests,
+                "level": round(set_level(tests), 5),
+            },
             "then": self.baseline.as_dict(),
             "now": self.new.as_dict(),
         }

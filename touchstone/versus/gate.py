@@ -1,21 +1,32 @@
-"""The CI gate over a comparison (DESIGN §19): exit 0 pass, 1 worse, 3 inconclusive.
+"""The CI gate over a comparison (DESIGN §19, §23): exit 0 pass, 1 worse, 3 inconclusive.
 
-``--fail-on worse``: fails when some matched row is significantly worse (its interval lies
-below 0). ``--margin D``: non-inferiority: passes when every row's interval lies above −D,
-fails when some row's lies wholly below −D, and otherwise cannot tell (exit 3): the data
-cannot yet exclude a loss of more than D, and more prompts or repeats narrow the interval.
-A row without an interval (one shared prompt) can never pass a margin.
+Every verdict holds for the whole card at 95 % (``family``: the m rows with an interval):
+
+- ``--fail-on worse`` fails when some row's interval widened for m tests (Bonferroni) lies
+  wholly below 0. Unchanged runs fail in at most 5 % whatever the number of rows (at 95 %
+  per row, buero's six rows failed one time in six).
+- ``--margin D`` (non-inferiority) passes when every row's own 95 % interval lies above
+  −D: an intersection-union test (the card passes only if each row does, so the card is
+  wrongly passed only if some row wrongly is, at most 5 %), which needs no correction.
+  It fails only when some row's widened interval lies wholly below −D ("some row loses
+  more than D" is a decision over the rows), and otherwise cannot tell (exit 3): the data
+  cannot yet exclude a loss of more than D; more prompts or repeats narrow the interval. A
+  row without an interval (one shared prompt) can never pass a margin.
+
+The sentence names the intervals decided by and the power kept (``family.detectable_loss``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from touchstone import german
 from touchstone.errors import InputError
 from touchstone.stats import Interval
 from touchstone.versus.build import RowComparison, RunComparison
+from touchstone.versus.family import GateRow, correction_dict, gate_rows, level_text, used_text
 
 PASS, WORSE, INCONCLUSIVE = 0, 1, 3
 
@@ -24,9 +35,11 @@ PASS, WORSE, INCONCLUSIVE = 0, 1, 3
 class GateResult:
     exit_code: int
     message: str  # "" when no gate was asked
+    # --json beside the two: the correction, the intervals decided by, the power kept.
+    details: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        return {"exit_code": self.exit_code, "message": self.message}
+        return {"exit_code": self.exit_code, "message": self.message, **self.details}
 
 
 def check_margin(margin: float | None, span: float) -> None:
@@ -64,32 +77,109 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
     """The gate's exit code and its German sentence."""
     if not fail_on_worse and margin is None:
         return GateResult(PASS, "")
+    decided = gate_rows(comparison)
+    tests = len(decided)
     failed: list[str] = []
     open_rows: list[str] = []
+    by_row = {id(g.row): g for g in decided}
     for row in comparison.rows:
-        diff = row.diff
-        low = None if diff is None else diff.low
-        high = None if diff is None else diff.high
+        got = by_row.get(id(row))
+        high = None if got is None else got.adjusted.high
         if margin is not None and high is not None and high < -margin:
             failed.append(
-                f"{row_name(row)} um mehr als {german.number(margin)} schlechter: {diff_text(diff)}"
+                f"{row_name(row)} um mehr als {german.number(margin)} schlechter: "
+                f"{diff_text(got.adjusted if got else None)}"
             )
-        elif fail_on_worse and row.better == "baseline":
-            failed.append(f"{row_name(row)} schlechter: {diff_text(diff)}")
-        elif margin is not None and (low is None or low <= -margin):
-            open_rows.append(f"{row_name(row)}: {diff_text(diff)}")
+        elif fail_on_worse and high is not None and high < 0:
+            failed.append(f"{row_name(row)} schlechter: {diff_text(got.adjusted if got else None)}")
+        elif margin is not None and (got is None or (got.plain.low or 0) <= -margin):
+            open_rows.append(_open_row(row, got, tests))
+    power = _power_text(decided, tests, margin, fail_on_worse)
+    details = _details(decided, tests, margin)
+    used = f"Das Gate prüft {used_text(tests)}." if tests else ""
     if failed:
-        return GateResult(WORSE, "Gate nicht bestanden – " + "; ".join(failed) + ".")
+        return GateResult(
+            WORSE, f"Gate nicht bestanden – {'; '.join(failed)}. {used} {power}", details
+        )
     if open_rows:
         return GateResult(
             INCONCLUSIVE,
-            f"Gate unentschieden: bei {'; '.join(open_rows)} reicht das 95-%-Intervall unter "
-            f"-{german.number(margin)} (die Marge), ohne ganz darunter zu liegen. Mehr Prompts "
-            "oder mehr Wiederholungen (--repeats) machen das Intervall schmaler.",
+            f"Gate unentschieden: bei {'; '.join(open_rows)} liegt das 95-%-Intervall nicht "
+            f"ganz über -{german.number(margin)} (die Marge), "
+            + (
+                "aber auch nicht ganz darunter. "
+                if tests <= 1
+                else f"das für {tests} Zeilen erweiterte aber nicht ganz darunter. {used} "
+            )
+            + "Mehr Prompts oder mehr Wiederholungen (--repeats) machen das Intervall "
+            f"schmaler. {power}",
+            details,
         )
     said = []
     if fail_on_worse:
         said.append("keine Zeile signifikant schlechter")
     if margin is not None:
-        said.append(f"jede Zeile mit 95 % höchstens {german.number(margin)} schlechter")
-    return GateResult(PASS, "Gate bestanden: " + ", ".join(said) + ".")
+        said.append(
+            f"jede Zeile mit 95 % höchstens {german.number(margin)} schlechter (jedes "
+            f"95-%-Intervall über -{german.number(margin)}; da jede Zeile für sich bestehen "
+            "muss, gilt das für alle zusammen zu 95 %, ohne Korrektur)"
+        )
+    checked = f" {used}" if fail_on_worse else ""
+    return GateResult(PASS, f"Gate bestanden: {'; '.join(said)}.{checked} {power}", details)
+
+
+def _open_row(row: RowComparison, got: GateRow | None, tests: int) -> str:
+    """An undecided row: its own interval, and the widened one where that differs."""
+    text = f"{row_name(row)}: {diff_text(row.diff)}"
+    if got is None or tests <= 1 or got.adjusted.low is None or got.adjusted.high is None:
+        return text
+    widened = german.bounds(got.adjusted.low, got.adjusted.high, difference=True)
+    return f"{text} ({level_text(tests)} %: {widened})"
+
+
+def _power_text(
+    decided: list[GateRow], tests: int, margin: float | None, fail_on_worse: bool
+) -> str:
+    """The power the gate keeps at this run's size, for its least precise row."""
+    if not decided:
+        return "Keine Zeile hat ein Intervall (je ein gemeinsamer Prompt): nichts zu entscheiden."
+    worst = max(decided, key=lambda g: g.loss)
+    where = (
+        f"{worst.plain.n} Prompts"
+        if tests <= 1
+        else f"am ungenauesten: {row_name(worst.row)}, {worst.plain.n} Prompts"
+    )
+    loss = f"ab einem Verlust von {german.number(worst.loss)} Punkten"
+    if margin is None or fail_on_worse:
+        text = (
+            f"Bei dieser Laufgröße erkennt es eine Zeile mit 80 % {loss} als schlechter "
+            f"({where}); kleinere Verluste kann es übersehen."
+        )
+    else:
+        text = (
+            f"Bei dieser Laufgröße fällt eine Zeile mit 80 % erst ab einem Verlust von "
+            f"{german.number(margin + worst.loss)} Punkten durch ({where})."
+        )
+    if margin is not None:
+        passing = max(g.margin for g in decided)
+        text += (
+            f" Eine unveränderte Zeile besteht die Marge mit 80 % (je Zeile) erst ab einer "
+            f"Marge von {german.number(passing)}."
+        )
+    return text
+
+
+def _details(decided: list[GateRow], tests: int, margin: float | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "correction": correction_dict(tests),
+        "rows": [g.as_dict() for g in decided],
+        "power": 0.8,
+        "detectable_loss": round(max((g.loss for g in decided), default=0.0), 4)
+        if decided
+        else None,
+    }
+    if margin is not None:
+        out["margin"] = margin
+        out["margin_pass"] = {"method": "intersection-union", "level": 0.95}
+        out["passing_margin"] = round(max(g.margin for g in decided), 4) if decided else None
+    return out

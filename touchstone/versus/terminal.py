@@ -15,6 +15,7 @@ from touchstone.plain import plain
 from touchstone.scorecard.columns import Column, FittedTable
 from touchstone.stats import Interval
 from touchstone.versus.build import Better, RowComparison, RunComparison, better_of
+from touchstone.versus.family import level_text
 from touchstone.versus.gate import GateResult, diff_text
 from touchstone.versus.notes import notes
 
@@ -38,6 +39,37 @@ def verdict_word(diff: Interval | None) -> str:
 
 def _verdict_cell(diff: Interval | None) -> Text:
     return Text(verdict_word(diff), style=_STYLES[better_of(diff)])
+
+
+def _category_cell(row: RowComparison, category: str) -> Text:
+    """A category's verdict, decided over its row's categories (``RowComparison.
+    category_better``); without an interval, why there is none."""
+    diff = row.categories.get(category)
+    if diff is None or diff.low is None:
+        return _verdict_cell(diff)
+    better = row.category_better(category)
+    return Text(VERDICT_WORDS[better], style=_STYLES[better])
+
+
+def category_rule(comparison: RunComparison) -> str:
+    """How a category's ▲/▼ is decided: over its row's categories together."""
+    tests = max((row.category_tests for row in comparison.rows), default=0)
+    return (
+        f"Bonferroni über die Kategorien der Zeile: bei {tests} Kategorien "
+        f"{level_text(tests)}-%-Intervalle"
+    )
+
+
+def category_note(comparison: RunComparison) -> str:
+    """Under every category (``--categories``): what their 95 % intervals are."""
+    tests = max((row.category_tests for row in comparison.rows), default=0)
+    return (
+        "Die Intervalle nach Kategorie sind 95 % je Kategorie, explorativ: bei "
+        f"{tests} Kategorien liegt in einer unveränderten Zeile oft eine ganz über oder unter "
+        f"0, ohne dass sich etwas geändert hat. Das Urteil entscheidet über die Kategorien "
+        f"einer Zeile zusammen ({category_rule(comparison)}): eine unveränderte Zeile zeigt in "
+        "höchstens 5 % der Vergleiche eine Kategorie als besser oder schlechter."
+    )
 
 
 def _name(row: RowComparison) -> Text:
@@ -121,7 +153,7 @@ def categories_table(
     if len(comparison.categories) < 2 or not row.categories:
         return None
     titles = comparison.categories
-    lines = [(c, d) for c, d in row.categories.items() if every or better_of(d)]
+    lines = [(c, d) for c, d in row.categories.items() if every or row.category_better(c)]
     if not lines:
         return None
     return FittedTable(
@@ -135,11 +167,16 @@ def categories_table(
                 fold=True,
             ),
             Column(
-                "Differenz (95 %)",
+                "Differenz (95 % je Kategorie)",
                 [Text(diff_text(d)) for _, d in lines],
-                narrow="Differenz\n(95 %)",
+                narrow="Differenz\n(95 % je Kat.)",
             ),
-            Column("Urteil", [_verdict_cell(d) for _, d in lines], "left"),
+            Column(
+                "Urteil (über die Zeile)",
+                [_category_cell(row, c) for c, _ in lines],
+                "left",
+                narrow="Urteil\n(über Zeile)",
+            ),
             Column("Prompts", [Text(german.count(d.n if d else 0)) for _, d in lines]),
         ],
         more_title="Nach Kategorie (Fortsetzung)",
@@ -177,16 +214,24 @@ def render_comparison(
             else "keine Kategorie ist besser oder schlechter"
         )
         parts.append(
-            plain(f"Nach Kategorie: {said}; alle mit --categories und in --json.", style="dim")
+            plain(
+                f"Nach Kategorie: {said} ({category_rule(comparison)}); alle mit --categories "
+                "und in --json.",
+                style="dim",
+            )
         )
     for table in tables:
         parts.append(Text())
         parts.append(table)
+    if len(comparison.categories) >= 2 and every_category:
+        parts.append(plain(category_note(comparison), style="dim"))
     parts.append(
         plain(
             "▲/▼: das 95-%-Intervall der Differenz (gepaarter Bootstrap über die Prompts, die "
             "beide Runs mit derselben Bewertungsgrundlage bewertet haben) liegt ganz über/unter "
-            "0; fehlgeschlagene Antworten zählen mit dem Skalenminimum. Mittel, Warnsignale und "
+            "0 (95 % je Zeile"
+            + ("; das Gate entscheidet über alle Zeilen zusammen" if result.message else "")
+            + "); fehlgeschlagene Antworten zählen mit dem Skalenminimum. Mittel, Warnsignale und "
             "Fehlschläge über die verglichenen Prompts. Untergrenze der Intervallbreite: nie "
             "schmaler, als die Streuung zwischen den Prompts und die der Wiederholungen (ohne "
             "Wiederholungen die Auflösung der Skala in ganzen Punkten) erlauben; darum hat auch "
