@@ -1,6 +1,7 @@
 """Intervals that say what is a difference and what is noise (DESIGN §13)."""
 
 import random
+import statistics
 from fractions import Fraction
 
 import pytest
@@ -353,3 +354,33 @@ def test_a_paired_difference_of_few_prompts_is_floored_by_the_pooled_differences
     assert alone is not None and floored is not None
     assert alone.excludes_zero is False and floored.low is not None and alone.low is not None
     assert floored.low < alone.low and floored.mean == alone.mean == 1
+
+
+def test_on_a_scale_the_pooled_interval_reaches_down_from_the_ceiling() -> None:
+    """On a scale the other rows pool their dispersion (variance over (mean - low)(high -
+    mean)) and the interval holds every mean mu for which the row's mean is within t times the
+    moderated spread at mu: three prompts at 5 reach down to what the others' dispersion
+    allows at lower means, where a symmetric floor around 5 would stop short."""
+    from touchstone.distributions import t_upper
+    from touchstone.pooling import PRIOR_DF
+    from touchstone.stats import pool_rows
+
+    top = {f"P{i}": Cluster.of([5]) for i in range(3)}
+    others = [
+        {f"P{i}": Cluster.of([s]) for i, s in enumerate(scores)}
+        for scores in ((5, 4, 5), (4, 5, 3), (5, 5, 4))
+    ]
+    interval = mean_interval(top, pool=pool_rows([top, *others], (0.0, 5.0)))
+    assert interval is not None and interval.low is not None
+    squares = sum(statistics.variance(o) * 2 for o in ([5, 4, 5], [4, 5, 3], [5, 5, 4]))
+    room = sum(
+        2 * statistics.fmean(o) * (5 - statistics.fmean(o))
+        for o in ([5, 4, 5], [4, 5, 3], [5, 5, 4])
+    )
+    dispersion, df = squares / room, 2 + PRIOR_DF
+    mu = interval.low
+    # At the lower bound the row's mean is exactly t times the moderated spread away.
+    spread = PRIOR_DF * dispersion * mu * (5 - mu) / df
+    assert (5 - mu) ** 2 == pytest.approx(t_upper(df) ** 2 * spread / 3)
+    symmetric = mean_interval(top, pool=pool_rows([top, *others]))
+    assert symmetric is not None and symmetric.low is not None and mu < symmetric.low

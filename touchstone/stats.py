@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone.distributions import LEVEL, chi2_upper, t_quantile, t_upper
-from touchstone.pooling import Pool, between_squares, pooled_floor, sum_of_squares
+from touchstone.pooling import Pool, between_squares, pooled_bounds, pooled_floor, sum_of_squares
 
 RESAMPLES = 1000
 SEED = 20261130
@@ -227,12 +227,29 @@ def mean_interval(
         _noise_floor([(Noise.of(ordered, n), 1 / count)]),
         pooled_floor(n, squares, pool),
     )
-    return _widened(mean, low, high, floor, n)
+    interval = _widened(mean, low, high, floor, n)
+    bounds = None if pool is None else pooled_bounds(n, mean, squares, pool)
+    if bounds is None or interval.low is None or interval.high is None:
+        return interval
+    return Interval(mean, min(interval.low, bounds[0]), max(interval.high, bounds[1]), n)
 
 
-def pool_rows(rows: Iterable[Mapping[str, Cluster]]) -> Pool:
-    """The pool of ``rows`` (clusters by prompt id), for their ``mean_interval``."""
-    return Pool.of(map(row_squares, rows))
+def pool_rows(
+    rows: Iterable[Mapping[str, Cluster]], scale: tuple[float, float] | None = None
+) -> Pool:
+    """The pool of ``rows`` (clusters by prompt id), for their ``mean_interval``; with the
+    ``scale``'s bounds, the others' dispersion on it (``pooling.pooled_bounds``)."""
+    if scale is None:
+        return Pool.of(map(row_squares, rows))
+    return Pool.on_scale(map(_row_part, rows), *scale)
+
+
+def _row_part(clusters: Mapping[str, Cluster]) -> tuple[float, int, float]:
+    squares, df = row_squares(clusters)
+    # The mean as mean_interval takes it (prompts in id order), so that its part comes out.
+    ordered = [clusters[key] for key in sorted(clusters) if clusters[key].count]
+    count = sum(c.count for c in ordered)
+    return squares, df, (sum(c.total for c in ordered) / count) if count else 0.0
 
 
 def pool_differences(pairs: Iterable[tuple[Mapping[str, Cluster], Mapping[str, Cluster]]]) -> Pool:

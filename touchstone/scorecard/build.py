@@ -302,8 +302,9 @@ def build_scorecard(
     for pair, row in rows.items():
         row.clusters = _clusters(by_pair.get(pair, {}))
     in_category = {key: _clusters(sums) for key, sums in by_category.items()}
-    row_pool = pool_rows(row.clusters for row in rows.values())
-    category_pool = pool_rows(in_category.values())
+    scale = None if scale_max is None else (float(scale_min), float(scale_max))
+    row_pool = pool_rows((row.clusters for row in rows.values()), scale)
+    category_pool = pool_rows(in_category.values(), scale)
     for pair, row in rows.items():
         row.interval = _on_scale(mean_interval(row.clusters, pool=row_pool), scale_min, scale_max)
         row.category_intervals = {
