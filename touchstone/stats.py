@@ -26,15 +26,16 @@ spread, the scale's resolution stands in (an integer score hides up to half a po
 1/12) with the prompts' n - 1 degrees of freedom. The bootstrap interval is widened to the
 larger of the two floors' widths, equally on both sides (``_widened``). So identical
 differences never give a zero-width interval; ``benchmarks/ci_coverage.py`` measures the false
-"better" rate of equal models (at most 7 %, nominal 5 %) and the coverage (93–97 % from 5
+"better" rate of equal models (at most 7 %, nominal 5 %) and the coverage (93–97 % from 10
 prompts up).
 
 The other rows of the run (issue 33 §5). Three prompts that happen to agree have no spread
 of their own ("5,00 [4,28 – 5,00]" on the resolution floor alone, for a truth of 4,1), but the
 run's other rows show how much prompts of this kind differ: a row's spread is also floored by
-a moderated t interval, its own spread and the others' pooled (``pooling.py``: the design, why,
-and what no pool can give); categories pool over every row's categories, paired differences
-over the other pairs'. ``benchmarks/ci_coverage.py`` measures coverage at 3 and 5 prompts.
+a moderated t interval, its own spread and the others' pooled (on the scale: their pooled
+dispersion, a score interval; ``pooling.py``: the design, why, and what no pool can give);
+categories pool over every row's categories, paired differences over the other pairs'.
+``benchmarks/ci_coverage.py`` measures coverage at 3 and 5 prompts.
 
 The draws are taken over the prompts ordered by id: the same run gives the same intervals
 whatever the line order of its files.
