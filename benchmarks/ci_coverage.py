@@ -3,7 +3,7 @@
 Simulated runs of two models of known quality: each run draws its prompts from a population
 (every prompt has a difficulty), each answer's score is the model's quality plus the
 prompt's difficulty plus noise, rounded and clipped to the 0..5 scale. The true mean of a
-model is its expected score over that population (computed once from a large sample). Each
+model is its expected score over that population (computed exactly: ``true_mean``). Each
 run goes through ``build_scorecard``, the code the CLI, the report and the GUI use; the
 figure is the share of runs whose interval holds the true mean (and, for the paired
 comparison, the true difference).
@@ -12,7 +12,7 @@ Three kinds of data (the same noise, sd 0.9 per answer):
 
 - normal: qualities 3.6 and 3.2, difficulties normal (sd 1);
 - ceiling: qualities 4.8 and 4.4 (half the answers score 5, skewed to the left);
-- bimodal: qualities 3.0 and 2.6, a prompt is easy (+1.4) or hard (-1.8), 55:45.
+- bimodal: qualities 3.0 and 2.6, a prompt is easy (+1.4) or hard (-1.8), 55:45 (sd 0.4).
 
 Runs of 1, 2 and 6 rows at 3 and 5 prompts (a row's spread is floored by the other rows'
 pooled spread, ``touchstone/pooling.py``: a row alone has none to pool, 6 rows are buero's
@@ -24,7 +24,7 @@ least 92 %.
 Then the null (DESIGN §16): two models of equal quality, 3 repeats, 1, 2, 3, 5 and 10 prompts;
 the share of runs in which the scorecard calls one of them "better". Target: 0 with one
 prompt (no interval, no decision), at most 7 % (nominal 5 %) from two prompts up.
-Run: uv run python benchmarks/ci_coverage.py  (about 3 minutes)
+Run: uv run python benchmarks/ci_coverage.py  (1.5 minutes of CPU; 4 on a busy shared machine)
 """
 
 from __future__ import annotations
