@@ -164,13 +164,25 @@ def test_run_dir_judged_by_main_before_the_jury_reads_and_resumes_as_before(
             return [as_then(n, t) for n, t in zip(now, then, strict=True)]
         return now
 
+    def without_intervals(card: dict[str, object]) -> dict[str, object]:
+        """The card without the rows' and categories' interval bounds: intervals of few
+        prompts are floored by the run's other rows since #33, not the jury's doing."""
+        rows = card["rows"]
+        assert isinstance(rows, list)
+        for row in rows:
+            row.pop("ci_low"), row.pop("ci_high")
+            for category in row["categories"].values():
+                category.pop("ci_low"), category.pop("ci_high")
+        return card
+
     then = card_of(run / "scorecard.json")
     # Comparison intervals are clipped to the scale's span since (#23): not the jury's doing.
     then.pop("comparisons")
     verdicts = (run / "judgements.jsonl").read_bytes()
     view = load_run(run)
     write_report(view, view.scorecard())
-    assert as_then(card_of(run / "scorecard.json"), then) == then
+    now = card_of(run / "scorecard.json")
+    assert as_then(without_intervals(now), without_intervals(then)) == then
     before = dict(sim.calls)
     execute_judge(run, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
     assert sim.calls == before

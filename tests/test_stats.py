@@ -1,6 +1,7 @@
 """Intervals that say what is a difference and what is noise (DESIGN §13)."""
 
 import random
+import statistics
 from fractions import Fraction
 
 import pytest
@@ -292,3 +293,94 @@ def test_the_interval_does_not_depend_on_the_order_of_the_prompts() -> None:
     clusters = {f"P{i}": Cluster.of([i % 6, (i * 7) % 6]) for i in range(15)}
     backwards = dict(reversed(list(clusters.items())))
     assert mean_interval(backwards) == mean_interval(clusters)
+
+
+def test_a_rows_spread_is_floored_by_the_other_rows_pooled_spread() -> None:
+    """Issue 33 §5: three prompts that agree have no spread of their own; the pool of the
+    other rows (with its own df) floors it: the moderated t interval of ``stats``."""
+    from scipy import stats as scipy_stats
+
+    from touchstone.stats import pool_rows
+
+    top = {"P1": Cluster.of([5]), "P2": Cluster.of([5]), "P3": Cluster.of([5])}
+    other = {"P1": Cluster.of([5]), "P2": Cluster.of([3]), "P3": Cluster.of([4])}
+    pool = pool_rows([top, other])
+    floored = mean_interval(top, pool=pool)
+    assert floored is not None and floored.low is not None
+    # The other row's 2 df count in full (fewer than PRIOR_DF): the pooled variance of the
+    # two rows, (0 + 2) / 4, with 4 df: the two-sample pooled t interval of one mean.
+    half = scipy_stats.t.ppf(0.975, 4) * (0.5 / 3) ** 0.5
+    assert floored.low == pytest.approx(5 - half)
+    # A row takes its own part out of the pool: pooled with itself alone, nothing changes.
+    assert mean_interval(top, pool=pool_rows([top])) == mean_interval(top)
+    assert mean_interval(other, pool=pool_rows([other])) == mean_interval(other)
+    # A row with more spread than the pool keeps its own t interval.
+    wide = mean_interval(other, pool=pool)
+    assert wide == mean_interval(other)
+
+
+def test_many_other_rows_weigh_as_prior_df_and_fade_with_many_prompts() -> None:
+    from touchstone.pooling import PRIOR_DF
+    from touchstone.stats import pool_rows
+
+    rng = random.Random(4)
+    others = [{f"P{i}": Cluster.of([rng.randint(0, 5)]) for i in range(30)} for _ in range(5)]
+    pool = pool_rows(others)
+    variance = pool.squares / pool.df
+    for n in (3, 30):
+        row = {f"P{i}": Cluster.of([4]) for i in range(n)}
+        interval = mean_interval(row, pool=pool_rows([row, *others]))
+        assert interval is not None and interval.low is not None
+        df = n - 1 + PRIOR_DF
+        half = _t_quantile(0.975, df) * (PRIOR_DF * variance / df / n) ** 0.5
+        assert 4 - interval.low == pytest.approx(half)
+
+
+def test_a_paired_difference_of_few_prompts_is_floored_by_the_pooled_differences() -> None:
+    from touchstone.stats import difference_squares, pool_differences
+
+    # Three shared prompts on which the new row is exactly one point ahead; the other rows'
+    # differences vary by prompt.
+    new = {f"P{i}": Cluster.of([4]) for i in range(3)}
+    old = {f"P{i}": Cluster.of([3]) for i in range(3)}
+    others = [
+        ({f"P{i}": Cluster.of([s]) for i, s in enumerate((5, 2, 4))}, old),
+        ({f"P{i}": Cluster.of([s]) for i, s in enumerate((1, 4, 3))}, old),
+    ]
+    assert difference_squares(*others[0]) == (pytest.approx(14 / 3), 2)
+    pool = pool_differences([(new, old), *others])
+    alone = paired_difference(new, old)
+    floored = paired_difference(new, old, pool=pool)
+    assert alone is not None and floored is not None
+    assert alone.excludes_zero is False and floored.low is not None and alone.low is not None
+    assert floored.low < alone.low and floored.mean == alone.mean == 1
+
+
+def test_on_a_scale_the_pooled_interval_reaches_down_from_the_ceiling() -> None:
+    """On a scale the other rows pool their dispersion (variance over (mean - low)(high -
+    mean)) and the interval holds every mean mu for which the row's mean is within t times the
+    moderated spread at mu: three prompts at 5 reach down to what the others' dispersion
+    allows at lower means, where a symmetric floor around 5 would stop short."""
+    from touchstone.distributions import t_upper
+    from touchstone.pooling import PRIOR_DF
+    from touchstone.stats import pool_rows
+
+    top = {f"P{i}": Cluster.of([5]) for i in range(3)}
+    others = [
+        {f"P{i}": Cluster.of([s]) for i, s in enumerate(scores)}
+        for scores in ((5, 4, 5), (4, 5, 3), (5, 5, 4))
+    ]
+    interval = mean_interval(top, pool=pool_rows([top, *others], (0.0, 5.0)))
+    assert interval is not None and interval.low is not None
+    squares = sum(statistics.variance(o) * 2 for o in ([5, 4, 5], [4, 5, 3], [5, 5, 4]))
+    room = sum(
+        2 * statistics.fmean(o) * (5 - statistics.fmean(o))
+        for o in ([5, 4, 5], [4, 5, 3], [5, 5, 4])
+    )
+    dispersion, df = squares / room, 2 + PRIOR_DF
+    mu = interval.low
+    # At the lower bound the row's mean is exactly t times the moderated spread away.
+    spread = PRIOR_DF * dispersion * mu * (5 - mu) / df
+    assert (5 - mu) ** 2 == pytest.approx(t_upper(df) ** 2 * spread / 3)
+    symmetric = mean_interval(top, pool=pool_rows([top, *others]))
+    assert symmetric is not None and symmetric.low is not None and mu < symmetric.low

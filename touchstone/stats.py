@@ -26,8 +26,16 @@ spread, the scale's resolution stands in (an integer score hides up to half a po
 1/12) with the prompts' n - 1 degrees of freedom. The bootstrap interval is widened to the
 larger of the two floors' widths, equally on both sides (``_widened``). So identical
 differences never give a zero-width interval; ``benchmarks/ci_coverage.py`` measures the false
-"better" rate of equal models (at most 7 %, nominal 5 %) and the coverage (93–97 % from 5
+"better" rate of equal models (at most 7 %, nominal 5 %) and the coverage (93–97 % from 10
 prompts up).
+
+The other rows of the run (issue 33 §5). Three prompts that happen to agree have no spread
+of their own ("5,00 [4,28 – 5,00]" on the resolution floor alone, for a truth of 4,1), but the
+run's other rows show how much prompts of this kind differ: a row's spread is also floored by
+a moderated t interval, its own spread and the others' pooled (on the scale: their pooled
+dispersion, a score interval; ``pooling.py``: the design, why, and what no pool can give);
+categories pool over every row's categories, paired differences over the other pairs'.
+``benchmarks/ci_coverage.py`` measures coverage at 3 and 5 prompts.
 
 The draws are taken over the prompts ordered by id: the same run gives the same intervals
 whatever the line order of its files.
@@ -45,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone.distributions import LEVEL, chi2_upper, t_quantile, t_upper
+from touchstone.pooling import Pool, between_squares, pooled_bounds, pooled_floor, sum_of_squares
 
 RESAMPLES = 1000
 SEED = 20261130
@@ -185,10 +194,15 @@ def _draws(n: int, resamples: int, seed: int) -> tuple[Callable[[Sequence[float]
 
 
 def mean_interval(
-    clusters: Mapping[str, Cluster], *, resamples: int = RESAMPLES, seed: int = SEED
+    clusters: Mapping[str, Cluster],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    pool: Pool | None = None,
 ) -> Interval | None:
     """Mean over all scored cells (``clusters`` by prompt id), with a 95 % cluster-bootstrap
-    interval over prompts; no interval for one prompt."""
+    interval over prompts; no interval for one prompt. ``pool``: the run's rows (this one
+    among them, ``pool_rows``), whose spread floors this row's."""
     ordered = [clusters[key] for key in sorted(clusters) if clusters[key].count]
     if not ordered:
         return None
@@ -208,12 +222,50 @@ def mean_interval(
         counts = [c.count for c in ordered]
         boot = [sum(draw(totals)) / sum(draw(counts)) for draw in draws]
     low, high = _percentiles(boot, _tail(n))
-    # The ratio estimator's variance from the spread between prompts (with as many cells on
-    # every prompt: the variance of the prompt means over n), and the noise of ``count`` cells.
-    residuals = [c.total - mean * c.count for c in ordered]
-    spread = sum(map(operator.mul, residuals, residuals)) * n / ((n - 1) * count * count)
-    floor = max(_spread_floor(n, spread), _noise_floor([(Noise.of(ordered, n), 1 / count)]))
-    return _widened(mean, low, high, floor, n)
+    squares = between_squares(ordered, mean, count)
+    floor = max(
+        _spread_floor(n, squares / ((n - 1) * n)),
+        _noise_floor([(Noise.of(ordered, n), 1 / count)]),
+        pooled_floor(n, squares, pool),
+    )
+    interval = _widened(mean, low, high, floor, n)
+    bounds = None if pool is None else pooled_bounds(n, mean, squares, pool)
+    if bounds is None or interval.low is None or interval.high is None:
+        return interval
+    return Interval(mean, min(interval.low, bounds[0]), max(interval.high, bounds[1]), n)
+
+
+def pool_rows(
+    rows: Iterable[Mapping[str, Cluster]], scale: tuple[float, float] | None = None
+) -> Pool:
+    """The pool of ``rows`` (clusters by prompt id), for their ``mean_interval``; with the
+    ``scale``'s bounds, the others' dispersion on it (``pooling.pooled_bounds``)."""
+    if scale is None:
+        return Pool.of(map(row_squares, rows))
+    return Pool.on_scale(map(_row_part, rows), *scale)
+
+
+def _row_part(clusters: Mapping[str, Cluster]) -> tuple[float, int, float]:
+    squares, df = row_squares(clusters)
+    # The mean as mean_interval takes it (prompts in id order), so that its part comes out.
+    ordered = [clusters[key] for key in sorted(clusters) if clusters[key].count]
+    count = sum(c.count for c in ordered)
+    return squares, df, (sum(c.total for c in ordered) / count) if count else 0.0
+
+
+def pool_differences(pairs: Iterable[tuple[Mapping[str, Cluster], Mapping[str, Cluster]]]) -> Pool:
+    """The pool of the paired differences of ``pairs``, for their ``paired_difference``."""
+    return Pool.of(difference_squares(a, b) for a, b in pairs)
+
+
+def row_squares(clusters: Mapping[str, Cluster]) -> tuple[float, int]:
+    """A row's (or a category's) between-prompt sum of squares and its df, as
+    ``mean_interval`` computes them: the part it adds to a ``Pool``."""
+    ordered = [clusters[key] for key in sorted(clusters) if clusters[key].count]
+    if len(ordered) < 2:
+        return 0.0, 0
+    count = sum(c.count for c in ordered)
+    return between_squares(ordered, sum(c.total for c in ordered) / count, count), len(ordered) - 1
 
 
 class Resampled:
@@ -266,14 +318,28 @@ def paired_difference(
     *,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    pool: Pool | None = None,
 ) -> Interval | None:
-    """Mean of (a - b) over the prompts both scored, with a paired bootstrap interval."""
+    """Mean of (a - b) over the prompts both scored, with a paired bootstrap interval.
+    ``pool``: the paired differences of a set of pairs, this one among them
+    (``pool_differences``), whose spread floors this difference's."""
     return resampled_difference(
-        Resampled(a, resamples=resamples, seed=seed), Resampled(b, resamples=resamples, seed=seed)
+        Resampled(a, resamples=resamples, seed=seed),
+        Resampled(b, resamples=resamples, seed=seed),
+        pool,
     )
 
 
-def resampled_difference(a: Resampled, b: Resampled) -> Interval | None:
+def difference_squares(a: Mapping[str, Cluster], b: Mapping[str, Cluster]) -> tuple[float, int]:
+    """The sum of squared deviations of (a - b)'s per-prompt differences over the prompts both
+    scored, and its df, as ``paired_difference`` computes them: its part of a ``Pool``."""
+    paired = _paired(Resampled(a), Resampled(b))
+    if paired is None or len(paired[1]) < 2:
+        return 0.0, 0
+    return sum_of_squares(paired[1]), len(paired[1]) - 1
+
+
+def resampled_difference(a: Resampled, b: Resampled, pool: Pool | None = None) -> Interval | None:
     """``paired_difference`` of two rows whose draws may already be summed."""
     paired = _paired(a, b)
     if paired is None:
@@ -284,7 +350,7 @@ def resampled_difference(a: Resampled, b: Resampled) -> Interval | None:
         return Interval(mean, None, None, 1)
     boot = list(_boot(a, b, shared, diffs))
     low, high = _percentiles(boot, _tail(n))
-    return _widened(mean, low, high, paired_floor(a, b, shared, diffs), n)
+    return _widened(mean, low, high, paired_floor(a, b, shared, diffs, pool), n)
 
 
 def surely_not_better(a: Resampled, b: Resampled) -> bool:
@@ -358,20 +424,25 @@ def _boot(
 
 
 def paired_floor(
-    a: Resampled, b: Resampled, shared: tuple[str, ...], diffs: Sequence[float] | None = None
+    a: Resampled,
+    b: Resampled,
+    shared: tuple[str, ...],
+    diffs: Sequence[float] | None = None,
+    pool: Pool | None = None,
 ) -> float:
     """The least half width of the mean difference over ``shared`` (``diffs``: the prompts'
-    differences, if known): the t interval of the differences, and the noise of the mean of n
-    differences of prompt means, each with the noise of its row's cells on that prompt."""
+    differences, if known): the t interval of the differences, the noise of the mean of n
+    differences of prompt means, each with the noise of its row's cells on that prompt, and
+    (with a ``pool``) the moderated t interval of the differences."""
     n = len(shared)
     if diffs is None:
         diffs = [a.clusters[key].mean - b.clusters[key].mean for key in shared]
-    mean = math.fsum(diffs) / n
-    spread = (sum(map(operator.mul, diffs, diffs)) - n * mean * mean) / ((n - 1) * n)
+    squares = sum_of_squares(diffs)
+    spread = squares / ((n - 1) * n)
     noise = _noise_floor(
         [
             (a.noise(shared), a.inverse_counts(shared) / (n * n)),
             (b.noise(shared), b.inverse_counts(shared) / (n * n)),
         ]
     )
-    return max(_spread_floor(n, spread), noise)
+    return max(_spread_floor(n, spread), noise, pooled_floor(n, squares, pool))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,7 @@ from touchstone.packs.check import check
 from touchstone.packs.importer import import_pack
 from touchstone.packs.terminal import render_pack_check
 from touchstone.stages.view import load_run
+from touchstone.store import atomic_write_text
 
 pack_app = typer.Typer(
     help="Pakete prüfen und aus CSV/JSONL anlegen.",
@@ -35,6 +37,13 @@ def pack_check(
             "die typische).",
         ),
     ] = None,
+    json_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--json",
+            help="Die Prüfung als JSON in diese Datei schreiben (Standard: keine Datei).",
+        ),
+    ] = None,
 ) -> None:
     """Prüft ein Paket und sagt, welche Unterschiede es trennt: Exit 0 brauchbar, 1 Fehler."""
     with handled():
@@ -52,6 +61,9 @@ def pack_check(
                 )
             spread = resolution.spread
         result = check(loaded, spread, run=str(run or ""))
+        if json_path is not None:
+            text = json.dumps(result.as_dict(), ensure_ascii=False, indent=1) + "\n"
+            atomic_write_text(json_path, text)
         stdout.print(render_pack_check(result))
     if not result.usable:
         raise typer.Exit(1)

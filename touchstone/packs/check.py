@@ -30,7 +30,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from touchstone import german
 from touchstone.pack import Pack
@@ -255,6 +255,18 @@ class PowerRow:
     repeats: int
     difference: float | None  # None: fewer than two prompts
     needed: int | None  # prompts for the target difference; None: beyond reach
+    # A run with one repeat cannot tell how much of its variance repeats would remove: the
+    # difference if all of it came from repeats, and if none did (``difference`` lies between,
+    # at the assumed share). None when the share is measured or the spread assumed outright.
+    span: tuple[float, float] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "repeats": self.repeats,
+            "min_difference": None if self.difference is None else round(self.difference, 4),
+            "prompts_for_target": self.needed,
+            "min_difference_range": None if self.span is None else [round(v, 4) for v in self.span],
+        }
 
 
 @dataclass(frozen=True)
@@ -264,6 +276,18 @@ class Power:
     target: float
     rows: list[PowerRow]
     run: str = ""  # the run whose spread this is; "" when assumed
+
+    def as_dict(self) -> dict[str, Any]:
+        """``pack check --json`` ``power``."""
+        return {
+            "prompts": self.prompts,
+            "target": self.target,
+            "run": self.run or None,
+            "spread_measured": self.spread.measured,
+            **self.spread.as_dict(),
+            "rows": [row.as_dict() for row in self.rows],
+            "note": share_note(self) or None,
+        }
 
 
 def power(pack: Pack, spread: Spread | None = None, run: str = "") -> Power:
@@ -276,10 +300,58 @@ def power(pack: Pack, spread: Spread | None = None, run: str = "") -> Power:
             repeats,
             detectable_difference(pack.prompt_count, spread.variance(repeats)),
             prompts_needed(target, spread.variance(repeats)),
+            _span(pack.prompt_count, spread, repeats),
         )
         for repeats in REPEATS
     ]
     return Power(pack.prompt_count, spread, target, rows, run)
+
+
+def _span(prompts: int, spread: Spread, repeats: int) -> tuple[float, float] | None:
+    """The difference at ``repeats`` if all the run's variance came from repeats, and if none
+    did; None where that is not in doubt (a measured share, the run's own repeats)."""
+    if not spread.share_assumed or abs(repeats - spread.repeats) < 0.05:
+        return None
+    # All of it from repeats gives the smaller difference, none of it the larger.
+    low, high = (
+        detectable_difference(prompts, spread.with_share(share).variance(repeats))
+        for share in (1.0, 0.0)
+    )
+    return None if low is None or high is None else (low, high)
+
+
+def share_note(result: Power) -> str:
+    """What the figures for more repeats rest on, when a run with one repeat gave the spread
+    (German, for the terminal and ``--json``); "" when nothing is assumed beyond what the
+    figures say."""
+    spread = result.spread
+    if not spread.share_assumed:
+        return ""
+    spans = [
+        f"bei {german.counted(row.repeats, 'Wiederholung', 'Wiederholungen')} zwischen "
+        f"{german.number(row.span[0])} und {german.number(row.span[1])}"
+        for row in result.rows
+        if row.span is not None
+    ]
+    text = (
+        f"Der Anteil der Wiederholungen an der Varianz ist angenommen "
+        f"({german.percent(spread.repeat_share)}): der Lauf hat {_repeats(spread.repeats)} je "
+        "Prompt und Zeile, daran ist nicht zu messen, wie viel mehr Wiederholungen wegnehmen."
+    )
+    if spans:
+        text += (
+            " Je nach wahrem Anteil (0 bis 100 %) läge der kleinste trennbare Unterschied "
+            + "; ".join(spans)
+            + ". Ein Lauf mit 2 oder mehr Wiederholungen misst den Anteil."
+        )
+    return text
+
+
+def _repeats(value: float) -> str:
+    """``1 Wiederholung``, ``3 Wiederholungen``, ``2,6 Wiederholungen`` (a mean)."""
+    if abs(value - round(value)) < 0.05:
+        return german.counted(round(value), "Wiederholung", "Wiederholungen")
+    return f"{german.number(value, 1)} Wiederholungen"
 
 
 @dataclass(frozen=True)
@@ -300,6 +372,19 @@ class PackCheck:
     @property
     def usable(self) -> bool:
         return not self.errors
+
+    def as_dict(self) -> dict[str, Any]:
+        """``pack check --json``: the findings, the probe counts and the power table."""
+        return {
+            "pack": self.pack.id,
+            "usable": self.usable,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "findings": [{"severity": f.severity, "text": f.text} for f in self.findings],
+            "references": self.references,
+            "counterexamples": self.counterexamples,
+            "power": self.power.as_dict(),
+        }
 
 
 def check(pack: Pack, spread: Spread | None = None, run: str = "") -> PackCheck:

@@ -77,6 +77,25 @@ class Spread:
         total = self.variance(1)
         return self.repeat_variance / total if total > 0 else 0.0
 
+    @property
+    def share_assumed(self) -> bool:
+        """A run's spread whose split P/R is assumed (the run had one repeat): its figures
+        for more repeats rest on ``ASSUMED_REPEAT_SHARE``, not on the run."""
+        return self.measured and not self.share_measured
+
+    def with_share(self, share: float) -> Spread:
+        """The same variance at the run's repeats, split with ``share`` from repeats."""
+        total = self.variance(self.repeats)
+        return Spread(
+            prompt_variance=(1 - share) * total,
+            repeat_variance=share * total * self.repeats,
+            measured=self.measured,
+            share_measured=self.share_measured,
+            pairs=self.pairs,
+            prompts=self.prompts,
+            repeats=self.repeats,
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "sd_paired_one_repeat": round(math.sqrt(self.variance(1)), 4),

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from touchstone import german
-from touchstone.packs.check import PackCheck, Power, summary_sentence
+from touchstone.packs.check import PackCheck, Power, share_note, summary_sentence
 from touchstone.packs.power import ASSUMED_SD_SHARE, POWER, about
 from touchstone.plain import plain
 from touchstone.quality.probes import PER_KIND
@@ -70,7 +70,11 @@ def render_power(result: Power) -> list[Any]:
     for row in result.rows:
         needed = german.DASH if row.needed is None else f"etwa {german.count(about(row.needed))}"
         table.add_row(str(row.repeats), german.number(row.difference), needed)
-    return [table, Text(summary_sentence(result)), plain(spread_text(result), style="dim")]
+    parts = [table, Text(summary_sentence(result)), plain(spread_text(result), style="dim")]
+    note = share_note(result)
+    if note:
+        parts.append(plain(note, style="dim"))
+    return parts
 
 
 def spread_text(result: Power) -> str:

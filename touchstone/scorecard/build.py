@@ -23,7 +23,7 @@ from touchstone.results import (
     failure_of,
 )
 from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
-from touchstone.stats import Cluster, Interval, mean_interval
+from touchstone.stats import Cluster, Interval, mean_interval, pool_rows
 
 Pair = tuple[str, str]
 _Cell = tuple[str, str, str, str]  # model, variant, category, prompt_id
@@ -297,12 +297,21 @@ def build_scorecard(
         _merge(by_category.setdefault((model, variant, category), {}), prompt_id, acc)
     report_by_pair = {(r.model, r.variant): r for r in reports}
     dimensions: dict[str, None] = {}
+    # A row's (a category's) spread between prompts is floored by what the run's other rows
+    # (categories of rows) show (``stats.Pool``): pooled once, each takes its own part out.
     for pair, row in rows.items():
         row.clusters = _clusters(by_pair.get(pair, {}))
-        row.interval = _on_scale(mean_interval(row.clusters), scale_min, scale_max)
+    in_category = {key: _clusters(sums) for key, sums in by_category.items()}
+    scale = None if scale_max is None else (float(scale_min), float(scale_max))
+    row_pool = pool_rows((row.clusters for row in rows.values()), scale)
+    category_pool = pool_rows(in_category.values(), scale)
+    for pair, row in rows.items():
+        row.interval = _on_scale(mean_interval(row.clusters, pool=row_pool), scale_min, scale_max)
         row.category_intervals = {
             c: _on_scale(
-                mean_interval(_clusters(by_category.get((*pair, c), {}))), scale_min, scale_max
+                mean_interval(in_category.get((*pair, c), {}), pool=category_pool),
+                scale_min,
+                scale_max,
             )
             for c in categories
         }

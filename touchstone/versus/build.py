@@ -20,9 +20,10 @@ from typing import Any, Literal
 from touchstone.errors import InputError
 from touchstone.german import counted
 from touchstone.multiplicity import set_level, widened
+from touchstone.pooling import Pool
 from touchstone.results import cell_key
 from touchstone.stages.view import RunView
-from touchstone.stats import Cluster, Interval, paired_difference
+from touchstone.stats import Cluster, Interval, paired_difference, pool_differences
 from touchstone.versus.cells import (
     Pair,
     PromptSets,
@@ -191,9 +192,14 @@ class RunComparison:
         }
 
 
-def _difference(new: dict[str, Cluster], old: dict[str, Cluster], span: float) -> Interval | None:
-    """``stats.paired_difference``, its bounds inside ±``span`` (no difference can be more)."""
-    diff = paired_difference(new, old)
+def _difference(
+    new: dict[str, Cluster], old: dict[str, Cluster], span: float, pool: Pool
+) -> Interval | None:
+    """``stats.paired_difference``, its spread floored by ``pool`` (the differences of every
+    matched row, or of every row's categories: a category of 3 shared prompts that happen to
+    agree says little about the spread between prompts), its bounds inside ±``span`` (no
+    difference can be more)."""
+    diff = paired_difference(new, old, pool=pool)
     if diff is None or diff.low is None or diff.high is None:
         return diff
     return Interval(diff.mean, max(diff.low, -span), min(diff.high, span), diff.n)
@@ -253,6 +259,13 @@ def compare_runs(
     )
     rows: list[RowComparison] = []
     categories: dict[str, None] = {}
+    both = [(new_cells[n], old_cells[o]) for n, o in matched if n in new_cells and o in old_cells]
+    row_pool = pool_differences((mine.clusters, theirs.clusters) for mine, theirs in both)
+    category_pool = pool_differences(
+        (clusters, theirs.by_category.get(category, {}))
+        for mine, theirs in both
+        for category, clusters in mine.by_category.items()
+    )
     for new_pair, old_pair in matched:
         mine, theirs = new_cells.get(new_pair), old_cells.get(old_pair)
         per_category: dict[str, Interval | None] = {}
@@ -260,10 +273,10 @@ def compare_runs(
             for category, clusters in mine.by_category.items():
                 categories[category] = None
                 per_category[category] = _difference(
-                    clusters, theirs.by_category.get(category, {}), span
+                    clusters, theirs.by_category.get(category, {}), span, category_pool
                 )
         diff = (
-            _difference(mine.clusters, theirs.clusters, span)
+            _difference(mine.clusters, theirs.clusters, span, row_pool)
             if mine is not None and theirs is not None
             else None
         )
