@@ -33,8 +33,9 @@ from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, inpu
 # no interval for one prompt (#22); 3: ranks follow the longest chain of better rows; 4: a
 # mean's interval stays on the scale; 5: the card says what the run can resolve (resolution),
 # the length effect and the judge's family (#24); 6: the length effect is fitted within prompts
-# and rows (a better model writing more is no longer a taste for length)
-FORMAT = 6
+# and rows (a better model writing more is no longer a taste for length); 7: ranks split only
+# where a pair is better for the whole card (Bonferroni over the pairs), the card's ``ranks``
+FORMAT = 7
 
 
 class _Origin(BaseModel):
