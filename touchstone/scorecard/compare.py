@@ -9,7 +9,7 @@ row ranks at or above a row better than it, rows that share a rank cannot be tol
 share no prompt), and rows are listed by rank, then mean. The ranks rest on all r(r-1)/2 pairs
 of ranked rows at once, so for them "better" must hold for the whole card (DESIGN §23): the
 pair's interval widened for all those pairs (Bonferroni, ``multiplicity.widened``) lies above
-0 (``RankRule``). Per pair at 95 %, equal rows were split in 40 % of cards with 6 rows and 75 %
+0 (``RankRule``). Per pair at 95 %, equal rows were split in 32 % of cards with 6 rows and 71 %
 with 12; ``benchmarks/card_ranks.py`` measures both rules. So a pair can be "better" on its
 own and still share a rank; the legends say so.
 
