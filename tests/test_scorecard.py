@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from touchstone.errors import ModelCallError
+from touchstone.multiplicity import widened
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
@@ -122,7 +123,8 @@ def test_rows_are_ranked_and_rows_that_cannot_be_told_apart_share_a_rank() -> No
     tie = card.comparison(("auch-stark", "none"), ("stark", "none"))
     assert tie is not None and tie.better is None and tie.diff.low < 0 < tie.diff.high
     lines = render(card)
-    assert "4,75 " in lines and "Nicht unterscheidbar (95 %): stark · none = auch-stark" in lines
+    tie_line = "Gleicher Rang, nicht unterscheidbar (95 % für alle 3 Paare zusammen): stark · none"
+    assert "4,75 " in lines and f"{tie_line} = auch-stark" in lines
 
 
 def test_no_row_ranks_at_or_above_a_row_significantly_better_than_it() -> None:
@@ -141,27 +143,38 @@ def test_no_row_ranks_at_or_above_a_row_significantly_better_than_it() -> None:
 
 
 def test_ranks_agree_with_every_comparison() -> None:
-    """Rank = 1 + the longest chain of rows significantly better: on random runs, no row
-    ranks at or above a row better than it, and each rank is earned by such a chain."""
+    """Rank = 1 + the longest chain of rows better for the whole card (the pair's interval
+    widened for all r(r-1)/2 pairs lies above 0): on random runs, no row ranks at or above a
+    row better than it, and each rank is earned by such a chain. A pair that is better on its
+    own (95 %) need not be ranked apart."""
     rng = random.Random(7)
+    deepest, apart_per_pair_only = 0, 0
     for _ in range(12):
+        levels = [rng.uniform(0.5, 4.5) for _ in range(rng.randint(3, 9))]
         quality = {
-            f"m{m}": [max(0, min(5, round(rng.gauss(rng.uniform(1, 4), 1.2)))) for _ in range(8)]
-            for m in range(rng.randint(3, 9))
+            f"m{m}": [max(0, min(5, round(rng.gauss(level, 1.2)))) for _ in range(16)]
+            for m, level in enumerate(levels)
         }
         card = build_scorecard(*scored_run(quality), scale_min=0)
+        deepest = max(deepest, *(r.rank or 0 for r in card.rows))
         rank = {row.pair: row.rank for row in card.rows}
         better_than: dict[tuple[str, str], list[tuple[str, str]]] = {p: [] for p in rank}
+        assert card.ranks.pairs == len(quality) * (len(quality) - 1) // 2
         for c in card.comparisons:
-            if c.better is not None:
-                winner, loser = (c.a, c.b) if c.better == "a" else (c.b, c.a)
+            wide = widened(c.diff, card.ranks.pairs)
+            assert wide.low is not None and wide.high is not None
+            if wide.low > 0 or wide.high < 0:
+                winner, loser = (c.a, c.b) if wide.low > 0 else (c.b, c.a)
                 assert rank[winner] < rank[loser]  # type: ignore[operator]
                 better_than[loser].append(winner)
+            elif c.better is not None:
+                apart_per_pair_only += 1
         for pair, winners in better_than.items():
             assert rank[pair] == 1 + max((rank[w] for w in winners), default=0)  # type: ignore[operator]
         assert [(r.rank, -(r.mean or 0)) for r in card.rows] == sorted(
             (r.rank, -(r.mean or 0)) for r in card.rows
         )
+    assert deepest >= 3 and apart_per_pair_only > 0  # chains, and pairs the two rules tell apart
 
 
 def test_rows_that_share_no_prompt_are_not_comparable_and_none_reads_worse() -> None:

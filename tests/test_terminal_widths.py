@@ -16,7 +16,7 @@ from touchstone import german
 from touchstone.cli import ui
 from touchstone.results import EvalResponse, ModelReport, Verdict
 from touchstone.scorecard import Scorecard, ScoreRow, build_scorecard, render_scorecard
-from touchstone.scorecard.terminal import legend
+from touchstone.scorecard.terminal import legend, tie_text
 from touchstone.stats import Interval
 
 from .conftest import make_response
@@ -222,7 +222,7 @@ def test_the_tie_text_and_legend_wrap_at_words_on_a_terminal() -> None:
     buffer = io.StringIO()
     console = ui.console_for(terminal=True, file=buffer, width=80)
     console.print(render_scorecard(card))
-    words = set(" ".join([legend(card, {}), "Nicht unterscheidbar (95 %):"]).split())
+    words = set(" ".join([legend(card, {}), tie_text(card)]).split())
     prose = [line for line in buffer.getvalue().splitlines() if line.startswith("Kategorien:")]
     assert prose, buffer.getvalue()
     start = buffer.getvalue().splitlines().index(prose[0])

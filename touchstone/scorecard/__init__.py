@@ -5,6 +5,8 @@
     texts.py     how a row's figures read (means, intervals, speed, unscored and failed)
     compare.py   pairwise differences with paired intervals; ranks, and groups of rows that
                  cannot be told apart
+    ranks.py     how ranks are split (for the whole card: Bonferroni over the pairs), and how
+                 the card says it
     terminal.py  the rich table the CLI prints
     columns.py   tables that fit the terminal's width (what does not fit moves to a second)
     fitness.py   the judge's fitness card of ``judge-check``, for the terminal

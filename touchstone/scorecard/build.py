@@ -23,6 +23,7 @@ from touchstone.results import (
     failure_of,
 )
 from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
+from touchstone.scorecard.ranks import RankRule
 from touchstone.stats import Cluster, Interval, mean_interval, pool_rows
 
 Pair = tuple[str, str]
@@ -135,6 +136,8 @@ class Scorecard:
     # else each row against its neighbours in the ranking and the row its rank was decided by.
     comparisons: list[Comparison] = field(default_factory=list)
     comparisons_complete: bool = True
+    # How the ranks were split (for the whole card; the comparisons are per pair at 95 %).
+    ranks: RankRule = field(default_factory=lambda: RankRule(0))
     # What differences the run can resolve at all (DESIGN §20); None: no two rows to pair.
     resolution: Resolution | None = None
     # The scale's max - min: no difference of two rows lies beyond it (compare.within_span).
@@ -192,6 +195,7 @@ class Scorecard:
             "rows": [r.as_dict() for r in self.rows],
             "comparisons": [c.as_dict() for c in self.comparisons],
             "comparisons_complete": self.comparisons_complete,
+            "ranks": self.ranks.as_dict(),
         }
         if self.jury is not None:
             data["jury"] = self.jury.as_dict()
@@ -200,9 +204,9 @@ class Scorecard:
             data["comparisons_note"] = (
                 f"Bei {n} Zeilen mit Rang stehen hier nicht alle {n * (n - 1) // 2} Paare, "
                 "sondern jede Zeile gegen die Zeile direkt unter ihr in der Rangliste und das "
-                "Paar, das ihren Rang entscheidet (eine signifikant bessere Zeile einen Rang "
-                "darüber). Alle Vergleiche einer Zeile zeigt die GUI auf der Seite des "
-                "Runs (GET /api/runs/<run>/comparisons)."
+                "Paar, das ihren Rang entscheidet (eine Zeile einen Rang darüber, besser für die "
+                "ganze Karte: siehe „ranks“). Alle Vergleiche einer Zeile zeigt die GUI auf der "
+                "Seite des Runs (GET /api/runs/<run>/comparisons)."
             )
         data.update(
             judge_models=self.judge_models, categories=self.categories, dimensions=self.dimensions
@@ -331,7 +335,7 @@ def build_scorecard(
             for dim in report.dim_scores:
                 dimensions.setdefault(dim)
     span = None if scale_max is None else float(scale_max - scale_min)
-    ordered, comparisons, complete = compare_rows(list(rows.values()), span)
+    ordered, comparisons, complete, rule = compare_rows(list(rows.values()), span)
     means = [
         (row.pair, row.mean) for row in ordered if row.rank is not None and row.mean is not None
     ]
@@ -343,6 +347,7 @@ def build_scorecard(
         judge_models=list(all_judges),
         comparisons=comparisons,
         comparisons_complete=complete,
+        ranks=rule,
         resolution=run_resolution([row.clusters for row in ordered]),
         span=span,
     )

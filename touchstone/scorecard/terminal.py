@@ -233,10 +233,7 @@ def legend(card: Scorecard, titles: dict[str, str], *, categories: bool = True) 
     the category columns (the terminal prints it apart, as ``HeldEntries``)."""
     rows = card.rows
     named = ", ".join(category_entries(card, titles)) if categories else ""
-    marks = [
-        "Rang: gleicher Rang = nicht unterscheidbar",
-        "⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch",
-    ]
+    marks = ["⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch"]
     if any(r.unscored for r in rows):
         marks.append("unbewertet: ohne Wertung, zählen nicht im Mittel")
     if any(r.open for r in rows):
@@ -251,13 +248,15 @@ def legend(card: Scorecard, titles: dict[str, str], *, categories: bool = True) 
         "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
         "Mittel (95 %): Mittelwert und 95-%-Intervall [untere – obere Grenze], Bootstrap über "
         "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
+        *card.ranks.legend(),
         " · ".join(marks),
     ]
     return "\n".join(line for line in lines if line)
 
 
 def tie_text(card: Scorecard) -> str:
-    """The rows that share a rank, said in words ("nicht unterscheidbar")."""
+    """The rows that share a rank, said in words ("nicht unterscheidbar", at the level of the
+    ranks: for the whole card)."""
     by_rank: dict[int, list[str]] = {}
     for row in card.rows:
         if row.rank is not None:
@@ -265,7 +264,7 @@ def tie_text(card: Scorecard) -> str:
     groups = [names for names in by_rank.values() if len(names) > 1]
     if not groups:
         return ""
-    return "Nicht unterscheidbar (95 %): " + "; ".join(" = ".join(g) for g in groups)
+    return f"{card.ranks.tie_label()}: " + "; ".join(" = ".join(g) for g in groups)
 
 
 def render_run_scorecard(pack: Pack, card: Scorecard) -> Group:

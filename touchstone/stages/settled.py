@@ -34,7 +34,8 @@ from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, inpu
 # mean's interval stays on the scale; 5: the card says what the run can resolve (resolution),
 # the length effect and the judge's family (#24); 6: the length effect is fitted within prompts
 # and rows (a better model writing more is no longer a taste for length); 7: intervals of few
-# prompts floored by the run's other rows (#33)
+# prompts floored by the run's other rows, ranks split only where a pair is better for the
+# whole card (Bonferroni over the pairs), the card's ``ranks`` (#33)
 FORMAT = 7
 
 
