@@ -8,17 +8,8 @@ import pytest
 
 from touchstone.distributions import chi2_upper as _chi2_upper
 from touchstone.distributions import t_quantile as _t_quantile
-from touchstone.stats import (
-    SEED,
-    Cluster,
-    Resampled,
-    _draws,
-    _percentiles,
-    _tail,
-    mean_interval,
-    paired_difference,
-    paired_floor,
-)
+from touchstone.paired import Resampled, paired_difference, paired_floor
+from touchstone.stats import SEED, Cluster, _draws, _percentiles, _tail, mean_interval
 
 
 @pytest.mark.parametrize(
@@ -337,7 +328,7 @@ def test_many_other_rows_weigh_as_prior_df_and_fade_with_many_prompts() -> None:
 
 
 def test_a_paired_difference_of_few_prompts_is_floored_by_the_pooled_differences() -> None:
-    from touchstone.stats import difference_squares, pool_differences
+    from touchstone.paired import difference_squares, pool_differences
 
     # Three shared prompts on which the new row is exactly one point ahead; the other rows'
     # differences vary by prompt.

@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from rich.console import Console
 
 from touchstone.pack import Pack, load_pack
+from touchstone.paired import paired_difference
 from touchstone.results import Verdict
-from touchstone.stats import Cluster, Interval, paired_difference
+from touchstone.stats import Cluster, Interval
 from touchstone.versus import RunComparison, compare_runs, gate
 from touchstone.versus.build import RowComparison, Side
 from touchstone.versus.cells import PromptSets
@@ -60,7 +61,7 @@ def unchanged_rows(
     rng: random.Random, pack: Pack, rows: Mapping[Pair, float], *, by_category: bool
 ) -> list[RowComparison]:
     """Two runs of the same ``rows``: each row's paired interval as ``compare`` computes it
-    (``stats.paired_difference`` over the shared prompts), per row or per category only (one
+    (``paired.paired_difference`` over the shared prompts), per row or per category only (one
     bootstrap per interval asked: the full ``compare_runs`` of 300 runs would take a minute)."""
     drawn = difficulties(rng, pack, rows)
     _, new = noisy_cells(rng, pack, rows, drawn)

@@ -1,7 +1,7 @@
 """Which rows differ: paired comparisons, ranks, and groups that cannot be told apart.
 
 For two rows, the mean difference over the prompts both scored, with a paired bootstrap 95 %
-interval (``stats.paired_difference``); one row is "better" (``Comparison.better``) only when
+interval (``paired.paired_difference``); one row is "better" (``Comparison.better``) only when
 the interval excludes 0: a statement about that pair alone, at 95 %.
 
 A row's rank is 1 + the length of the longest chain of rows better than it (DESIGN §16): no
@@ -34,14 +34,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from touchstone.distributions import LEVEL, t_upper
 from touchstone.multiplicity import widening
+from touchstone.paired import Resampled, paired_mean, resampled_difference, surely_not_better
 from touchstone.scorecard.ranks import RankRule
-from touchstone.stats import (
-    Interval,
-    Resampled,
-    paired_mean,
-    resampled_difference,
-    surely_not_better,
-)
+from touchstone.stats import Interval
 
 if TYPE_CHECKING:
     from touchstone.scorecard.build import ScoreRow
@@ -164,7 +159,7 @@ class Comparer:
         differences alone (rows that scored the same prompts; others: False, undecided).
 
         The plain interval's lower end is at most the largest difference less its floor
-        (``stats.surely_not_better`` says why), and the floor is at least the spread floor
+        (``paired.surely_not_better`` says why), and the floor is at least the spread floor
         (t interval of the differences) and the noise floor (here with the normal quantile,
         below every t quantile the floor takes). Widened, the lower end lies above 0 only
         when the plain one lies above mean·(1 - 1/widening). Where the widening is large (few

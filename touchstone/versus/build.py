@@ -20,10 +20,11 @@ from typing import Any, Literal
 from touchstone.errors import InputError
 from touchstone.german import counted
 from touchstone.multiplicity import set_level, widened
+from touchstone.paired import paired_difference, pool_differences
 from touchstone.pooling import Pool
 from touchstone.results import cell_key
 from touchstone.stages.view import RunView
-from touchstone.stats import Cluster, Interval, paired_difference, pool_differences
+from touchstone.stats import Cluster, Interval
 from touchstone.versus.cells import (
     Pair,
     PromptSets,
@@ -195,7 +196,7 @@ class RunComparison:
 def _difference(
     new: dict[str, Cluster], old: dict[str, Cluster], span: float, pool: Pool
 ) -> Interval | None:
-    """``stats.paired_difference``, its spread floored by ``pool`` (the differences of every
+    """``paired.paired_difference``, its spread floored by ``pool`` (the differences of every
     matched row, or of every row's categories: a category of 3 shared prompts that happen to
     agree says little about the spread between prompts), its bounds inside ±``span`` (no
     difference can be more)."""
