@@ -288,8 +288,8 @@ def test_a_run_with_one_repeat_says_the_repeat_share_is_assumed_and_what_it_may_
 def test_with_repeats_the_measured_share_is_used_and_nothing_is_assumed(tiny_pack: Pack) -> None:
     import random as _random
 
-    from touchstone.packs.check import share_note
     from touchstone.packs.power import measured_spread
+    from touchstone.packs.power_table import share_note
     from touchstone.stats import Cluster
 
     rng = _random.Random(3)

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from touchstone.pack import load_pack
-from touchstone.packs.check import power
 from touchstone.packs.power import ASSUMED_REPEAT_SHARE, ASSUMED_SD_SHARE, about
+from touchstone.packs.power_table import power
 
 START, END = "<!-- power-table -->", "<!-- /power-table -->"
 _BLOCK = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
