@@ -160,7 +160,8 @@ def test_the_scorecard_says_what_the_run_cannot_resolve(tiny_pack: Pack) -> None
     line = f"Unterschiede unter {shown} Punkten kann dieser Lauf nicht auflösen"
     console = Console(width=80, record=True)
     console.print(render_scorecard(card))
-    assert line in " ".join(console.export_text().split())
+    terminal = " ".join(console.export_text().split())
+    assert line in terminal
     html = render_report(
         run_name="r", pack=tiny_pack, responses=responses, verdicts=verdicts, reports=[], card=card
     )
@@ -168,6 +169,23 @@ def test_the_scorecard_says_what_the_run_cannot_resolve(tiny_pack: Pack) -> None
     data = card.as_dict()["resolution"]
     assert data["min_difference"] == pytest.approx(expected, abs=1e-4)
     assert data["prompts"] == 20 and data["pairs"] == 2 and not data["repeat_share_measured"]
+    # The ranks decide over all 3 pairs at once: a rank split needs a larger difference, and
+    # the line says how large (the per-pair figure alone overstated what ranks resolve).
+    from scipy import stats as scipy_stats
+
+    sd = (pooled / 20) ** 0.5
+    ranks = (scipy_stats.t.isf(0.05 / 6, 19) + scipy_stats.t.ppf(0.8, 19)) * sd
+    assert data["rank_pairs"] == 3
+    assert data["rank_min_difference"] == pytest.approx(ranks, abs=1e-4)
+    assert card.resolution.rank_difference == pytest.approx(ranks, rel=1e-6)
+    assert card.resolution.rank_difference is not None
+    assert card.resolution.rank_difference > card.resolution.difference
+    said = (
+        "Getrennte Ränge (95 % für alle 3 Paare zusammen) verlangen mit 80 % "
+        f"Wahrscheinlichkeit mindestens {german.number(ranks)} Punkte."
+    )
+    assert said in terminal
+    assert said in html
     # One row: nothing to pair, no line.
     alone = build_scorecard(*scored_run({"a": quality["a"]}), scale_min=0, scale_max=5)
     assert alone.resolution is None and alone.as_dict()["resolution"] is None

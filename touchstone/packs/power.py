@@ -224,10 +224,14 @@ def measured_spread(rows: Sequence[Mapping[str, Cluster]]) -> Spread | None:
 @dataclass(frozen=True)
 class Resolution:
     """What a judged run can resolve: differences below ``difference`` it cannot tell apart
-    (80 % power, 95 % level), with the spread it measured."""
+    (80 % power, 95 % for one pair), with the spread it measured; ``rank_difference``: the
+    same for a pair whose rows the ranks split, at the level each of the ranks' ``pairs``
+    decisions is taken at (95 % for all of them together); None with one pair."""
 
     difference: float
     spread: Spread
+    pairs: int = 1
+    rank_difference: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """``scorecard.json`` ``resolution``."""
@@ -237,26 +241,45 @@ class Resolution:
             "level": LEVEL,
             "prompts": self.spread.prompts,
             **self.spread.as_dict(),
+            "rank_pairs": self.pairs,
+            "rank_min_difference": (
+                None if self.rank_difference is None else round(self.rank_difference, 4)
+            ),
         }
 
 
-def run_resolution(rows: Sequence[Mapping[str, Cluster]]) -> Resolution | None:
+def run_resolution(rows: Sequence[Mapping[str, Cluster]], pairs: int = 1) -> Resolution | None:
     """The resolution of a run whose rows (clusters by prompt, scorecard order) are given;
-    None when no two neighbouring rows share two prompts."""
+    None when no two neighbouring rows share two prompts. ``pairs``: how many pairs the ranks
+    decide over together (Bonferroni: each at 1 - 0.05/pairs)."""
     spread = measured_spread(rows)
     if spread is None:
         return None
-    difference = detectable_difference(spread.prompts, spread.variance(spread.repeats))
-    return None if difference is None else Resolution(difference, spread)
+    variance = spread.variance(spread.repeats)
+    difference = detectable_difference(spread.prompts, variance)
+    if difference is None:
+        return None
+    ranks = None
+    if pairs > 1:
+        ranks = detectable_difference(spread.prompts, variance, level=1 - (1 - LEVEL) / pairs)
+    return Resolution(difference, spread, pairs, ranks)
 
 
 def resolution_text(resolution: Resolution) -> str:
     """The scorecard's line: "Unterschiede unter 0,45 Punkten kann dieser Lauf nicht
     auflösen …" (terminal, report.html, the GUI's run page)."""
     prompts = german.counted(resolution.spread.prompts, "Prompt", "Prompts")
-    return (
+    text = (
         f"Unterschiede unter {german.number(resolution.difference)} Punkten kann dieser Lauf "
         f"nicht auflösen: erst ab dieser Größe erkennt er einen Unterschied zweier Zeilen mit "
-        f"{german.percent(POWER)} Wahrscheinlichkeit (95-%-Niveau; aus der gemessenen "
-        f"Streuung benachbarter Zeilen, {prompts})."
+        f"{german.percent(POWER)} Wahrscheinlichkeit (95 % für dieses eine Paar; aus der "
+        f"gemessenen Streuung benachbarter Zeilen, {prompts})."
     )
+    if resolution.rank_difference is not None:
+        pairs = german.counted(resolution.pairs, "Paar", "Paare")
+        text += (
+            f" Getrennte Ränge (95 % für alle {pairs} zusammen) verlangen mit "
+            f"{german.percent(POWER)} Wahrscheinlichkeit mindestens "
+            f"{german.number(resolution.rank_difference)} Punkte."
+        )
+    return text

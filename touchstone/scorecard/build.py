@@ -348,7 +348,7 @@ def build_scorecard(
         comparisons=comparisons,
         comparisons_complete=complete,
         ranks=rule,
-        resolution=run_resolution([row.clusters for row in ordered]),
+        resolution=run_resolution([row.clusters for row in ordered], rule.pairs),
         span=span,
     )
 
