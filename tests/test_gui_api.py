@@ -555,3 +555,12 @@ def test_a_judge_job_shows_its_calls_in_flight(client: TestClient, workspace: Pa
     assert running["progress"]["in_flight"].endswith("(Frist 2\u00a0s)")
     client.post(f"/api/jobs/{job}/cancel", headers=ORIGIN)
     assert finished(client, job)["progress"]["in_flight"] == ""
+
+
+def test_job_ids_sort_by_creation_within_one_second() -> None:
+    # The run page lists a run's jobs newest first by id; ids of whole seconds sorted two
+    # jobs of one second by their random part (an old failed job's advice shown on top).
+    from touchstone.gui.jobs import new_job_id
+
+    ids = [new_job_id() for _ in range(50)]
+    assert ids == sorted(ids)

@@ -50,8 +50,19 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
+_last_stamp = ""
+
+
 def new_job_id() -> str:
-    return dt.datetime.now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+    """A job id that sorts by creation (``jobs_of`` lists the newest first), to the
+    microsecond: with whole seconds, two jobs started within one second were ordered by their
+    random part, and a run page could show an old failed job's advice as the current one."""
+    global _last_stamp
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    while stamp <= _last_stamp:
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    _last_stamp = stamp
+    return f"{stamp}-{secrets.token_hex(3)}"
 
 
 def _is_job_id(job_id: str) -> bool:
