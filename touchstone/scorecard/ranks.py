@@ -45,7 +45,9 @@ class RankRule:
     @property
     def scope(self) -> str:
         """``für alle 15 Paare zusammen``: what the 95 % of the ranks covers."""
-        if self.pairs <= 1:
+        if self.pairs == 0:
+            return "(keine zwei Zeilen mit Intervall: nichts zu vergleichen)"
+        if self.pairs == 1:
             return "für das eine Paar"
         return f"für alle {german.counted(self.pairs, 'Paar', 'Paare')} zusammen"
 

@@ -99,10 +99,16 @@ class RowComparison:
     baseline: Side
     diff: Interval | None  # new - baseline; None: no prompt both scored
     categories: dict[str, Interval | None]
+    # The scale's max - min: no difference lies beyond ±span, widened or not.
+    span: float | None = None
 
     @property
     def better(self) -> Better | None:
         return better_of(self.diff)
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        return None if self.span is None else (-self.span, self.span)
 
     @property
     def category_tests(self) -> int:
@@ -112,7 +118,7 @@ class RowComparison:
     def category_interval(self, category: str) -> Interval | None:
         """``category``'s interval widened for the row's ``category_tests``."""
         diff = self.categories.get(category)
-        return None if diff is None else widened(diff, self.category_tests)
+        return None if diff is None else widened(diff, self.category_tests, self.bounds)
 
     def category_better(self, category: str) -> Better | None:
         """Which side is better in ``category``, decided over the row's categories."""
@@ -282,7 +288,9 @@ def compare_runs(
             else None
         )
         rows.append(
-            RowComparison(Side.of(new_pair, mine), Side.of(old_pair, theirs), diff, per_category)
+            RowComparison(
+                Side.of(new_pair, mine), Side.of(old_pair, theirs), diff, per_category, span
+            )
         )
     if all(row.diff is None for row in rows):
         raise InputError(

@@ -44,10 +44,21 @@ def detectable_loss(diff: Interval, tests: int) -> float | None:
     return (t_beyond(ALPHA / (2 * max(1, tests)), min(df, _DF_CAP)) + _power_quantile(df)) * se
 
 
-def passing_margin(diff: Interval) -> float | None:
+def passing_margin(diff: Interval, rows: int = 1) -> float | None:
     """The margin an unchanged row passes with 80 % power (its own 95 % interval above
-    -margin); None without an interval."""
-    return detectable_loss(diff, 1)
+    -margin); with ``rows``, the margin at which every one of ``rows`` unchanged rows of this
+    precision passes at once with 80 % (each with 0.8^(1/rows): a margin that one row passes
+    with 80 % lets 6 rows pass together about half the time). Rows of one run share their
+    prompts and pass together more often than independent ones: an upper bound. None
+    without an interval."""
+    if rows <= 1:
+        return detectable_loss(diff, 1)
+    half = diff.half_width
+    if half is None or diff.n < 2:
+        return None
+    df = diff.n - 1
+    se = half / t_upper(df)
+    return (t_upper(df) + t_quantile(POWER ** (1 / rows), min(df, _DF_CAP))) * se
 
 
 @dataclass(frozen=True)
@@ -88,7 +99,7 @@ def gate_rows(comparison: RunComparison) -> list[GateRow]:
             continue
         loss, margin = detectable_loss(diff, tests), passing_margin(diff)
         assert loss is not None and margin is not None  # an interval over >= 2 prompts
-        out.append(GateRow(row, diff, widened(diff, tests), loss, margin))
+        out.append(GateRow(row, diff, widened(diff, tests, row.bounds), loss, margin))
     return out
 
 

@@ -26,7 +26,14 @@ from touchstone import german
 from touchstone.errors import InputError
 from touchstone.stats import Interval
 from touchstone.versus.build import RowComparison, RunComparison
-from touchstone.versus.family import GateRow, correction_dict, gate_rows, level_text, used_text
+from touchstone.versus.family import (
+    GateRow,
+    correction_dict,
+    gate_rows,
+    level_text,
+    passing_margin,
+    used_text,
+)
 
 PASS, WORSE, INCONCLUSIVE = 0, 1, 3
 
@@ -164,9 +171,25 @@ def _power_text(
         passing = max(g.margin for g in decided)
         text += (
             f" Eine unveränderte Zeile besteht die Marge mit 80 % (je Zeile) erst ab einer "
-            f"Marge von {german.number(passing)}."
+            f"Marge von {german.number(passing)}"
         )
+        together = _all_pass(decided)
+        if together is not None:
+            text += (
+                f"; alle {german.count(len(decided))} unveränderten Zeilen zusammen erst ab "
+                f"etwa {german.number(together)}"
+            )
+        text += "."
     return text
+
+
+def _all_pass(decided: list[GateRow]) -> float | None:
+    """The margin at which every decided row, unchanged, passes at once with 80 % (the
+    least precise row's; None with one row)."""
+    if len(decided) < 2:
+        return None
+    found = [passing_margin(g.plain, len(decided)) for g in decided]
+    return max(m for m in found if m is not None)
 
 
 def _details(decided: list[GateRow], tests: int, margin: float | None) -> dict[str, Any]:
@@ -182,4 +205,6 @@ def _details(decided: list[GateRow], tests: int, margin: float | None) -> dict[s
         out["margin"] = margin
         out["margin_pass"] = {"method": "intersection-union", "level": 0.95}
         out["passing_margin"] = round(max(g.margin for g in decided), 4) if decided else None
+        together = _all_pass(decided)
+        out["passing_margin_all_rows"] = None if together is None else round(together, 4)
     return out
