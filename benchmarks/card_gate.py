@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import BUERO, report
 
 from touchstone.pack import Pack, load_pack
-from touchstone.results import EvalResponse, Verdict
+from touchstone.sim.scored import known_quality_run
 from touchstone.stages.view import RunView
 from touchstone.store import RunDir
 from touchstone.versus import RunComparison, compare_runs, gate
@@ -84,25 +84,15 @@ def cells(
     repeats: int,
     name: str,
 ) -> RunView:
-    responses, verdicts = [], []
-    for (model, variant), quality in rows.items():
-        for category, prompt in pack.all_prompts():
-            level = quality + difficulty[(model, variant, prompt.id)]
-            for repeat in range(1, repeats + 1):
-                cell = {
-                    "model": model,
-                    "variant": variant,
-                    "prompt_id": prompt.id,
-                    "repeat": repeat,
-                    "category": category.id,
-                }
-                responses.append(
-                    EvalResponse(
-                        **cell, response_text="x", ok=True, content_empty=False, reasoning_chars=0
-                    )
-                )
-                score = max(0, min(5, round(level + rng.gauss(0, NOISE_SD))))
-                verdicts.append(Verdict(**cell, score=score, red_flag=False, rationale=""))
+    prompts = [(prompt.id, category.id) for category, prompt in pack.all_prompts()]
+    responses, verdicts = known_quality_run(
+        rng,
+        rows,
+        prompts,
+        lambda row, prompt: difficulty[(*row, prompt)],
+        repeats=repeats,
+        noise=NOISE_SD,
+    )
     return RunView(RunDir(Path("/benchmark") / name), pack, {}, responses, verdicts, [])
 
 

@@ -36,6 +36,7 @@ from touchstone.pack import load_pack
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.scorecard.compare import Comparer, _rank
+from touchstone.sim.scored import known_quality_run
 
 RUNS = 250
 ROWS = [2, 6, 12]
@@ -59,31 +60,12 @@ def simulated_run(
 ) -> tuple[list[EvalResponse], list[Verdict]]:
     """Answers and verdicts of rows ``m00``, ``m01``, … of the given qualities."""
     difficulties = [rng.gauss(0, 1.0) for _ in prompts]
-    responses, verdicts = [], []
-    for index, quality in enumerate(qualities):
-        for (category, prompt_id), difficulty in zip(prompts, difficulties, strict=True):
-            for repeat in range(1, REPEATS + 1):
-                cell = {
-                    "model": f"m{index:02d}",
-                    "variant": "none",
-                    "prompt_id": prompt_id,
-                    "repeat": repeat,
-                    "category": category,
-                }
-                responses.append(
-                    EvalResponse(
-                        **cell, response_text="x", ok=True, content_empty=False, reasoning_chars=0
-                    )
-                )
-                verdicts.append(
-                    Verdict(
-                        **cell,
-                        score=score(rng, quality, difficulty),
-                        red_flag=False,
-                        rationale="",
-                    )
-                )
-    return responses, verdicts
+    rows = {(f"m{index:02d}", "none"): quality for index, quality in enumerate(qualities)}
+    ids = [(prompt_id, category) for category, prompt_id in prompts]
+    level = {prompt_id: d for (_, prompt_id), d in zip(prompts, difficulties, strict=True)}
+    return known_quality_run(
+        rng, rows, ids, lambda _, prompt_id: level[prompt_id], repeats=REPEATS, noise=NOISE
+    )
 
 
 def per_pair_ranks(card: Scorecard) -> dict[str, int]:

@@ -47,6 +47,7 @@ from _common import report
 
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import build_scorecard
+from touchstone.sim.scored import known_quality_run
 from touchstone.stats import Interval
 
 RUNS = 1000
@@ -126,32 +127,13 @@ def simulated_run(
     mixture: Mixture = NORMAL,
     categories: int = 1,
 ) -> tuple[list[EvalResponse], list[Verdict]]:
-    responses, verdicts = [], []
     difficulties = [draw(rng, mixture) for _ in range(prompts)]
-    for model, quality in models.items():
-        for index, difficulty in enumerate(difficulties):
-            for repeat in range(1, repeats + 1):
-                cell = {
-                    "model": model,
-                    "variant": "none",
-                    "prompt_id": f"P{index:03d}",
-                    "repeat": repeat,
-                    "category": f"K{index % categories}",
-                }
-                responses.append(
-                    EvalResponse(
-                        **cell, response_text="x", ok=True, content_empty=False, reasoning_chars=0
-                    )
-                )
-                verdicts.append(
-                    Verdict(
-                        **cell,
-                        score=score(rng, quality, difficulty),
-                        red_flag=False,
-                        rationale="",
-                    )
-                )
-    return responses, verdicts
+    ids = [(f"P{index:03d}", f"K{index % categories}") for index in range(prompts)]
+    level = {prompt_id: d for (prompt_id, _), d in zip(ids, difficulties, strict=True)}
+    rows = {(model, "none"): quality for model, quality in models.items()}
+    return known_quality_run(
+        rng, rows, ids, lambda _, prompt_id: level[prompt_id], repeats=repeats, noise=NOISE
+    )
 
 
 def _holds(interval: Interval | None, truth: float) -> bool:

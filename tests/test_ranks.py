@@ -18,6 +18,7 @@ from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.scorecard.compare import Comparer
 from touchstone.scorecard.terminal import legend, tie_text
+from touchstone.sim.scored import known_quality_run
 
 PROMPTS = 65  # buero's
 
@@ -28,27 +29,10 @@ def simulated(
     """A run of rows with the given true qualities (as benchmarks/ci_coverage.py draws it):
     each prompt has a difficulty, each score is quality + difficulty + noise, on 0..5."""
     difficulties = [rng.gauss(0, 1.0) for _ in range(prompts)]
-    responses, verdicts = [], []
-    for index, quality in enumerate(qualities):
-        for prompt, difficulty in enumerate(difficulties):
-            for repeat in range(1, repeats + 1):
-                cell = {
-                    "model": f"m{index:02d}",
-                    "variant": "none",
-                    "prompt_id": f"P{prompt:02d}",
-                    "repeat": repeat,
-                    "category": "A",
-                }
-                responses.append(
-                    EvalResponse(
-                        **cell, response_text="x", ok=True, content_empty=False, reasoning_chars=0
-                    )  # type: ignore[arg-type]
-                )
-                score = max(0, min(5, round(quality + difficulty + rng.gauss(0, 0.9))))
-                verdicts.append(
-                    Verdict(**cell, score=score, red_flag=False, rationale="")  # type: ignore[arg-type]
-                )
-    return responses, verdicts
+    rows = {(f"m{index:02d}", "none"): quality for index, quality in enumerate(qualities)}
+    ids = [(f"P{prompt:02d}", "A") for prompt in range(prompts)]
+    level = {prompt_id: d for (prompt_id, _), d in zip(ids, difficulties, strict=True)}
+    return known_quality_run(rng, rows, ids, lambda _, prompt_id: level[prompt_id], repeats=repeats)
 
 
 def card_of(rng: random.Random, qualities: list[float], **kw: int) -> Scorecard:

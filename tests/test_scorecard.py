@@ -12,6 +12,7 @@ from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
 from touchstone.scorecard.terminal import tie_text
 from touchstone.sim import SimServer
+from touchstone.sim.scored import known_quality_run
 from touchstone.transport import ChatReply
 
 from .conftest import FakeJudge, make_response
@@ -530,28 +531,12 @@ def _category_run(
 ) -> tuple[list, list]:
     """A run whose prompts are easy (+1,4) or hard (-1,8), 55:45 (bimodal), in ``categories``
     categories of ``per`` prompts; one repeat; noise sd 0,9 per answer."""
-    responses, verdicts = [], []
     prompts = categories * per
     shifts = [(1.4 if rng.random() < 0.55 else -1.8) + rng.gauss(0, 0.4) for _ in range(prompts)]
-    for model, quality in qualities.items():
-        for index, shift in enumerate(shifts):
-            category = f"K{index % categories}"
-            prompt_id = f"P{index:02d}"
-            responses.append(make_response(prompt_id, model=model, category=category))
-            score = max(0, min(5, round(quality + shift + rng.gauss(0, 0.9))))
-            verdicts.append(
-                Verdict(
-                    model=model,
-                    variant="none",
-                    prompt_id=prompt_id,
-                    repeat=1,
-                    category=category,
-                    score=score,
-                    red_flag=False,
-                    rationale="",
-                )
-            )
-    return responses, verdicts
+    ids = [(f"P{index:02d}", f"K{index % categories}") for index in range(prompts)]
+    shift = {prompt_id: value for (prompt_id, _), value in zip(ids, shifts, strict=True)}
+    rows = {(model, "none"): quality for model, quality in qualities.items()}
+    return known_quality_run(rng, rows, ids, lambda _, prompt_id: shift[prompt_id])
 
 
 def test_category_intervals_of_three_prompts_cover_the_true_mean() -> None:

@@ -15,6 +15,7 @@ from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse, Verdict
 from touchstone.sim.catalogue import simulated_answer
 from touchstone.sim.judges import simulated_dimensions, simulated_verdict
+from touchstone.sim.scored import known_quality_run
 from touchstone.stages.view import RunView
 from touchstone.store import RunDir
 from touchstone.transport.replies import ChatReply
@@ -105,17 +106,12 @@ def make_run(
 # them (benchmarks/ci_coverage.py): the row's quality, plus the prompt's difficulty (the
 # same in both runs: the same prompts), plus the noise of one answer and its verdict,
 # rounded and clipped to 0..5. Two runs of the same qualities differ by noise alone.
-NOISE_SD = 0.9
 # buero's rows: 3 models x 2 variants.
 SIX_ROWS = {
     (model, variant): quality
     for model, quality in (("sim-gut", 3.8), ("sim-mittel", 3.2), ("sim-schwach", 2.4))
     for variant in ("none", "sachlich")
 }
-
-
-def drawn_score(rng: random.Random, level: float) -> int:
-    return max(0, min(5, round(level + rng.gauss(0, NOISE_SD))))
 
 
 def difficulties(rng: random.Random, pack: Pack, rows: Iterable[Pair]) -> dict[Cell, float]:
@@ -136,26 +132,10 @@ def noisy_cells(
     repeats: int = 1,
 ) -> tuple[list[EvalResponse], list[Verdict]]:
     """A judged run's answers and verdicts: every row at its quality, noise drawn anew."""
-    responses, verdicts = [], []
-    for (model, variant), quality in rows.items():
-        for category, prompt in pack.all_prompts():
-            level = quality + difficulty[(model, variant, prompt.id)]
-            for repeat in range(1, repeats + 1):
-                cell = {
-                    "model": model,
-                    "variant": variant,
-                    "prompt_id": prompt.id,
-                    "repeat": repeat,
-                    "category": category.id,
-                }
-                responses.append(
-                    EvalResponse(
-                        **cell, response_text="x", ok=True, content_empty=False, reasoning_chars=0
-                    )
-                )
-                score = drawn_score(rng, level)
-                verdicts.append(Verdict(**cell, score=score, red_flag=False, rationale=""))
-    return responses, verdicts
+    prompts = [(prompt.id, category.id) for category, prompt in pack.all_prompts()]
+    return known_quality_run(
+        rng, rows, prompts, lambda row, prompt: difficulty[(*row, prompt)], repeats=repeats
+    )
 
 
 def view_of(name: str, pack: Pack, cells: tuple[list[EvalResponse], list[Verdict]]) -> RunView:

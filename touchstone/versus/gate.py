@@ -105,9 +105,8 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
     details = _details(decided, tests, margin)
     used = f"Das Gate prüft {used_text(tests)}." if tests else ""
     if failed:
-        return GateResult(
-            WORSE, f"Gate nicht bestanden – {'; '.join(failed)}. {used} {power}", details
-        )
+        parts = [f"Gate nicht bestanden – {'; '.join(failed)}.", used, power]
+        return GateResult(WORSE, " ".join(part for part in parts if part), details)
     if open_rows:
         return GateResult(
             INCONCLUSIVE,
@@ -131,8 +130,8 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
             f"95-%-Intervall über -{german.number(margin)}; da jede Zeile für sich bestehen "
             "muss, gilt das für alle zusammen zu 95 %, ohne Korrektur)"
         )
-    checked = f" {used}" if fail_on_worse else ""
-    return GateResult(PASS, f"Gate bestanden: {'; '.join(said)}.{checked} {power}", details)
+    parts = [f"Gate bestanden: {'; '.join(said)}.", used if fail_on_worse else "", power]
+    return GateResult(PASS, " ".join(part for part in parts if part), details)
 
 
 def _open_row(row: RowComparison, got: GateRow | None, tests: int) -> str:
