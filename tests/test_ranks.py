@@ -131,6 +131,9 @@ def test_the_report_says_what_the_ranks_and_the_pairs_each_hold_at(tiny_pack: Pa
         run_name="r", pack=tiny_pack, responses=responses, verdicts=verdicts, reports=[], card=card
     )
     assert "zu 95 % für alle 15 Paare zusammen (Bonferroni: je Paar 99,67 %)" in html
+    # A row's interval is said to hold for that row alone, in the report and the terminal.
+    assert "95 % je Zeile</span> (für diese Zeile allein)" in html
+    assert "95 % je Zeile (für diese Zeile allein)" in " ".join(legend(card, {}).split())
     assert html.count('data-testid="pair-note"') == 2 and "gleichen Rangs ist möglich" in html
     two = card_of(random.Random(1), [3.4] * 2)
     assert two.ranks.pairs == 1 and two.ranks.pair_notes() == []

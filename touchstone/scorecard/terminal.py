@@ -246,8 +246,9 @@ def legend(card: Scorecard, titles: dict[str, str], *, categories: bool = True) 
         f"Kategorien: {named}" if named else "",
         "bewertet: bewertete von allen Zellen; fehlgeschlagene Antworten (Frist überschritten, "
         "Prompt verweigert, leer, nur Reasoning) zählen mit dem Skalenminimum",
-        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere – obere Grenze], Bootstrap über "
-        "Prompts; ± nur bei symmetrischem Intervall; bei nur einem Prompt kein Intervall",
+        "Mittel (95 %): Mittelwert und 95-%-Intervall [untere – obere Grenze], 95 % je Zeile "
+        "(für diese Zeile allein), Bootstrap über Prompts; ± nur bei symmetrischem Intervall; "
+        "bei nur einem Prompt kein Intervall",
         *card.ranks.legend(),
         " · ".join(marks),
     ]
