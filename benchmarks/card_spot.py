@@ -36,12 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import report
 
-from touchstone.distributions import t_upper
 from touchstone.pack import Scale
 from touchstone.quality.human import human_agreement
 from touchstone.quality.ratings import HumanRating
 from touchstone.quality.rows_differ import RowKey, rows_test, welch
 from touchstone.results import Verdict
+from touchstone.stats.distributions import t_upper
 
 CARDS = 2000
 END_TO_END = 600

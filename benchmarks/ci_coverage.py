@@ -48,7 +48,7 @@ from _common import report
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import build_scorecard
 from touchstone.sim.scored import known_quality_run
-from touchstone.stats import Interval
+from touchstone.stats.intervals import Interval
 
 RUNS = 1000
 MODELS = {"gut": 3.6, "mittel": 3.2}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from touchstone.quality.bootstrap import bootstrap_interval
+from touchstone.stats.bootstrap import bootstrap_interval
 
 
 def mean(values: Sequence[float]) -> float:
@@ -59,7 +59,7 @@ def test_undefined_resamples_are_skipped_and_too_many_give_none() -> None:
 
 
 def test_replicates_share_draws_and_subtract_into_a_difference() -> None:
-    from touchstone.quality.bootstrap import bootstrap_replicates, percentile_interval
+    from touchstone.stats.bootstrap import bootstrap_replicates, percentile_interval
 
     units = [1.0, 2.0, 3.0, 4.0]
     both = bootstrap_replicates(units, lambda s: (min(s), max(s)), rounds=200, seed=3)

@@ -65,7 +65,7 @@ def test_the_comparison_matrix_uses_the_one_interval_format() -> None:
 
 def test_a_difference_interval_stays_within_the_scale_span() -> None:
     from touchstone.scorecard.compare import within_span
-    from touchstone.stats import Interval
+    from touchstone.stats.intervals import Interval
 
     clipped = within_span(Interval(4.8, 3.1, 6.48, 3), 5.0)
     assert (clipped.mean, clipped.low, clipped.high) == (4.8, 3.1, 5.0)
@@ -76,7 +76,7 @@ def test_a_difference_interval_stays_within_the_scale_span() -> None:
 
 def test_on_a_page_the_bounds_never_part_yet_copy_as_typed() -> None:
     from touchstone.report import template_environment
-    from touchstone.stats import Interval
+    from touchstone.stats.intervals import Interval
 
     env = template_environment()
     html = env.from_string("{{ i | interval }} {{ 2.5 | seconds }}").render(

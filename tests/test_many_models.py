@@ -16,10 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
-from touchstone.paired import paired_difference
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import build_scorecard, compare
 from touchstone.stages import load_run, write_report
+from touchstone.stats.paired import paired_difference
 
 from .conftest import coarse
 

@@ -7,9 +7,9 @@ import pytest
 from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
-from touchstone.distributions import t_beyond, t_tail, t_upper
-from touchstone.multiplicity import holm, set_level, two_sided_p, widened, widening
-from touchstone.stats import Interval
+from touchstone.stats.distributions import t_beyond, t_tail, t_upper
+from touchstone.stats.intervals import Interval
+from touchstone.stats.multiplicity import holm, set_level, two_sided_p, widened, widening
 
 
 @pytest.mark.parametrize("df", [1, 2, 2.7, 4, 9.35, 64, 400])

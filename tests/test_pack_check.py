@@ -290,7 +290,7 @@ def test_with_repeats_the_measured_share_is_used_and_nothing_is_assumed(tiny_pac
 
     from touchstone.packs.power import measured_spread
     from touchstone.packs.power_table import share_note
-    from touchstone.stats import Cluster
+    from touchstone.stats.intervals import Cluster
 
     rng = _random.Random(3)
     # Per-cell noise sd 0.9 (variance 0.81), the models' gap varies little between prompts:

@@ -10,7 +10,6 @@ from itertools import pairwise
 import pytest
 
 from touchstone import german
-from touchstone.distributions import t_upper
 from touchstone.pack import Pack, Scale
 from touchstone.packs.power import (
     Spread,
@@ -22,7 +21,8 @@ from touchstone.packs.power import (
     run_resolution,
     target_difference,
 )
-from touchstone.stats import Cluster
+from touchstone.stats.distributions import t_upper
+from touchstone.stats.intervals import Cluster
 
 
 def _empirical_power(

@@ -8,10 +8,10 @@ import random
 import pytest
 
 from touchstone.quality.length import LengthEffect, Swap, length_effect, word_count
-from touchstone.quality.within import fit_slope
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import build_scorecard
 from touchstone.scorecard.bias import bias_lines
+from touchstone.stats.within import fit_slope
 
 from .conftest import make_response
 

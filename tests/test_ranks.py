@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import random
 
-from touchstone.multiplicity import widened
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.scorecard.compare import Comparer
 from touchstone.scorecard.terminal import legend, tie_text
 from touchstone.sim.scored import known_quality_run
+from touchstone.stats.multiplicity import widened
 
 PROMPTS = 65  # buero's
 

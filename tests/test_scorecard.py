@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from touchstone.errors import ModelCallError
-from touchstone.multiplicity import widened
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.scorecard import build_scorecard
 from touchstone.scorecard.terminal import tie_text
 from touchstone.sim import SimServer
 from touchstone.sim.scored import known_quality_run
+from touchstone.stats.multiplicity import widened
 from touchstone.transport import ChatReply
 
 from .conftest import FakeJudge, make_response

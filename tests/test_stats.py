@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from touchstone.distributions import chi2_upper as _chi2_upper
-from touchstone.distributions import t_quantile as _t_quantile
-from touchstone.paired import Resampled, paired_difference, paired_floor
-from touchstone.stats import SEED, Cluster, _draws, _percentiles, _tail, mean_interval
+from touchstone.stats.distributions import chi2_upper as _chi2_upper
+from touchstone.stats.distributions import t_quantile as _t_quantile
+from touchstone.stats.intervals import SEED, Cluster, _draws, _percentiles, _tail, mean_interval
+from touchstone.stats.paired import Resampled, paired_difference, paired_floor
 
 
 @pytest.mark.parametrize(
@@ -291,7 +291,7 @@ def test_a_rows_spread_is_floored_by_the_other_rows_pooled_spread() -> None:
     other rows (with its own df) floors it: the moderated t interval of ``stats``."""
     from scipy import stats as scipy_stats
 
-    from touchstone.stats import pool_rows
+    from touchstone.stats.intervals import pool_rows
 
     top = {"P1": Cluster.of([5]), "P2": Cluster.of([5]), "P3": Cluster.of([5])}
     other = {"P1": Cluster.of([5]), "P2": Cluster.of([3]), "P3": Cluster.of([4])}
@@ -311,8 +311,8 @@ def test_a_rows_spread_is_floored_by_the_other_rows_pooled_spread() -> None:
 
 
 def test_many_other_rows_weigh_as_prior_df_and_fade_with_many_prompts() -> None:
-    from touchstone.pooling import PRIOR_DF
-    from touchstone.stats import pool_rows
+    from touchstone.stats.intervals import pool_rows
+    from touchstone.stats.pooling import PRIOR_DF
 
     rng = random.Random(4)
     others = [{f"P{i}": Cluster.of([rng.randint(0, 5)]) for i in range(30)} for _ in range(5)]
@@ -328,7 +328,7 @@ def test_many_other_rows_weigh_as_prior_df_and_fade_with_many_prompts() -> None:
 
 
 def test_a_paired_difference_of_few_prompts_is_floored_by_the_pooled_differences() -> None:
-    from touchstone.paired import difference_squares, pool_differences
+    from touchstone.stats.paired import difference_squares, pool_differences
 
     # Three shared prompts on which the new row is exactly one point ahead; the other rows'
     # differences vary by prompt.
@@ -352,9 +352,9 @@ def test_on_a_scale_the_pooled_interval_reaches_down_from_the_ceiling() -> None:
     mean)) and the interval holds every mean mu for which the row's mean is within t times the
     moderated spread at mu: three prompts at 5 reach down to what the others' dispersion
     allows at lower means, where a symmetric floor around 5 would stop short."""
-    from touchstone.distributions import t_upper
-    from touchstone.pooling import PRIOR_DF
-    from touchstone.stats import pool_rows
+    from touchstone.stats.distributions import t_upper
+    from touchstone.stats.intervals import pool_rows
+    from touchstone.stats.pooling import PRIOR_DF
 
     top = {f"P{i}": Cluster.of([5]) for i in range(3)}
     others = [

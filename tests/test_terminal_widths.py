@@ -17,7 +17,7 @@ from touchstone.cli import ui
 from touchstone.results import EvalResponse, ModelReport, Verdict
 from touchstone.scorecard import Scorecard, ScoreRow, build_scorecard, render_scorecard
 from touchstone.scorecard.terminal import legend, tie_text
-from touchstone.stats import Interval
+from touchstone.stats.intervals import Interval
 
 from .conftest import make_response
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from rich.console import Console
 
 from touchstone.pack import Pack, load_pack
-from touchstone.paired import paired_difference
 from touchstone.results import Verdict
-from touchstone.stats import Cluster, Interval
+from touchstone.stats.intervals import Cluster, Interval
+from touchstone.stats.paired import paired_difference
 from touchstone.versus import RunComparison, compare_runs, gate
 from touchstone.versus.build import RowComparison, Side
 from touchstone.versus.cells import PromptSets

@@ -36,7 +36,7 @@ from touchstone.results import (
 from touchstone.scorecard import Scorecard, unscored_text
 from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
 from touchstone.scorecard.texts import failed_text, speed_text, zero_counts
-from touchstone.stats import Interval
+from touchstone.stats.intervals import Interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 ANSWERS_PER_ROW = 2

@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone import german
-from touchstone.distributions import LEVEL, t_quantile, t_upper
 from touchstone.pack import Scale
-from touchstone.stats import RESOLUTION_VARIANCE, Cluster
+from touchstone.stats.distributions import LEVEL, t_quantile, t_upper
+from touchstone.stats.intervals import RESOLUTION_VARIANCE, Cluster
 
 POWER = 0.8
 REPEATS = (1, 3, 5)

@@ -3,7 +3,6 @@
 probes.py     the probe battery of judge-check; fitness.py: its fitness card
 agreement.py  weighted_kappa (the one kappa); how re-judged cells agree with their previous
               verdicts
-bootstrap.py  bootstrap_interval: a seeded percentile bootstrap over any units
 jury_agreement.py  how far a jury's judges agree: Krippendorff's alpha, pairwise kappa, member
               means, disputed cells, means without a row's own family (cell -> member -> score)
 jury_card.py  the jury card built from them: terminal, template, scorecard.json ``jury``

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
 from touchstone.quality.agreement import weighted_kappa
-from touchstone.quality.bootstrap import bootstrap_interval, percentile_interval
+from touchstone.stats.bootstrap import bootstrap_interval, percentile_interval
 
 K = TypeVar("K", bound=Hashable)
 M = TypeVar("M", bound=Hashable)

@@ -34,8 +34,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from touchstone import german
-from touchstone.quality.within import Slope, fit_slope
 from touchstone.results import EvalResponse, Verdict, cell_key
+from touchstone.stats.within import Slope, fit_slope
 
 Pair = tuple[str, str]
 PER = 100

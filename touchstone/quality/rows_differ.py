@@ -23,9 +23,9 @@ from itertools import combinations
 from typing import Any, Literal
 
 from touchstone import german
-from touchstone.distributions import LEVEL, chi2_upper, t_upper
-from touchstone.multiplicity import holm, two_sided_p
-from touchstone.stats import RESOLUTION_VARIANCE
+from touchstone.stats.distributions import LEVEL, chi2_upper, t_upper
+from touchstone.stats.intervals import RESOLUTION_VARIANCE
+from touchstone.stats.multiplicity import holm, two_sided_p
 
 # Rows compared pairwise at most; beyond, only the mildest against the strictest.
 MAX_PAIRWISE_ROWS = 20

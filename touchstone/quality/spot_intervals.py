@@ -22,10 +22,10 @@ import statistics
 from collections.abc import Sequence
 
 from touchstone import german
-from touchstone.distributions import LEVEL, t_upper
-from touchstone.quality.bootstrap import percentile_interval
 from touchstone.quality.rows_differ import DIFF_RESOLUTION
-from touchstone.stats import Cluster, mean_interval
+from touchstone.stats.bootstrap import percentile_interval
+from touchstone.stats.distributions import LEVEL, t_upper
+from touchstone.stats.intervals import Cluster, mean_interval
 
 Interval = tuple[float, float]
 

@@ -24,7 +24,7 @@ from touchstone.results import (
 )
 from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
 from touchstone.scorecard.ranks import RankRule
-from touchstone.stats import Cluster, Interval, mean_interval, pool_rows
+from touchstone.stats.intervals import Cluster, Interval, mean_interval, pool_rows
 
 Pair = tuple[str, str]
 _Cell = tuple[str, str, str, str]  # model, variant, category, prompt_id

@@ -32,11 +32,11 @@ import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from touchstone.distributions import LEVEL, t_upper
-from touchstone.multiplicity import widening
-from touchstone.paired import Resampled, paired_mean, resampled_difference, surely_not_better
 from touchstone.scorecard.ranks import RankRule
-from touchstone.stats import Interval
+from touchstone.stats.distributions import LEVEL, t_upper
+from touchstone.stats.intervals import Interval
+from touchstone.stats.multiplicity import widening
+from touchstone.stats.paired import Resampled, paired_mean, resampled_difference, surely_not_better
 
 if TYPE_CHECKING:
     from touchstone.scorecard.build import ScoreRow

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone import german
-from touchstone.distributions import LEVEL
-from touchstone.multiplicity import set_level
+from touchstone.stats.distributions import LEVEL
+from touchstone.stats.multiplicity import set_level
 
 
 def level_text(level: float) -> str:

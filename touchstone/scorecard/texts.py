@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from touchstone import german
 from touchstone.errors import kind_label
 from touchstone.results import FAILED_REASONS, UNSCORED_REASONS
-from touchstone.stats import Interval
+from touchstone.stats.intervals import Interval
 
 if TYPE_CHECKING:
     from touchstone.scorecard.build import ScoreRow

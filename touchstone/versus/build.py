@@ -19,12 +19,12 @@ from typing import Any, Literal
 
 from touchstone.errors import InputError
 from touchstone.german import counted
-from touchstone.multiplicity import set_level, widened
-from touchstone.paired import paired_difference, pool_differences
-from touchstone.pooling import Pool
 from touchstone.results import cell_key
 from touchstone.stages.view import RunView
-from touchstone.stats import Cluster, Interval
+from touchstone.stats.intervals import Cluster, Interval
+from touchstone.stats.multiplicity import set_level, widened
+from touchstone.stats.paired import paired_difference, pool_differences
+from touchstone.stats.pooling import Pool
 from touchstone.versus.cells import (
     Pair,
     PromptSets,

@@ -19,7 +19,7 @@ from touchstone.errors import InputError
 from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import Pack
 from touchstone.results import Verdict, failure_of
-from touchstone.stats import Cluster
+from touchstone.stats.intervals import Cluster
 
 Pair = tuple[str, str]
 _PromptKey = tuple[str, str]  # variant, prompt id

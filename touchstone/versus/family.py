@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone import german
-from touchstone.distributions import LEVEL, t_beyond, t_quantile, t_upper
-from touchstone.multiplicity import ALPHA, set_level, widened
-from touchstone.stats import Interval
+from touchstone.stats.distributions import LEVEL, t_beyond, t_quantile, t_upper
+from touchstone.stats.intervals import Interval
+from touchstone.stats.multiplicity import ALPHA, set_level, widened
 from touchstone.versus.build import RowComparison, RunComparison
 
 POWER = 0.8

@@ -24,7 +24,7 @@ from typing import Any
 
 from touchstone import german
 from touchstone.errors import InputError
-from touchstone.stats import Interval
+from touchstone.stats.intervals import Interval
 from touchstone.versus.build import RowComparison, RunComparison
 from touchstone.versus.family import (
     GateRow,

@@ -13,7 +13,7 @@ from rich.text import Text
 from touchstone import german
 from touchstone.plain import plain
 from touchstone.scorecard.columns import Column, FittedTable
-from touchstone.stats import Interval
+from touchstone.stats.intervals import Interval
 from touchstone.versus.build import Better, RowComparison, RunComparison, better_of
 from touchstone.versus.family import level_text
 from touchstone.versus.gate import GateResult, diff_text

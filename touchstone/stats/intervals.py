@@ -51,8 +51,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from touchstone.distributions import LEVEL, chi2_upper, t_quantile, t_upper
-from touchstone.pooling import Pool, between_squares, pooled_bounds, pooled_floor
+from touchstone.stats.distributions import LEVEL, chi2_upper, t_quantile, t_upper
+from touchstone.stats.pooling import Pool, between_squares, pooled_bounds, pooled_floor
 
 RESAMPLES = 1000
 SEED = 20261130

@@ -15,8 +15,7 @@ import math
 import statistics
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from touchstone.pooling import Pool, pooled_floor, sum_of_squares
-from touchstone.stats import (
+from touchstone.stats.intervals import (
     RESAMPLES,
     SEED,
     Cluster,
@@ -29,6 +28,7 @@ from touchstone.stats import (
     _tail,
     _widened,
 )
+from touchstone.stats.pooling import Pool, pooled_floor, sum_of_squares
 
 
 def pool_differences(pairs: Iterable[tuple[Mapping[str, Cluster], Mapping[str, Cluster]]]) -> Pool:

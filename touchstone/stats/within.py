@@ -25,7 +25,7 @@ import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
-from touchstone.distributions import t_upper
+from touchstone.stats.distributions import t_upper
 
 # Alternating projections converge geometrically; a touchstone run (every row asks every
 # prompt, a few cells failed) settles in two or three sweeps.

@@ -65,7 +65,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from touchstone.distributions import t_upper
+from touchstone.stats.distributions import t_upper
 
 # The degrees of freedom the other rows' pooled spread counts for in a row's interval (d0).
 PRIOR_DF = 4

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from touchstone.distributions import LEVEL, t_beyond, t_tail
-from touchstone.stats import Interval
+from touchstone.stats.distributions import LEVEL, t_beyond, t_tail
+from touchstone.stats.intervals import Interval
 
 ALPHA = 1 - LEVEL
 

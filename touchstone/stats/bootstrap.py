@@ -1,6 +1,6 @@
 """A small seeded percentile bootstrap over arbitrary units (ratings, cells, prompts).
 
-``stats.py`` holds the scorecard's cluster bootstrap (expanded percentiles, floors for few
+``intervals.py`` holds the scorecard's cluster bootstrap (expanded percentiles, floors for few
 prompts); this one is the plain percentile bootstrap the judge-quality figures need, where a
 statistic (a kappa, an agreement share) is computed from the resampled units as a whole and
 may be undefined on some resamples (a kappa of a resample with one score throughout).
@@ -18,11 +18,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from touchstone.stats.distributions import LEVEL
+
 T = TypeVar("T")
 R = TypeVar("R")
 
 ROUNDS = 2000
-LEVEL = 0.95
 # A resample whose statistic is undefined is skipped; when more than this share of them is
 # undefined the interval would describe a different population, so there is none.
 MAX_UNDEFINED = 0.5
