@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from touchstone.quality.agreement import weighted_kappa
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
+from touchstone.stats.kappa import weighted_kappa
 
 from .conftest import run_cli
 from .test_cli import judge_config
@@ -24,6 +24,27 @@ from .test_cli import judge_config
 def test_weighted_kappa(first: list[int], second: list[int], kappa: float) -> None:
     span = (min(first + second), max(first + second))
     assert weighted_kappa(list(zip(first, second, strict=True)), *span) == pytest.approx(kappa)
+
+
+def test_weighted_kappa_is_the_confusion_matrix_definition() -> None:
+    # Cohen's kappa with quadratic weights w_ij = (i - j)^2 / (k - 1)^2 over the k x k
+    # confusion matrix O and the product of its marginals E: 1 - sum(w O) / sum(w E).
+    import random
+
+    rng = random.Random(8)
+    for _ in range(50):
+        n = rng.randint(5, 40)
+        pairs = [(rng.randint(0, 5), rng.randint(0, 5)) for _ in range(n)]
+        observed = [[0.0] * 6 for _ in range(6)]
+        for a, b in pairs:
+            observed[a][b] += 1
+        rows = [sum(observed[i]) for i in range(6)]
+        cols = [sum(observed[i][j] for i in range(6)) for j in range(6)]
+        weight = [[(i - j) ** 2 / 25 for j in range(6)] for i in range(6)]
+        seen = sum(weight[i][j] * observed[i][j] for i in range(6) for j in range(6))
+        chance = sum(weight[i][j] * rows[i] * cols[j] / n for i in range(6) for j in range(6))
+        expected = None if chance == 0 else 1 - seen / chance
+        assert weighted_kappa(pairs, 0, 5) == pytest.approx(expected)
 
 
 def test_kappa_is_undefined_when_no_judge_varies() -> None:

@@ -8,7 +8,6 @@ import statistics
 
 import pytest
 
-from touchstone.quality.agreement import weighted_kappa
 from touchstone.quality.jury_agreement import (
     alpha,
     alpha_interval,
@@ -20,6 +19,7 @@ from touchstone.quality.jury_agreement import (
     pairwise_kappas,
     same_family_means,
 )
+from touchstone.stats.kappa import weighted_kappa
 
 N = None
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers

@@ -15,14 +15,13 @@ from touchstone.packs.power import (
     Spread,
     about,
     assumed_spread,
-    detectable_difference,
     measured_spread,
-    prompts_needed,
     run_resolution,
     target_difference,
 )
 from touchstone.stats.distributions import t_upper
 from touchstone.stats.intervals import Cluster
+from touchstone.stats.power import detectable_difference, prompts_needed
 
 
 def _empirical_power(

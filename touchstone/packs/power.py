@@ -11,7 +11,8 @@ where V is the variance of one prompt's paired difference (row a's mean on the p
 row b's). V has two parts: how much the two models' gap changes from prompt to prompt (P),
 which no repeat removes, and the noise of one answer and its verdict (R, for the difference
 of two single cells), which k repeats divide: V(k) = P + R / k. The t + t form is the usual
-approximation of the non-central t; ``tests/test_power.py`` checks its power by simulation.
+approximation of the non-central t (``stats/power.py``); ``tests/test_power.py`` checks its power
+by simulation.
 
 Where V comes from:
 
@@ -33,7 +34,6 @@ Where V comes from:
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,19 +41,15 @@ from typing import Any
 
 from touchstone import german
 from touchstone.pack import Scale
-from touchstone.stats.distributions import LEVEL, t_quantile, t_upper
+from touchstone.stats.distributions import LEVEL
 from touchstone.stats.intervals import RESOLUTION_VARIANCE, Cluster
+from touchstone.stats.power import POWER, detectable_difference
 
-POWER = 0.8
 REPEATS = (1, 3, 5)
 ASSUMED_SD_SHARE = 0.16
 ASSUMED_REPEAT_SHARE = 0.4
 # The difference "für X Punkte braucht es …" asks about: 4 % of the span (0,2 on 0..5).
 TARGET_SHARE = 0.04
-# Beyond this many prompts "how many would it take" has no useful answer.
-MAX_PROMPTS = 10_000_000
-# As distributions.t_upper: beyond this many degrees of freedom t is the normal quantile.
-_DF_CAP = 1000
 
 
 @dataclass(frozen=True)
@@ -104,40 +100,6 @@ class Spread:
             "pairs": self.pairs,
             "repeats": round(self.repeats, 2),
         }
-
-
-@functools.lru_cache(maxsize=4096)
-def _t_power(df: int, power: float) -> float:
-    return t_quantile(power, min(df, _DF_CAP))
-
-
-def detectable_difference(
-    prompts: int, variance: float, *, power: float = POWER, level: float = LEVEL
-) -> float | None:
-    """The smallest true difference a paired decision over ``prompts`` finds with ``power``
-    at ``level``, for a per-prompt difference of ``variance``; None below two prompts (one
-    prompt gives no interval, no decision)."""
-    if prompts < 2:
-        return None
-    df = prompts - 1
-    return (t_upper(df, level) + _t_power(df, power)) * math.sqrt(max(0.0, variance) / prompts)
-
-
-def prompts_needed(difference: float, variance: float) -> int | None:
-    """The fewest prompts that find ``difference`` with 80 % power; None beyond
-    ``MAX_PROMPTS``. The difference shrinks as prompts grow: a bisection."""
-    found = detectable_difference(MAX_PROMPTS, variance)
-    if difference <= 0 or found is None or found > difference:
-        return None
-    low, high = 1, MAX_PROMPTS  # detectable(low) > difference (or none) >= detectable(high)
-    while high - low > 1:
-        mid = (low + high) // 2
-        value = detectable_difference(mid, variance)
-        if value is not None and value <= difference:
-            high = mid
-        else:
-            low = mid
-    return high
 
 
 def about(prompts: int) -> int:

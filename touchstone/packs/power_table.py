@@ -9,15 +9,8 @@ from typing import Any
 
 from touchstone import german
 from touchstone.pack import Pack
-from touchstone.packs.power import (
-    REPEATS,
-    Spread,
-    about,
-    assumed_spread,
-    detectable_difference,
-    prompts_needed,
-    target_difference,
-)
+from touchstone.packs.power import REPEATS, Spread, about, assumed_spread, target_difference
+from touchstone.stats.power import detectable_difference, prompts_needed
 
 
 @dataclass(frozen=True)

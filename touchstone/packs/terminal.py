@@ -12,10 +12,11 @@ from rich.text import Text
 
 from touchstone import german
 from touchstone.packs.check import PackCheck
-from touchstone.packs.power import ASSUMED_SD_SHARE, POWER, about
+from touchstone.packs.power import ASSUMED_SD_SHARE, about
 from touchstone.packs.power_table import Power, share_note, summary_sentence
 from touchstone.plain import plain
 from touchstone.quality.probes import PER_KIND
+from touchstone.stats.power import POWER
 
 _MARKS = {"error": ("✗ Fehler", "bold red"), "warning": ("⚠ Warnung", "yellow")}
 

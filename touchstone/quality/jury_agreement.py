@@ -30,8 +30,8 @@ from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, S
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from touchstone.quality.agreement import weighted_kappa
 from touchstone.stats.bootstrap import bootstrap_interval, percentile_interval
+from touchstone.stats.kappa import weighted_kappa
 
 K = TypeVar("K", bound=Hashable)
 M = TypeVar("M", bound=Hashable)

@@ -19,18 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone import german
-from touchstone.stats.distributions import LEVEL, t_beyond, t_quantile, t_upper
+from touchstone.stats.distributions import LEVEL, t_beyond, t_upper
 from touchstone.stats.intervals import Interval
 from touchstone.stats.multiplicity import ALPHA, set_level, widened
+from touchstone.stats.power import POWER, power_quantile
 from touchstone.versus.build import RowComparison, RunComparison
 
-POWER = 0.8
-# As distributions.t_upper: beyond this many degrees of freedom t is the normal quantile.
-_DF_CAP = 1000
-
-
-def _power_quantile(df: int) -> float:
-    return t_quantile(POWER, min(df, _DF_CAP))
+_DF_CAP = 1000  # as distributions.t_upper: beyond, t is the normal quantile
 
 
 def detectable_loss(diff: Interval, tests: int) -> float | None:
@@ -41,7 +36,7 @@ def detectable_loss(diff: Interval, tests: int) -> float | None:
         return None
     df = diff.n - 1
     se = half / t_upper(df)
-    return (t_beyond(ALPHA / (2 * max(1, tests)), min(df, _DF_CAP)) + _power_quantile(df)) * se
+    return (t_beyond(ALPHA / (2 * max(1, tests)), min(df, _DF_CAP)) + power_quantile(df)) * se
 
 
 def passing_margin(diff: Interval, rows: int = 1) -> float | None:
@@ -58,7 +53,7 @@ def passing_margin(diff: Interval, rows: int = 1) -> float | None:
         return None
     df = diff.n - 1
     se = half / t_upper(df)
-    return (t_upper(df) + t_quantile(POWER ** (1 / rows), min(df, _DF_CAP))) * se
+    return (t_upper(df) + power_quantile(df, POWER ** (1 / rows))) * se
 
 
 @dataclass(frozen=True)
