@@ -20,7 +20,7 @@ Four kinds of data (the same noise, sd 0.9 per answer):
   that the other kind exists.
 
 Runs of 1, 2 and 6 rows at 3 and 5 prompts (a row's spread is floored by the other rows'
-pooled spread, ``touchstone/pooling.py``: a row alone has none to pool, 6 rows are buero's
+pooled spread, ``touchstone/stats/pooling.py``: a row alone has none to pool, 6 rows are buero's
 default), two rows from 10 prompts up. Targets (DESIGN §23): at least 92 % at 3 and 5 prompts,
 93–97 % from 10 prompts up; the category intervals (24 prompts in 8 categories of 3; every
 category drawn from the same population, so the model's true mean is each category's) at
