@@ -12,13 +12,13 @@ from touchstone.quality.jury_agreement import (
     alpha,
     alpha_interval,
     disputed_cells,
-    krippendorff_alpha,
     mean_without,
     member_means,
     paired_cells,
     pairwise_kappas,
     same_family_means,
 )
+from touchstone.stats.alpha import krippendorff_alpha
 from touchstone.stats.kappa import weighted_kappa
 
 N = None
@@ -239,7 +239,7 @@ def test_shared_cells_can_be_those_of_the_active_members() -> None:
 def test_alpha_interval_of_many_cells_weighs_them_and_agrees_with_resampling(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from touchstone.quality import jury_agreement
+    from touchstone.stats import alpha as stats_alpha
 
     rng = random.Random(11)
     cells = {}
@@ -252,7 +252,7 @@ def test_alpha_interval_of_many_cells_weighs_them_and_agrees_with_resampling(
         }
     value = alpha(cells)
     weighed = alpha_interval(cells)  # beyond RESAMPLED_CELLS: the Bayesian bootstrap
-    monkeypatch.setattr(jury_agreement, "RESAMPLED_CELLS", 10_000)
+    monkeypatch.setattr(stats_alpha, "RESAMPLED_CELLS", 10_000)
     resampled = alpha_interval(cells)
     assert value is not None and weighed is not None and resampled is not None
     assert weighed[0] < value < weighed[1]
