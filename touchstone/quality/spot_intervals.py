@@ -25,7 +25,7 @@ from touchstone import german
 from touchstone.quality.rows_differ import DIFF_RESOLUTION
 from touchstone.stats.bootstrap import percentile_interval
 from touchstone.stats.distributions import LEVEL, t_upper
-from touchstone.stats.intervals import Cluster, mean_interval
+from touchstone.stats.intervals import Cluster, _widened, mean_interval
 
 Interval = tuple[float, float]
 
@@ -54,11 +54,10 @@ def mean_difference_interval(
         low, high = boot.low, boot.high
     variance = max(statistics.variance(diffs), DIFF_RESOLUTION)
     floor = t_upper(n - 1) * math.sqrt(variance / n)
-    # Widened by the same amount on both sides (the bootstrap's asymmetry kept), as the
-    # scorecard widens to its floors.
-    extra = max(0.0, 2 * floor - (high - low)) / 2
-    low, high = min(low - extra, mean), max(high + extra, mean)
-    return (max(low, -span), min(high, span)), None
+    # Widened to the floor as the scorecard widens its intervals (the asymmetry kept).
+    widened = _widened(mean, low, high, floor, n)
+    assert widened.low is not None and widened.high is not None
+    return (max(widened.low, -span), min(widened.high, span)), None
 
 
 def kappa_interval(

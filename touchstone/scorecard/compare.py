@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from touchstone.scorecard.ranks import RankRule
 from touchstone.stats.distributions import LEVEL, t_upper
 from touchstone.stats.intervals import Interval
-from touchstone.stats.multiplicity import widening
+from touchstone.stats.multiplicity import widened, widening
 from touchstone.stats.paired import Resampled, paired_mean, resampled_difference, surely_not_better
 
 if TYPE_CHECKING:
@@ -148,12 +148,9 @@ class Comparer:
         return found
 
     def _above_zero(self, diff: Interval) -> bool:
-        """Whether ``multiplicity.widened(diff, tests).low > 0``."""
-        if diff.low is None or diff.high is None:
-            return False
-        factor = self._factors(diff.n)[0]
-        side = max(diff.mean - diff.low, (diff.high - diff.low) / 2)
-        return diff.mean - side * factor > 0
+        """Whether ``diff`` widened for the ranks' tests lies above 0."""
+        low = widened(diff, self._tests).low
+        return low is not None and low > 0
 
     def _out_of_reach(self, a: Pair, b: Pair) -> bool:
         """Whether the widened lower end surely stays at or below 0, told from the prompts'

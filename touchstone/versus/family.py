@@ -28,14 +28,22 @@ from touchstone.versus.build import RowComparison, RunComparison
 _DF_CAP = 1000  # as distributions.t_upper: beyond, t is the normal quantile
 
 
-def detectable_loss(diff: Interval, tests: int) -> float | None:
-    """The smallest true loss a decision at ``set_level(tests)`` finds with 80 % power, at
-    the standard error ``diff`` (a 95 % interval) shows; None without an interval."""
+def _standard_error(diff: Interval) -> tuple[float, int] | None:
+    """The standard error a 95 % interval over ``diff.n`` prompts shows, and its df."""
     half = diff.half_width
     if half is None or diff.n < 2:
         return None
     df = diff.n - 1
-    se = half / t_upper(df)
+    return half / t_upper(df), df
+
+
+def detectable_loss(diff: Interval, tests: int) -> float | None:
+    """The smallest true loss a decision at ``set_level(tests)`` finds with 80 % power, at
+    the standard error ``diff`` (a 95 % interval) shows; None without an interval."""
+    found = _standard_error(diff)
+    if found is None:
+        return None
+    se, df = found
     return (t_beyond(ALPHA / (2 * max(1, tests)), min(df, _DF_CAP)) + power_quantile(df)) * se
 
 
@@ -46,14 +54,11 @@ def passing_margin(diff: Interval, rows: int = 1) -> float | None:
     with 80 % lets 6 rows pass together about half the time). Rows of one run share their
     prompts and pass together more often than independent ones: an upper bound. None
     without an interval."""
-    if rows <= 1:
-        return detectable_loss(diff, 1)
-    half = diff.half_width
-    if half is None or diff.n < 2:
+    found = _standard_error(diff)
+    if found is None:
         return None
-    df = diff.n - 1
-    se = half / t_upper(df)
-    return (t_upper(df) + power_quantile(df, POWER ** (1 / rows))) * se
+    se, df = found
+    return (t_upper(df) + power_quantile(df, POWER ** (1 / max(1, rows)))) * se
 
 
 @dataclass(frozen=True)
