@@ -19,6 +19,7 @@ from touchstone.judge.cache import (
     cache_stats,
     clear_cache,
 )
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
@@ -92,7 +93,7 @@ def test_user_cache_serves_another_run_dir(
     # Three cached cells asked again without the cache (drift, quality/drift.py), then only
     # the holistic calls: every cell's verdict comes from the cache.
     assert len(again.history) == 3 + 2
-    assert all(v.cached for v in RunDir(second).load_verdicts())
+    assert all(v.cached for v in run_cells(RunDir(second)).cells)
     assert outcome.health.calls == 3 + 2
     # "6 neue Bewertungen" beside "5 Aufrufe" says where the other four came from: in the
     # terminal and in the done event (the GUI's done message).
@@ -110,7 +111,7 @@ def test_user_cache_serves_another_run_dir(
     bypass = FakeJudge()
     execute_judge(second, config=config(sim), backend=bypass, rejudge="all")
     assert len(bypass.history) == 6 + 2
-    assert not any(v.cached for v in RunDir(second).load_verdicts())
+    assert not any(v.cached for v in run_cells(RunDir(second)).cells)
 
 
 def test_no_cache_judges_again_and_writes_nothing(
@@ -180,7 +181,7 @@ def test_bad_cache_rows_are_misses_judged_again_with_one_warning(
 
     judge = FakeJudge(default='{"score": 3, "red_flag": false, "rationale": "neu"}')
     outcome = execute_judge(second, config=config(sim), backend=judge)
-    verdicts = RunDir(second).load_verdicts()
+    verdicts = run_cells(RunDir(second)).cells
     # The bad rows' cells, three good ones asked again (drift), then holistic.
     assert len(judge.history) == len(BAD_ROWS) + 3 + 8
     assert all(0 <= v.score <= 5 and not v.unscored for v in verdicts)

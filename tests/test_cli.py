@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from touchstone.jury.verdicts import run_cells
 from touchstone.sim import SimServer
 from touchstone.store import JUDGEMENTS, RunDir
 
@@ -49,7 +50,7 @@ def test_runaway_judge_aborts_fast_and_a_good_judge_finishes_the_run(
     good = judge_config(tmp_path / "good.yaml", sim, "sim-judge", call_timeout_s=5)
     result = run_cli("judge", str(answered_run), "--config", str(good), cwd=tmp_path)
     assert_clean_failure(result, 0)
-    verdicts = RunDir(answered_run).load_verdicts()
+    verdicts = run_cells(RunDir(answered_run)).cells
     assert len(verdicts) == 12 and not any(v.unscored for v in verdicts)
     assert {v.judge_model for v in verdicts} == {"sim-judge"}
     assert "Scorecard" in result.stdout
@@ -59,7 +60,7 @@ def test_runaway_judge_aborts_fast_and_a_good_judge_finishes_the_run(
     assert_clean_failure(result, 0)
     # Nothing new and nothing changed: no call at all, not even for the holistic pass.
     assert sim.calls.get("sim-judge", 0) - calls_before == 0
-    assert len(RunDir(answered_run).load_verdicts()) == 12
+    assert len(run_cells(RunDir(answered_run)).cells) == 12
 
 
 def test_judge_with_some_errors_finishes_and_says_what_is_left(
@@ -70,7 +71,7 @@ def test_judge_with_some_errors_finishes_and_says_what_is_left(
     )
     result = run_cli("judge", str(answered_run), "--config", str(flaky), cwd=tmp_path)
     assert_clean_failure(result, 0)
-    persisted = RunDir(answered_run).load_verdicts()
+    persisted = run_cells(RunDir(answered_run)).cells
     assert 0 < len(persisted) < 12
     left = 12 - len(persisted)
     assert f"{left} Zellen blieben wegen Judge-Fehlern unbewertet" in result.stdout
@@ -82,7 +83,7 @@ def test_judge_with_some_errors_finishes_and_says_what_is_left(
         "judge", str(answered_run), "--config", str(good), "--model", "sim-judge", cwd=tmp_path
     )
     assert_clean_failure(result, 0)
-    assert len(RunDir(answered_run).load_verdicts()) == 12
+    assert len(run_cells(RunDir(answered_run)).cells) == 12
 
 
 def test_report_is_self_contained_and_marks_flags(

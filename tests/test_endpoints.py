@@ -9,6 +9,7 @@ import pytest
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.judge.advice import advice
 from touchstone.judge.policy import StopKind
+from touchstone.jury.verdicts import run_cells
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
 from touchstone.store import RunDir
@@ -88,7 +89,7 @@ def test_quota_exhausted_stops_after_one_call_and_a_later_resume_finishes(
     assert (
         run_cli("judge", str(four_model_run), "--config", str(good), cwd=tmp_path).returncode == 0
     )
-    assert len(RunDir(four_model_run).load_verdicts()) == 24
+    assert len(run_cells(RunDir(four_model_run)).cells) == 24
 
 
 def test_quota_stops_an_evaluated_model_too(
@@ -203,7 +204,7 @@ def test_tokens_per_verdict_totals_and_cost(
         "judge", str(four_model_run), "--config", str(config), "--events", str(events), cwd=tmp_path
     )
     assert_clean_failure(result, 0)
-    verdicts = RunDir(four_model_run).load_verdicts()
+    verdicts = run_cells(RunDir(four_model_run)).cells
     assert all(v.judge_prompt_tokens and v.judge_completion_tokens for v in verdicts)
     health = json.loads(events.read_text(encoding="utf-8").splitlines()[-1])["health"]
     prompt = sum(v.judge_prompt_tokens or 0 for v in verdicts)

@@ -14,6 +14,7 @@ import pytest
 
 from touchstone.errors import JudgeCallError
 from touchstone.judge import JudgeAborted, judge_responses
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.store import JUDGEMENTS, RunDir
@@ -54,7 +55,7 @@ def test_refused_cell_is_isolated_even_with_breaker_1(
     )
     result = judge(four_model_run, config)
     assert_clean_failure(result, 0)
-    verdicts = RunDir(four_model_run).load_verdicts()
+    verdicts = run_cells(RunDir(four_model_run)).cells
     # S1 mentions an IBAN: its 8 cells are refused by the filter (saved unscored with that
     # reason, asked again next run), the other 16 are judged.
     refused = [v for v in verdicts if v.prompt_id == "S1"]
@@ -74,7 +75,7 @@ def test_flaky_judge_is_stopped_by_the_ratio_not_the_streak(
     assert_clean_failure(result, 1)
     assert "10 von 20 Judge-Aufrufen fehlgeschlagen" in result.stderr
     assert "in Folge" not in result.stderr
-    assert len(RunDir(four_model_run).load_verdicts()) == 10
+    assert len(run_cells(RunDir(four_model_run)).cells) == 10
 
 
 # -- concurrency -----------------------------------------------------------------------------
@@ -201,7 +202,7 @@ def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    kept = {(v.key, v.rationale) for v in RunDir(four_model_run).load_verdicts()}
+    kept = {(v.key, v.rationale) for v in run_cells(RunDir(four_model_run)).cells}
     assert 5 <= len(kept) < 24
 
     calls_before = sim.calls.get("sim-judge", 0)
@@ -210,7 +211,7 @@ def test_kill_9_mid_judge_then_resume_judges_every_cell_exactly_once(
     lines = [json.loads(line) for line in judgements.read_text(encoding="utf-8").splitlines()]
     keys = [(d["model"], d["variant"], d["prompt_id"], d["repeat"]) for d in lines]
     assert len(keys) == len(set(keys)) == 24
-    final = {(v.key, v.rationale) for v in RunDir(four_model_run).load_verdicts()}
+    final = {(v.key, v.rationale) for v in run_cells(RunDir(four_model_run)).cells}
     assert kept <= final
     # Only the cells left open were judged again, plus one holistic call per (model, variant).
     assert sim.calls.get("sim-judge", 0) - calls_before == 24 - len(kept) + 8
@@ -224,18 +225,18 @@ def test_model_override_rejudge_and_mixed_judge_warning(
 ) -> None:
     flaky = judge_config(tmp_path / "flaky.yaml", sim, "sim-flaky", max_failure_ratio=0)
     assert judge(four_model_run, flaky).returncode == 0
-    first = RunDir(four_model_run).load_verdicts()
+    first = run_cells(RunDir(four_model_run)).cells
     assert 0 < len(first) < 24 and {v.judge_model for v in first} == {"sim-flaky"}
 
     result = judge(four_model_run, flaky, "--model", "sim-judge")
     assert_clean_failure(result, 0)
-    verdicts = RunDir(four_model_run).load_verdicts()
+    verdicts = run_cells(RunDir(four_model_run)).cells
     assert {v.judge_model for v in verdicts} == {"sim-flaky", "sim-judge"}
     assert "mehreren Judge-Modellen" in result.stdout
 
     result = judge(four_model_run, flaky, "--model", "sim-judge", "--rejudge", "all")
     assert_clean_failure(result, 0)
-    assert {v.judge_model for v in RunDir(four_model_run).load_verdicts()} == {"sim-judge"}
+    assert {v.judge_model for v in run_cells(RunDir(four_model_run)).cells} == {"sim-judge"}
 
 
 def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
@@ -261,7 +262,7 @@ def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
 def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
     sim: SimServer, four_model_run: Path, tmp_path: Path, sig: signal.Signals, code: int
 ) -> None:
-    RunDir(four_model_run).rewrite_verdicts([])  # nothing judged yet
+    RunDir(four_model_run).rewrite_verdicts([], member_lines=[])  # nothing judged yet
     hanging = judge_config(
         tmp_path / "hang.yaml", sim, "sim-hang", call_timeout_s=60, concurrency=4
     )

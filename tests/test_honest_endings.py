@@ -15,6 +15,7 @@ from touchstone.gui.app import create_app
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.job_state import final_state, job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_judge_check, execute_run, load_run
@@ -44,7 +45,7 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     assert all(row.unscored == {"judge_refused": 1} for row in outcome.card.rows)
 
     # Persisted with the reason, so the report, the GUI and the CSV find them.
-    saved = [v for v in RunDir(four_model_run).load_verdicts() if v.prompt_id == "S1"]
+    saved = [v for v in run_cells(RunDir(four_model_run)).cells if v.prompt_id == "S1"]
     assert len(saved) == 8
     assert {v.unscored_reason for v in saved} == {"judge_refused"}
     assert all(v.unscored and not v.judge_error and v.error_kind == "refused" for v in saved)
@@ -63,7 +64,7 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
     again = execute_judge(four_model_run, config=good)
     assert again.new_verdicts == 8 and again.refused == 0
-    after = RunDir(four_model_run).load_verdicts()
+    after = run_cells(RunDir(four_model_run)).cells
     assert len(after) == 24 and not any(v.unscored for v in after)
 
 
@@ -117,7 +118,7 @@ def test_a_refused_cell_is_asked_again_by_default_and_stays_findable(
     # Only the 8 refused cells are asked again, and they stay refused, not open.
     assert sim.calls.get("sim-picky", 0) - before == 8
     assert again.refused == 8 and again.cells_left == 0
-    saved = RunDir(four_model_run).load_verdicts()
+    saved = run_cells(RunDir(four_model_run)).cells
     assert len(saved) == 24
     assert sum(v.unscored_reason == "judge_refused" for v in saved) == 8
 
@@ -129,7 +130,7 @@ def test_a_refusal_never_replaces_a_scored_verdict(
     picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
     again = execute_judge(four_model_run, config=picky, rejudge="all")
     assert again.kept == 8 and again.refused == 0
-    saved = RunDir(four_model_run).load_verdicts()
+    saved = run_cells(RunDir(four_model_run)).cells
     assert len(saved) == 24 and not any(v.unscored for v in saved)
 
 

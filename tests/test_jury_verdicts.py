@@ -8,6 +8,7 @@ import pytest
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.jury.aggregate import cell_verdict, combine
+from touchstone.jury.verdicts import run_cells
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run, write_report
@@ -83,9 +84,10 @@ def test_aggregates_are_never_written(tmp_path: Path) -> None:
     (tmp_path / "judgements.jsonl").write_text(
         "".join(json.dumps(v.as_dict()) + "\n" for v in lines), encoding="utf-8"
     )
-    [cell] = run.load_verdicts()
+    judged = run_cells(run)
+    [cell] = judged.cells
     assert cell.score == 3 and cell.judge_model == "Jury (a, b)"
-    run.rewrite_verdicts([cell])
+    run.rewrite_verdicts([cell], member_lines=judged.member_lines)
     written = [json.loads(x) for x in (tmp_path / "judgements.jsonl").read_text().splitlines()]
     assert [w["judge_model"] for w in written] == ["a", "b"]
 

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 
 from touchstone.errors import InputError
 from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run, load_run
@@ -91,7 +92,7 @@ def test_a_grown_pack_judges_nothing_again_and_opens_only_the_new_prompts(
     sim: SimServer, judged_on_the_first_pack: tuple[Path, Path]
 ) -> None:
     pack, out = judged_on_the_first_pack
-    verdicts_before = RunDir(out).load_verdicts()
+    verdicts_before = run_cells(RunDir(out)).cells
     pack.write_text(BUERO.read_text(encoding="utf-8"), encoding="utf-8")  # as a git pull does
     grown = load_pack(pack).prompt_count
     config = JudgeConfig(JudgeEndpoint(sim.base_url), "j")
@@ -101,7 +102,7 @@ def test_a_grown_pack_judges_nothing_again_and_opens_only_the_new_prompts(
     assert per_answer_calls(judge) == [] and outcome.stale == 0 and outcome.new_verdicts == 0
     warned = " ".join(" ".join(outcome.run_dir.warnings).split())
     assert f"um {grown - len(FIRST)} Prompts gewachsen" in warned and "run --extend" in warned
-    assert {(v.prompt_id, v.score) for v in RunDir(out).load_verdicts()} == {
+    assert {(v.prompt_id, v.score) for v in run_cells(RunDir(out)).cells} == {
         (v.prompt_id, v.score) for v in verdicts_before
     }
     (row,) = load_run(out).scorecard().rows
@@ -233,7 +234,7 @@ def test_an_older_run_with_an_unjudged_answer_is_refused_as_before(
     pack, out = judged_on_the_first_pack
     forget_fingerprints(out)
     run = RunDir(out)
-    kept = [v for v in run.load_verdicts() if v.prompt_id != "A1"]
+    kept = [v for v in run_cells(run).cells if v.prompt_id != "A1"]
     (out / "judgements.jsonl").write_text(
         "".join(json.dumps(v.as_dict(), ensure_ascii=False) + "\n" for v in kept),
         encoding="utf-8",

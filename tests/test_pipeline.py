@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from touchstone.judge import JudgeAborted, JudgeConfig, JudgeEndpoint
+from touchstone.jury.verdicts import run_cells
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
 from touchstone.store import RunDir
@@ -56,7 +57,7 @@ def test_abort_keeps_landed_verdicts_and_reports_health(run_dir: Path, sim: SimS
     with pytest.raises(JudgeAborted) as info:
         execute_judge(run_dir, config=cfg, backend=judge)
     assert "3 Aufrufe" in info.value.health_summary
-    assert [v.score for v in RunDir(run_dir).load_verdicts()] == [3]
+    assert [v.score for v in run_cells(RunDir(run_dir)).cells] == [3]
 
 
 def test_bad_judge_on_a_finished_run_keeps_the_good_holistic_report(

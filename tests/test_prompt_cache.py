@@ -10,6 +10,7 @@ import pytest
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_responses, judge_user_prompt
 from touchstone.judge.rubric import ANSWER_END, ANSWER_START, rubric_hash
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
@@ -116,7 +117,7 @@ def test_a_run_judged_before_the_reordering_resumes_with_nothing_to_judge(
     assert backend.history == []
     assert outcome.stale == 0 and outcome.new_verdicts == 0
     assert (run / "judgements.jsonl").read_bytes() == before
-    assert len(RunDir(run).load_verdicts()) == 12
+    assert len(run_cells(RunDir(run)).cells) == 12
 
 
 # -- grouped calls ----------------------------------------------------------------------------
@@ -277,7 +278,7 @@ def test_cached_tokens_are_recorded_shown_and_priced(
             price_per_million=PricePerMillion(input=2.0, output=8.0, cached_input=0.5),
         )
         outcome = execute_judge(answered_run, config=config, use_cache=False)
-    verdicts = RunDir(answered_run).load_verdicts()
+    verdicts = run_cells(RunDir(answered_run)).cells
     paid = [v for v in verdicts if not v.cached]
     # Grouped calls: every answer but the first of its (prompt, variant) finds the shared
     # part of its judge prompt in the server's cache, and the verdict records it.

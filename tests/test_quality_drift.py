@@ -12,6 +12,7 @@ import pytest
 
 from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.quality.drift import PROBES_DIR, Drift, off_by, probe_file
 from touchstone.sim import SimServer
@@ -68,7 +69,7 @@ def test_a_changed_judge_behind_the_same_name_warns_and_the_run_keeps_the_cache(
     # Three cells asked again, then only the holistic pass (one call per variant): the
     # cells come from the cache.
     assert len(changed.history) == 3 + 2
-    assert all(v.cached and v.score == 5 for v in RunDir(second).load_verdicts())
+    assert all(v.cached and v.score == 5 for v in run_cells(RunDir(second)).cells)
     assert outcome.health.calls == 3 + 2
     (drift,) = [e for e in events if e["event"] == "drift"]
     assert drift["drifted"] is True and drift["compared"] == 3

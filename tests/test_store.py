@@ -78,7 +78,7 @@ def test_corrupt_middle_line_is_an_error_naming_file_and_line(tmp_path: Path) ->
     lines = [json.dumps(verdict("R1").as_dict()), "{kaputt", json.dumps(verdict("R2").as_dict())]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(InputError) as info:
-        RunDir(tmp_path).load_verdicts()
+        RunDir(tmp_path).read_judgements()
     assert str(path) in str(info.value) and "Zeile 2" in str(info.value)
 
 
@@ -101,7 +101,7 @@ def test_a_line_that_is_no_json_says_where_and_why_in_german(
     path = tmp_path / JUDGEMENTS
     path.write_text(f"{json.dumps(verdict('R1').as_dict())}\n{line}\n", encoding="utf-8")
     with pytest.raises(InputError) as info:
-        RunDir(tmp_path).load_verdicts()
+        RunDir(tmp_path).read_judgements()
     assert f"{path}, Zeile 2: kein gültiges JSON ({reason})." in str(info.value)
     told = str(info.value).removeprefix(str(path))
     assert "Invalid" not in told and "line" not in told
@@ -121,9 +121,9 @@ def test_rewrite_is_clean_deduplicated_and_never_holds_judge_errors(tmp_path: Pa
         out.append(verdict("R1", score=1).as_dict())
         out.append(verdict("R1", score=3).as_dict())
         out.append(verdict("R2", judge_error=True, unscored=True).as_dict())
-    loaded = run.load_verdicts()
+    loaded = run.read_judgements().verdicts
     assert [(v.prompt_id, v.score) for v in loaded] == [("R1", 3)]
-    run.rewrite_verdicts([*loaded, verdict("S1", judge_error=True, unscored=True)])
+    run.rewrite_verdicts([*loaded, verdict("S1", judge_error=True, unscored=True)], member_lines=[])
     text = (tmp_path / JUDGEMENTS).read_text(encoding="utf-8")
     assert text.count("\n") == 1 and '"judge_error": true' not in text
     assert not list(tmp_path.glob(".*.tmp"))

@@ -24,6 +24,7 @@ from touchstone.judge import (
 )
 from touchstone.judge.cache import CACHE_FILE, VerdictCache
 from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, Scale
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
@@ -66,7 +67,7 @@ def test_judges_sharing_a_model_name_never_share_a_cached_verdict(
     config = JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge", **other)
     execute_judge(second, config=config)
     assert sim.calls["sim-judge"] - before == 6 + 2  # every cell judged again, then holistic
-    assert not any(v.cached for v in RunDir(second).load_verdicts())
+    assert not any(v.cached for v in run_cells(RunDir(second)).cells)
 
 
 def test_same_model_name_on_another_endpoint_is_another_judge(
@@ -77,7 +78,7 @@ def test_same_model_name_on_another_endpoint_is_another_judge(
     with SimServer() as elsewhere:
         execute_judge(second, config=JudgeConfig(JudgeEndpoint(elsewhere.base_url), "sim-judge"))
         assert elsewhere.calls["sim-judge"] == 6 + 2
-    assert not any(v.cached for v in RunDir(second).load_verdicts())
+    assert not any(v.cached for v in run_cells(RunDir(second)).cells)
 
 
 def test_the_user_cache_is_an_indexed_sqlite_store_with_creation_times(
@@ -95,7 +96,7 @@ def test_the_user_cache_is_an_indexed_sqlite_store_with_creation_times(
     before = sim.calls["sim-judge"]
     execute_judge(second, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
     assert sim.calls["sim-judge"] - before == 3 + 2
-    assert all(v.cached for v in RunDir(second).load_verdicts())
+    assert all(v.cached for v in run_cells(RunDir(second)).cells)
 
 
 def test_cache_stats_and_clear_older_than(
@@ -324,7 +325,7 @@ def test_prose_judge_stops_after_twenty_calls_with_a_message_that_says_so(
     assert "20 von 20" in result.stderr
     assert sim.calls["sim-garbage"] - before == 20
     # The advice counts what the run dir holds now: unreadable cells, and the rest open.
-    unreadable = sum(v.unscored_reason == "unparseable" for v in RunDir(run).load_verdicts())
+    unreadable = sum(v.unscored_reason == "unparseable" for v in run_cells(RunDir(run)).cells)
     assert unreadable >= 20
     assert f"--rejudge unscored` bewertet die {unreadable} Zellen" in result.stderr
     assert f"bewertet die {72 - unreadable} offenen Zellen" in result.stderr
@@ -344,7 +345,7 @@ def test_rejudge_all_with_a_prose_judge_keeps_every_good_verdict(
     prose = judge_config(tmp_path / "prose.yaml", sim, "sim-garbage", max_failure_ratio=0)
     result = run_cli("judge", str(run), "--config", str(prose), "--rejudge", "all", cwd=tmp_path)
     assert_clean_failure(result, 0)
-    verdicts = RunDir(run).load_verdicts()
+    verdicts = run_cells(RunDir(run)).cells
     assert len(verdicts) == 6 and not any(v.unscored for v in verdicts)
     assert {v.judge_model for v in verdicts} == {"sim-judge"}
     assert "6 bisherige Bewertungen behalten" in result.stdout
@@ -365,7 +366,7 @@ def test_an_aborted_rejudge_keeps_every_verdict_and_says_none_is_open(
     )
     good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
     assert run_cli("judge", str(run), "--config", str(good), cwd=tmp_path).returncode == 0
-    cells = len(RunDir(run).load_verdicts())
+    cells = len(run_cells(RunDir(run)).cells)
     events = tmp_path / "events.jsonl"
     prose = judge_config(tmp_path / "prose.yaml", sim, "sim-garbage")
     result = run_cli(
@@ -388,7 +389,7 @@ def test_an_aborted_rejudge_keeps_every_verdict_and_says_none_is_open(
     stage_end = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]
     aborted = next(e for e in stage_end if e["event"] == "aborted" and "health" in e)
     assert aborted["health"]["cells_left"] == 0 and aborted["kept"] == cells
-    assert len(RunDir(run).load_verdicts()) == cells
+    assert len(run_cells(RunDir(run)).cells) == cells
 
 
 def test_a_scored_rejudge_does_replace(tiny_pack: Pack) -> None:
@@ -447,7 +448,7 @@ def test_a_stale_verdict_stays_until_a_new_one_lands(
     )
     with pytest.raises(Exception, match="in Folge"):
         execute_judge(run, config=hanging)
-    assert len(RunDir(run).load_verdicts()) == 6
+    assert len(run_cells(RunDir(run)).cells) == 6
 
 
 # -- 6. the holistic pass: a stratified sample, only when its inputs changed, fatal on 401 ----

@@ -20,6 +20,7 @@ import pytest
 from touchstone.engine import run_blocking
 from touchstone.judge import JudgeConfig, JudgeEndpoint, OpenAIJudgeBackend
 from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
+from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_TOKEN_COUNT, token_count
 from touchstone.pack import Scale
 from touchstone.stages import execute_judge, execute_run
@@ -189,7 +190,7 @@ def test_run_judge_and_report_survive_impossible_usage(
     outcome = execute_judge(out, config=config)
     assert outcome.health.completion_tokens == 0 and outcome.health.prompt_tokens == 0
     assert [row.tokens_per_s for row in outcome.card.rows] == [None, None]  # two variants
-    assert all(v.judge_completion_tokens is None for v in RunDir(out).load_verdicts())
+    assert all(v.judge_completion_tokens is None for v in run_cells(RunDir(out)).cells)
     result = run_cli("report", str(out), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
@@ -236,7 +237,7 @@ def test_impossible_counts_in_a_run_dir_are_unknown_with_one_warning(tampered_ru
     schwach = [r for r in responses if r.model == "sim-schwach"]
     assert len(gut) == 6 and {(r.prompt_tokens, r.completion_tokens) for r in gut} == {(None, None)}
     assert all(r.completion_tokens and r.completion_tokens > 0 for r in schwach)
-    verdicts = run.load_verdicts()
+    verdicts = run_cells(run).cells
     assert len(verdicts) == 12
     assert {(v.judge_prompt_tokens, v.judge_completion_tokens) for v in verdicts} == {(None, None)}
     # One warning per file, naming it, the first line and key, and how many more.
@@ -385,7 +386,7 @@ def test_a_deep_judge_reply_is_an_unparseable_cell(answered_run: Path) -> None:
     outcome = execute_judge(
         answered_run, config=UNUSED, backend=FakeJudge(script=[deep] * 12, default=VERDICT)
     )
-    reasons = [v.unscored_reason for v in RunDir(answered_run).load_verdicts() if v.unscored]
+    reasons = [v.unscored_reason for v in run_cells(RunDir(answered_run)).cells if v.unscored]
     assert reasons == ["unparseable"] * 12
     assert outcome.card.rows
 

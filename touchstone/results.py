@@ -211,6 +211,12 @@ class Verdict(_CellRecord):
         return not self.unscored
 
 
+def is_aggregate(verdict: Verdict) -> bool:
+    """Whether ``verdict`` is a jury's cell verdict (computed, never persisted): marked
+    ``jury`` without the ``judge_base_url`` every member's line names."""
+    return verdict.jury and not verdict.judge_base_url
+
+
 @dataclass(slots=True)
 class ModelReport(_Record):
     model: str

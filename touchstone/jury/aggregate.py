@@ -10,7 +10,7 @@
 - Red flag: raised by a majority of the members that scored the cell; on a safety-critical
   prompt by any of them.
 
-The result is marked ``jury`` with no ``judge_base_url`` (``is_aggregate``): it is never
+The result is marked ``jury`` with no ``judge_base_url`` (``results.is_aggregate``): it is never
 written to judgements.jsonl (``RunDir.rewrite_verdicts``), only the members' lines are.
 """
 
@@ -25,11 +25,6 @@ from touchstone.german import number
 from touchstone.results import Verdict, failure_of
 
 AGGREGATE_LABELS = {"median": "Median", "mean": "Mittelwert", "majority": "Mehrheit"}
-
-
-def is_aggregate(verdict: Verdict) -> bool:
-    """Whether ``verdict`` is a jury's cell verdict (computed, never persisted)."""
-    return verdict.jury and not verdict.judge_base_url
 
 
 def jury_name(models: Sequence[str]) -> str:

@@ -104,6 +104,9 @@ class JuryResult:
     members: list[MemberRun]
     reports: list[ModelReport]
     settled: bool
+    # Every member's lines after the run (those of former members as they were), also when
+    # the jury stopped: what judgements.jsonl holds of the jury.
+    lines: list[Verdict]
     # Why the jury stopped (fewer members than the quorum remained), or None.
     stopped: JudgeAborted | None = None
 
@@ -126,6 +129,7 @@ def judge_members(
     responses: list[EvalResponse],
     *,
     jury: JuryConfig,
+    old_lines: list[Verdict],
     prior_reports: list[ModelReport],
     on_event: EventSink | None,
     concurrency: int | None,
@@ -134,10 +138,10 @@ def judge_members(
 ) -> JuryResult:
     """Judge ``responses`` with every member of ``jury``; see the module docstring.
 
-    Member lines are appended as they land and ``run.member_lines`` holds every member's
-    lines at the end, also when the jury stopped (``JuryResult.stopped``).
+    ``old_lines``: the members' lines as read. Member lines are appended as they land and
+    ``JuryResult.lines`` holds every member's lines at the end, also when the jury stopped
+    (``JuryResult.stopped``).
     """
-    old_lines = run.member_lines or []
     members: list[MemberRun] = []
     for config in jury.judges:
         ident = member_id(config)
@@ -152,11 +156,6 @@ def judge_members(
     )
     _record_settings(run, settings)
     quorum = jury.required
-
-    def keep_lines() -> None:
-        current = {m.id for m in members}
-        others = [v for v in old_lines if of_verdict(v) not in current]
-        run.member_lines = others + [v for m in members for v in m.lines()]
 
     with run.verdict_appender() as appender:
 
@@ -250,14 +249,16 @@ def judge_members(
         except JudgeAborted as exc:
             stopped = exc
         finally:
-            keep_lines()
             for member, saved in zip(members, settings.members, strict=True):
                 saved.dropped = member.dropped
             _record_settings(run, settings)
     first = members[0].result
     reports = first.reports if first is not None else prior_reports
     settled = all(m.result is not None and m.result.settled for m in members)
-    return JuryResult(members, reports, settled, stopped)
+    current = {m.id for m in members}
+    others = [v for v in old_lines if of_verdict(v) not in current]
+    lines = others + [v for m in members for v in m.lines()]
+    return JuryResult(members, reports, settled, lines, stopped)
 
 
 def _no_quorum(members: Sequence[MemberRun], quorum: int) -> JudgeAborted:

@@ -1,7 +1,8 @@
 """The jury in the scorecard (``scorecard.json`` ``jury``, DESIGN §18): who judged, each
 member's mean (who is harsh), who was dropped and why, and how many cells lacked a quorum.
 
-Agreement among the members (alpha, kappa, disputed cells) is built on ``member_verdicts``
+Agreement among the members (alpha, kappa, disputed cells) is built on the members' lines
+(``jury.verdicts.by_cell``)
 by the judge-quality code and joins this summary there.
 """
 
@@ -10,14 +11,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from touchstone.jury.members import MemberId
-from touchstone.jury.verdicts import JurySettings, jury_settings
+from touchstone.jury.verdicts import JurySettings
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
-
-if TYPE_CHECKING:
-    from touchstone.store.rundir import RunDir
 
 
 @dataclass
@@ -87,12 +85,14 @@ def summarize(
 
 
 def of_run(
-    run: RunDir, cells: Iterable[Verdict], responses: Iterable[EvalResponse]
+    jury: JurySettings | None,
+    lines: Iterable[Verdict],
+    cells: Iterable[Verdict],
+    responses: Iterable[EvalResponse],
 ) -> JurySummary | None:
-    """The summary of the jury that judged ``run`` (None when none did), after its
-    ``load_verdicts``; ``cells``: the cell verdicts the scorecard counts."""
-    settings = jury_settings(run)
-    if settings is None:
+    """The summary of the ``jury`` that judged the run (None when none did) from its
+    members' ``lines``; ``cells``: the cell verdicts the scorecard counts."""
+    if jury is None:
         return None
     answered = set(map(cell_key, responses))
-    return summarize(settings, run.member_lines or (), cells, answered)
+    return summarize(jury, lines, cells, answered)

@@ -1,9 +1,10 @@
 """A jury run's verdicts as persisted: one line per member and cell in judgements.jsonl.
 
-``RunDir.load_verdicts`` gives every reader the cells' verdicts (a jury's cell: the aggregate
-of its members, ``cell_verdicts``) and keeps the members' lines in ``RunDir.member_lines``;
-``member_verdicts`` reads them back per cell and member, for anything that looks at the
-members apart (agreement among the judges, a member's mean).
+The store reads the lines and computes nothing (``RunDir.read_judgements``); ``run_cells``
+gives every reader the cells' verdicts (a jury's cell: the aggregate of its members,
+``cell_verdicts``) beside the lines they came from. ``by_cell`` groups the members' lines per
+cell and member, for anything that looks at the members apart (agreement among the judges,
+a member's mean).
 
 The jury's settings (aggregate, quorum, members, and why a member was dropped) are in
 run.json under ``jury`` (``JurySettings``); a run dir without them is read with the median
@@ -21,7 +22,7 @@ from touchstone.jury.members import MemberId, of_verdict
 from touchstone.results import Verdict, VerdictKey, cell_key
 
 if TYPE_CHECKING:
-    from touchstone.store.rundir import RunDir
+    from touchstone.store.rundir import Judgements, RunDir
 
 MANIFEST_KEY = "jury"
 
@@ -115,17 +116,33 @@ def cell_verdicts(lines: Iterable[Verdict], settings: JurySettings) -> dict[Verd
     }
 
 
+@dataclass(frozen=True)
+class RunCells:
+    """A run's verdicts as every reader counts them, beside what the store read."""
+
+    # One verdict per cell: a single judge's, or the aggregate of a jury's members.
+    cells: list[Verdict]
+    stored: Judgements
+    # The jury that judged the run (``None`` when no jury did).
+    jury: JurySettings | None
+
+    @property
+    def member_lines(self) -> list[Verdict]:
+        return self.stored.member_lines
+
+
+def run_cells(run: RunDir) -> RunCells:
+    """The verdicts of ``run`` per cell; a jury's cell is made here from its members' lines
+    (over a single judge's verdict of the same cell)."""
+    stored = run.read_judgements()
+    if not stored.member_lines:
+        return RunCells(stored.verdicts, stored, None)
+    settings = JurySettings.of(run.read_manifest(), stored.member_lines)
+    by_key = {cell_key(v): v for v in stored.verdicts}
+    by_key.update(cell_verdicts(stored.member_lines, settings))
+    return RunCells(list(by_key.values()), stored, settings)
+
+
 def member_verdicts(run: RunDir) -> dict[VerdictKey, dict[MemberId, Verdict]]:
     """Every cell a jury judged: each member's verdict of it, by member (judge_error never)."""
-    if run.member_lines is None:
-        run.load_verdicts()
-    return by_cell(run.member_lines or ())
-
-
-def jury_settings(run: RunDir) -> JurySettings | None:
-    """The jury of the run (``None`` when no jury judged it)."""
-    if run.member_lines is None:
-        run.load_verdicts()
-    if not run.member_lines:
-        return None
-    return JurySettings.of(run.read_manifest(), run.member_lines)
+    return by_cell(run.read_judgements().member_lines)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from touchstone.errors import InputError
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, Prompt
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.ratings import (
@@ -51,7 +52,7 @@ def human_card(
     if not ratings:
         return None
     if verdicts is None:
-        verdicts = run.load_verdicts()
+        verdicts = run_cells(run).cells
     return human_agreement(ratings, verdicts, pack.scale)
 
 

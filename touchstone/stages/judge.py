@@ -7,6 +7,7 @@ the verdicts so far are kept (rewritten clean) and the error re-raised for the C
 
 from __future__ import annotations
 
+import itertools
 import stat
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.jury.summary import of_run as jury_summary
+from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
@@ -91,13 +93,13 @@ def execute_judge(
             if not responses:  # only lines that did not parse
                 raise no_answers(run)
             answers_warned = len(run.warnings) > warnings_before
-            prior = run.load_verdicts()
+            judged = run_cells(run)
             loaded()
             return _judge_loaded(
                 run,
                 pack,
                 responses,
-                prior,
+                judged,
                 config=judge_config,
                 model=model,
                 backend=backend,
@@ -161,7 +163,7 @@ def _judge_loaded(
     run: RunDir,
     pack: Pack,
     responses: list[EvalResponse],
-    prior: list[Verdict],
+    judged: RunCells,
     *,
     config: JudgeConfig,
     model: str | None,
@@ -173,7 +175,8 @@ def _judge_loaded(
     answers_warned: bool,
 ) -> JudgeOutcome:
     """The judge stage once the run is loaded (see ``execute_judge``)."""
-    run.check_scores(prior, pack.scale)
+    prior = judged.cells
+    run.check_scores(itertools.chain(prior, judged.member_lines), pack.scale)
     prior_reports = run.load_reports()
     judge_backend = backend or config.backend(model)
     plan = JudgePlan.of(prior, responses, pack, rejudge)
@@ -238,7 +241,7 @@ def _judge_loaded(
         # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
         now = {cell_key(v): v for v in prior}
         now.update(landed)
-        run.rewrite_verdicts(now.values())
+        run.rewrite_verdicts(now.values(), member_lines=judged.member_lines)
         # Open means without a verdict: a stopped re-judge keeps the prior verdicts it did not
         # replace, so its cells are not open.
         keys = list(map(cell_key, responses))
@@ -290,8 +293,8 @@ def _judge_loaded(
     finally:
         cache.close()
         run.warnings.extend(cache.warnings)
-    if landed or not run.judgements_clean:
-        run.rewrite_verdicts(result.verdicts)
+    if landed or not judged.stored.clean:
+        run.rewrite_verdicts(result.verdicts, member_lines=judged.member_lines)
     if result.reports != prior_reports:
         run.write_reports(result.reports)
     health.cells_left = result.left
@@ -306,7 +309,8 @@ def _judge_loaded(
         scale_max=pack.scale.max,
         planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
-    card.jury = jury_summary(run, cells, responses)  # a run a jury judged before
+    # A run a jury judged before.
+    card.jury = jury_summary(judged.jury, judged.member_lines, cells, responses)
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
     human = judged_card(run, pack, cells, responses)

@@ -7,6 +7,8 @@ the scorecard (with its ``jury`` summary) are written, and ``done`` or ``aborted
 
 from __future__ import annotations
 
+import itertools
+
 from touchstone import german
 from touchstone.events import EventSink, emit
 from touchstone.judge import Rejudge
@@ -14,8 +16,9 @@ from touchstone.judge.cache import open_cache
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.stage import MemberRun, judge_members
 from touchstone.jury.summary import of_run as jury_summary
+from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.pack import Pack
-from touchstone.results import EvalResponse, Verdict, cell_key
+from touchstone.results import EvalResponse, cell_key
 from touchstone.scorecard import build_scorecard
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.judge import no_answers
@@ -47,7 +50,7 @@ def judge_with_jury(
         run,
         pack,
         responses,
-        run.load_verdicts(),
+        run_cells(run),
         jury=jury,
         on_event=on_event,
         concurrency=concurrency,
@@ -61,7 +64,7 @@ def judge_loaded_with_jury(
     run: RunDir,
     pack: Pack,
     responses: list[EvalResponse],
-    prior: list[Verdict],
+    prior: RunCells,
     *,
     jury: JuryConfig,
     on_event: EventSink | None,
@@ -70,16 +73,17 @@ def judge_loaded_with_jury(
     use_cache: bool,
     answers_warned: bool,
 ) -> JudgeOutcome:
-    """Judge the loaded run with ``jury`` (``prior``: the cells' verdicts as read)."""
-    run.check_scores(prior, pack.scale)
+    """Judge the loaded run with ``jury`` (``prior``: the run's verdicts as read)."""
+    run.check_scores(itertools.chain(prior.cells, prior.member_lines), pack.scale)
     prior_reports = run.load_reports()
-    cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=run.member_lines or ())
+    cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior.member_lines)
     try:
         result = judge_members(
             run,
             pack,
             responses,
             jury=jury,
+            old_lines=prior.member_lines,
             prior_reports=prior_reports,
             on_event=on_event,
             concurrency=concurrency,
@@ -90,7 +94,8 @@ def judge_loaded_with_jury(
         cache.close()
         run.warnings.extend(cache.warnings)
     members = result.members
-    run.rewrite_verdicts(prior)  # the single judge's lines as they were, the members' anew
+    # The single judge's lines as they were, the members' anew.
+    run.rewrite_verdicts(prior.cells, member_lines=result.lines)
     if result.stopped is not None:
         stop = result.stopped
         stop.health_summary = "\n".join(member_line(m) for m in members if not m.dropped)
@@ -107,7 +112,8 @@ def judge_loaded_with_jury(
         raise stop
     if result.reports != prior_reports:
         run.write_reports(result.reports)
-    cells = answered_verdicts(run, run.load_verdicts(), responses)
+    judged = run_cells(run)
+    cells = answered_verdicts(run, judged.cells, responses)
     card = build_scorecard(
         responses,
         cells,
@@ -116,7 +122,7 @@ def judge_loaded_with_jury(
         scale_max=pack.scale.max,
         planned=planned_cells(run.read_manifest(), pack.prompt_count),
     )
-    card.jury = jury_summary(run, cells, responses)
+    card.jury = jury_summary(judged.jury, judged.member_lines, cells, responses)
     stamps = input_stamps(run.path)
     write_scorecard(run, card, stamps)
     if result.settled and not answers_warned:

@@ -11,6 +11,7 @@ from touchstone.bundled import is_bundled
 from touchstone.errors import InputError
 from touchstone.german import counted
 from touchstone.judge.rubric import RubricHashes
+from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, file_sha256, load_pack
 from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs, new_prompts
 from touchstone.store import MANIFEST, RunDir, resolve_inside
@@ -92,7 +93,7 @@ def with_vouched_inputs(
     hashes = RubricHashes(pack)
     vouched = {
         (v.prompt_id, v.variant)
-        for v in run.load_verdicts()
+        for v in run_cells(run).cells
         if v.rubric_hash
         and pack.has_prompt(v.prompt_id)
         and v.variant in pack.variants

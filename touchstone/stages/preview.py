@@ -24,6 +24,7 @@ from typing import Unpack
 from touchstone.budget import estimate_tokens
 from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
+from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.results import cell_key
 from touchstone.stages.answering import plan_cells
@@ -119,14 +120,15 @@ def preview_judge(
     responses = run.load_responses()
     if not responses:
         raise no_answers(run)
-    prior = run.load_verdicts()
+    judged = run_cells(run)
+    prior = judged.cells
     reports = run.load_reports()
     if isinstance(judge_config, JuryConfig):
         return preview_jury(
             judge_config,
             pack=pack,
             responses=responses,
-            lines=run.member_lines or [],
+            lines=judged.member_lines,
             reports=reports,
             rejudge=rejudge,
             use_cache=use_cache,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from touchstone.german import counted
 from touchstone.jury.aggregate import combine
 from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
-from touchstone.jury.verdicts import member_verdicts
+from touchstone.jury.verdicts import JurySettings, by_cell, run_cells
 from touchstone.pack import Pack
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
@@ -48,6 +49,9 @@ class RunView:
     responses: list[EvalResponse]
     verdicts: list[Verdict]
     reports: list[ModelReport]
+    # The jury that judged the run and its members' lines (none: a single judge did).
+    jury: JurySettings | None = None
+    member_lines: list[Verdict] = field(default_factory=list)
 
     def scorecard(self) -> Scorecard:
         card = build_scorecard(
@@ -58,7 +62,7 @@ class RunView:
             scale_max=self.pack.scale.max,
             planned=planned_cells(self.manifest, self.pack.prompt_count),
         )
-        card.jury = jury_summary(self.run_dir, self.verdicts, self.responses)
+        card.jury = jury_summary(self.jury, self.member_lines, self.verdicts, self.responses)
         if card.jury is not None:
             card.jury_card = self._jury_card(card.jury, card)
         return card
@@ -66,11 +70,11 @@ class RunView:
     def _jury_card(self, jury: JurySummary, card: Scorecard) -> JuryCard:
         """How far the jury's members agree, over the cells with an answer (DESIGN §18)."""
         answered = set(map(cell_key, self.responses))
-        by_cell = {k: v for k, v in member_verdicts(self.run_dir).items() if k in answered}
+        members = {k: v for k, v in by_cell(self.member_lines).items() if k in answered}
         rule = jury.aggregate
         return build_jury_card(
             jury.members,
-            member_scores(by_cell),
+            member_scores(members),
             low=self.pack.scale.min,
             high=self.pack.scale.max,
             aggregate=lambda scores: float(combine(scores, rule)),
@@ -98,16 +102,18 @@ def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunVie
     """The run at ``run_path``; ``pack_within``: see ``pack_of_run``'s ``within``."""
     run = RunDir.existing(run_path)
     pack = pack_of_run(run, within=pack_within)
-    verdicts = run.load_verdicts()
-    run.check_scores(verdicts, pack.scale)
+    judged = run_cells(run)
+    run.check_scores(itertools.chain(judged.cells, judged.member_lines), pack.scale)
     responses = run.load_responses()
     return RunView(
         run_dir=run,
         pack=pack,
         manifest=run.read_manifest(),
         responses=responses,
-        verdicts=answered_verdicts(run, verdicts, responses),
+        verdicts=answered_verdicts(run, judged.cells, responses),
         reports=run.load_reports(),
+        jury=judged.jury,
+        member_lines=judged.member_lines,
     )
 
 

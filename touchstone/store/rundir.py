@@ -16,6 +16,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from touchstone import jsontext
 from touchstone.errors import InputError
-from touchstone.jury.aggregate import is_aggregate
 from touchstone.pack import Scale
 from touchstone.regular import not_regular, open_regular, read_regular, read_regular_text
-from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.results import (
+    EvalResponse,
+    ModelReport,
+    Verdict,
+    VerdictKey,
+    cell_key,
+    is_aggregate,
+)
 from touchstone.store.files import atomic_write_text
 from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, bulk_allocation, iter_jsonl
 from touchstone.yamlfile import validation_message
@@ -65,16 +72,29 @@ LOCK = ".lock"
 LOCK_HOLDER = ".lock.holder"
 
 
+@dataclass(frozen=True)
+class Judgements:
+    """judgements.jsonl as read (never a judge_error line): what is stored, nothing derived.
+
+    A jury's cell verdicts are not here: they are computed from ``member_lines`` one floor up
+    (``jury.verdicts.run_cells``).
+    """
+
+    # A single judge's verdicts, one per cell (the last line of a cell wins).
+    verdicts: list[Verdict]
+    # A jury's members' lines (DESIGN §18), one per cell and member (the last line wins).
+    member_lines: list[Verdict]
+    # The file holds exactly these lines, one each, and read without a warning: a judge run
+    # that adds nothing need not rewrite it.
+    clean: bool
+
+
 class RunDir:
     """One run directory. Collects reader warnings in ``warnings`` for the CLI to show."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.warnings: list[str] = []
-        self.judgements_clean = False
-        # The lines of jury members (DESIGN §18), as ``load_verdicts`` read them; written
-        # back by ``rewrite_verdicts`` (the jury stage sets its new ones here first).
-        self.member_lines: list[Verdict] | None = None
 
     @property
     def name(self) -> str:
@@ -169,14 +189,9 @@ class RunDir:
             first.append(resp)
         return first
 
-    def load_verdicts(self) -> list[Verdict]:
-        """Persisted verdicts, de-duplicated by cell key (the last line of a key wins).
-
-        A cell a jury judged has one line per member (``member_lines``, the last line of a
-        member wins); its verdict here is their aggregate (``jury.verdicts``).
-        Sets ``judgements_clean``: the file holds exactly these verdicts, one line each, so
-        a judge run that adds nothing need not rewrite it.
-        """
+    def read_judgements(self) -> Judgements:
+        """The persisted verdicts: a single judge's de-duplicated by cell key, a jury's
+        members' lines by cell and member (the last line wins; see ``Judgements``)."""
         warnings_before = len(self.warnings)
         by_key: dict[VerdictKey, Verdict] = {}
         members: dict[tuple[VerdictKey, str, str], Verdict] = {}
@@ -192,22 +207,13 @@ class RunDir:
                         members[key] = verdict
                     continue
                 by_key[cell_key(verdict)] = verdict
-        self.member_lines = list(members.values())
-        self.judgements_clean = (
-            lines == len(by_key) + len(members) and len(self.warnings) == warnings_before
-        )
-        if members:
-            from touchstone.jury.verdicts import JurySettings, cell_verdicts
-
-            settings = JurySettings.of(self.read_manifest(), self.member_lines)
-            by_key.update(cell_verdicts(self.member_lines, settings))
-        return list(by_key.values())
+        clean = lines == len(by_key) + len(members) and len(self.warnings) == warnings_before
+        return Judgements(list(by_key.values()), list(members.values()), clean)
 
     def check_scores(self, verdicts: Iterable[Verdict], scale: Scale) -> None:
         """``InputError`` naming file, line and key when a scored verdict is off ``scale``
-        (or, as a judge said it, not a whole number; a jury's cell may lie between two), and
-        the same for the lines of a jury's members (``member_lines``)."""
-        for verdict in itertools.chain(verdicts, self.member_lines or ()):
+        (or, as a judge said it, not a whole number; a jury's cell may lie between two)."""
+        for verdict in verdicts:
             if not verdict.scored:
                 continue
             whole = isinstance(verdict.score, int) or is_aggregate(verdict)
@@ -229,11 +235,14 @@ class RunDir:
     def verdict_appender(self) -> JsonlAppender:
         return JsonlAppender(self.file(JUDGEMENTS))
 
-    def rewrite_verdicts(self, verdicts: Iterable[Verdict]) -> None:
-        """Atomically replace judgements.jsonl; judge_error verdicts are never written, nor a
-        jury's cell verdicts: a jury's cells are its members' lines (``member_lines``)."""
+    def rewrite_verdicts(
+        self, verdicts: Iterable[Verdict], *, member_lines: Iterable[Verdict]
+    ) -> None:
+        """Atomically replace judgements.jsonl with a single judge's ``verdicts`` and a jury's
+        ``member_lines``; judge_error verdicts are never written, nor a jury's line among
+        ``verdicts`` (an aggregate, computed: a jury's cells are its members' lines)."""
         clean = (v.as_dict() for v in verdicts if not v.judge_error and not v.jury)
-        members = (v.as_dict() for v in self.member_lines or () if not v.judge_error)
+        members = (v.as_dict() for v in member_lines if not v.judge_error)
         atomic_write_jsonl(self.file(JUDGEMENTS), itertools.chain(clean, members))
 
     def write_reports(self, reports: Iterable[ModelReport]) -> None:
