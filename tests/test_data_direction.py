@@ -48,6 +48,8 @@ def reached(part: str, above: tuple[str, ...]) -> list[str]:
         for name in _imports(ast.parse(path.read_text(encoding="utf-8"))):
             parts = name.split(".")
             if parts[0] == "touchstone" and len(parts) > 1 and parts[1] in above:
+                if parts[1] == part:
+                    continue
                 found.append(f"{path.name}: {name}")
     return sorted(found)
 
@@ -64,3 +66,8 @@ def test_the_helper_sees_imports_inside_functions_and_skips_type_checking() -> N
 @pytest.mark.parametrize("part", ["store"])
 def test_a_lower_part_imports_nothing_that_builds_on_it(part: str) -> None:
     assert reached(part, FEATURES) == []
+
+
+def test_the_judge_reaches_up_into_no_feature_that_builds_on_it() -> None:
+    """One judge's calls and verdicts are below judge quality, the jury and the stages."""
+    assert reached("judge", tuple(p for p in FEATURES if p not in ("judge", "packs"))) == []

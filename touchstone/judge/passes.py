@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
@@ -34,7 +34,6 @@ from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
-from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 
 OnVerdict = Callable[[Verdict], None]
@@ -160,8 +159,9 @@ class JudgeRunResult:
     # Cells a content filter refused: handed to ``on_verdict`` unscored ("judge_refused"),
     # asked again by every later run (a refusal a scored verdict stands against is kept).
     refused: int = 0
-    # How the new verdicts agree with the scored ones they replaced (re-judged cells).
-    agreement: Agreement | None = None
+    # (previous, new) of each re-judged cell whose scored verdict a new one replaced: how
+    # far they agree is judge quality, weighed above the judge (``quality.agreement``).
+    replaced: list[tuple[Verdict, Verdict]] = field(default_factory=list)
     # Whether a later run (nothing re-judged) would find nothing to do: no cell left, none
     # stale, every holistic report answering its input.
     settled: bool = False
@@ -271,7 +271,7 @@ async def judge_run(
     for verdict in ordered:
         by_pair.setdefault((verdict.model, verdict.variant), []).append(verdict)
     result.verdicts = ordered
-    result.agreement = Agreement.of(replaced, pack.scale)
+    result.replaced = replaced
     if not holistic:
         result.reports = list(prior_reports)
         later = plan if rejudge == "none" and not new else JudgePlan.of(ordered, responses, pack)

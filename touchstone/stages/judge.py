@@ -27,6 +27,7 @@ from touchstone.jury.summary import of_run as jury_summary
 from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
+from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import build_scorecard
 from touchstone.stages.drift import check_drift_first
@@ -328,7 +329,7 @@ def _judge_loaded(
         kept=result.kept,
         stale=result.stale,
         card=card,
-        agreement=result.agreement,
+        agreement=Agreement.of(result.replaced, pack.scale),
         refused=result.refused,
         budget=budget,
         human=human,
