@@ -8,14 +8,13 @@ CellTask.of(answer, prompt, pack, judge), or CellTask.framed(answer, frame, judg
 task.verdict(reply)   the verdict from the judge's reply (unscored "unparseable" if the
                       reply cannot be read)
 task.failed(error)    the unscored judge_error verdict of a failed call (never persisted)
-refusal(verdict)      a refused call's verdict as the unscored "judge_refused" verdict the
-                      judge stage persists (a later judge run asks again)
+task.refused(error)   the unscored "judge_refused" verdict of a call a content filter
+                      refused, which the judge stage persists (a later judge run asks again)
 grouped(calls, tasks) the order judge calls are issued in: by (prompt, variant)
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -200,21 +199,22 @@ class CellTask:
             cached=shared,
         )
 
+    def refused(self, error: CallError, *, shared: bool = False) -> Verdict:
+        """The verdict to persist for a cell whose judge call a content filter refused.
 
-def refusal(verdict: Verdict) -> Verdict:
-    """The verdict to persist for a cell whose judge call a content filter refused.
-
-    A refusal is data about that cell (DESIGN §8), so it is kept with its reason and shows
-    wherever unscored cells do; it is not a judge_error, which is never persisted. Which
-    cells a later run judges again is ``judge.plan``'s business: refused ones always.
-    """
-    err = verdict.rationale.removeprefix(JUDGE_ERROR_RATIONALE.format(err=""))
-    return dataclasses.replace(
-        verdict,
-        judge_error=False,
-        unscored_reason="judge_refused",
-        rationale=JUDGE_REFUSED_RATIONALE.format(err=err),
-    )
+        A refusal is data about that cell (DESIGN §8), so it is kept with its reason and
+        shows wherever unscored cells do; it is not a judge_error, which is never persisted.
+        Which cells a later run judges again is ``judge.plan``'s business: refused ones
+        always. ``shared`` as for ``failed``.
+        """
+        return _unscored(
+            self.fields,
+            "judge_refused",
+            JUDGE_REFUSED_RATIONALE.format(err=cause(error)),
+            judge_model=self.judge.model,
+            error_kind=error.kind,
+            cached=shared,
+        )
 
 
 def grouped(

@@ -27,7 +27,7 @@ from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
 from touchstone.judge.backend import JudgeBackend, JudgeReply
 from touchstone.judge.cache import CachedVerdict, VerdictCache
-from touchstone.judge.cells import CellTask, grouped, refusal
+from touchstone.judge.cells import CellTask, grouped
 from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
@@ -47,8 +47,13 @@ async def judge_cells(
     skip_keys: frozenset[VerdictKey] | set[VerdictKey] = frozenset(),
     on_verdict: OnVerdict | None = None,
     on_judge_error: OnVerdict | None = None,
+    refusals: bool = False,
 ) -> list[Verdict]:
-    """Judge every response whose key is not in ``skip_keys``; verdicts in input order."""
+    """Judge every response whose key is not in ``skip_keys``; verdicts in input order.
+
+    ``refusals``: the cells of a call a content filter refused get their "judge_refused"
+    verdict (``CellTask.refused``) instead of a judge_error one; either way they are handed
+    to ``on_judge_error`` and the breaker counts the call as failed."""
     todo = [r for r in responses if cell_key(r) not in skip_keys]
     known = {prompt.id for _, prompt in pack.all_prompts()}
     missing = sorted({r.prompt_id for r in todo if r.prompt_id not in known})
@@ -112,8 +117,12 @@ async def judge_cells(
             if budget is not None:
                 budget.settle_done(call_key(done.item), done)
             if done.error is not None:
+                refused = refusals and done.error.kind == "refused"
                 for position, index in enumerate(done.item):
-                    verdict = tasks[index].failed(done.error, shared=position > 0)
+                    task = tasks[index]
+                    verdict = (task.refused if refused else task.failed)(
+                        done.error, shared=position > 0
+                    )
                     by_index[index] = verdict
                     if on_judge_error is not None:
                         on_judge_error(verdict)
@@ -229,17 +238,13 @@ async def judge_run(
         if on_verdict is not None:
             on_verdict(verdict)
 
-    refused: dict[VerdictKey, Verdict] = {}
-
     def failed(verdict: Verdict) -> None:
-        if verdict.error_kind == "refused":
+        if verdict.unscored_reason == "judge_refused":
             # Data about the cell: kept with its reason (findable), asked again next run.
-            saved = refusal(verdict)
-            refused[cell_key(saved)] = saved
-            if not standing(saved):  # a scored verdict stands against it (never downgrade)
+            if not standing(verdict):  # a scored verdict stands against it (never downgrade)
                 result.refused += 1
                 if on_verdict is not None:
-                    on_verdict(saved)
+                    on_verdict(verdict)
             return
         if not standing(verdict):
             result.left += 1
@@ -253,9 +258,8 @@ async def judge_run(
         skip_keys=plan.skip,
         on_verdict=landed,
         on_judge_error=failed,
+        refusals=True,
     )
-    if refused:
-        new = [refused.get(cell_key(v), v) if v.judge_error else v for v in new]
     if new:
         merged = dict(prior)
         for verdict in new:
