@@ -47,7 +47,6 @@ def test_means_exclude_judge_gaps_count_failed_answers_and_reasons_are_counted()
             0,
             "S",
             unscored=True,
-            judge_error=True,
             unscored_reason="judge_error",
             judge_model="j2",
         ),
@@ -312,7 +311,6 @@ def _cells(model: str, prompt_id: str, scores: list[int | str]) -> tuple[list, l
                 unscored=True,
                 unscored_reason=reason,
                 error_kind=kind,
-                judge_error=reason == "judge_error",
             )
         )
     return responses, verdicts

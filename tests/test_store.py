@@ -28,8 +28,9 @@ def verdict(prompt_id: str = "R1", **overrides: object) -> Verdict:
 
 
 def test_verdict_round_trips_and_old_lines_load_with_defaults() -> None:
-    v = verdict(judge_model="j", error_kind="timeout", judge_error=True, unscored=True)
-    assert Verdict(**v.as_dict()) == v
+    v = verdict(judge_model="j", error_kind="timeout", unscored_reason="judge_error", unscored=True)
+    assert v.judge_error and v.as_dict()["judge_error"] is True
+    assert Verdict.from_dict(v.as_dict()) == v
     old_line = {
         k: v.as_dict()[k]
         for k in (
@@ -120,10 +121,12 @@ def test_rewrite_is_clean_deduplicated_and_never_holds_judge_errors(tmp_path: Pa
     with run.verdict_appender() as out:
         out.append(verdict("R1", score=1).as_dict())
         out.append(verdict("R1", score=3).as_dict())
-        out.append(verdict("R2", judge_error=True, unscored=True).as_dict())
+        out.append(verdict("R2", unscored_reason="judge_error", unscored=True).as_dict())
     loaded = run.read_judgements().verdicts
     assert [(v.prompt_id, v.score) for v in loaded] == [("R1", 3)]
-    run.rewrite_verdicts([*loaded, verdict("S1", judge_error=True, unscored=True)], member_lines=[])
+    run.rewrite_verdicts(
+        [*loaded, verdict("S1", unscored_reason="judge_error", unscored=True)], member_lines=[]
+    )
     text = (tmp_path / JUDGEMENTS).read_text(encoding="utf-8")
     assert text.count("\n") == 1 and '"judge_error": true' not in text
     assert not list(tmp_path.glob(".*.tmp"))

@@ -168,7 +168,6 @@ class Verdict(_CellRecord):
     rationale: str
     unscored: bool = False
     safety_critical: bool = False
-    judge_error: bool = False
     judge_model: str = ""
     error_kind: str = ""
     unscored_reason: str = ""
@@ -201,7 +200,7 @@ class Verdict(_CellRecord):
     )
 
     def as_dict(self) -> dict[str, Any]:
-        data = _Record.as_dict(self)
+        data = {name: getattr(self, name) for name in _VERDICT_KEYS}
         if not self.jury:
             del data["jury"], data["judge_base_url"]
         return data
@@ -209,6 +208,23 @@ class Verdict(_CellRecord):
     @property
     def scored(self) -> bool:
         return not self.unscored
+
+    @property
+    def judge_error(self) -> bool:
+        """Whether this is a failed judge call's verdict (never persisted): told by its
+        ``unscored_reason`` alone, the one place that says it."""
+        return self.unscored_reason == "judge_error"
+
+
+def _verdict_keys() -> tuple[str, ...]:
+    names = list(_field_names(Verdict))
+    names.insert(names.index("safety_critical") + 1, "judge_error")
+    return tuple(names)
+
+
+# A verdict's keys in judgements.jsonl: its fields, and ``judge_error`` where it stood when
+# it was one (always false on disk, so every line reads and is written as it always was).
+_VERDICT_KEYS = _verdict_keys()
 
 
 def is_aggregate(verdict: Verdict) -> bool:

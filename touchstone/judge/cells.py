@@ -193,7 +193,6 @@ class CellTask:
             self.fields,
             "judge_error",
             JUDGE_ERROR_RATIONALE.format(err=cause(error)),
-            judge_error=True,
             judge_model=self.judge.model,
             error_kind=error.kind,
             cached=shared,

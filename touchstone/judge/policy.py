@@ -26,6 +26,7 @@ from typing import Literal, Protocol, TypeVar
 
 from touchstone.advice import cause
 from touchstone.errors import CallError, ErrorKind
+from touchstone.results import Verdict
 
 # Kinds after which the judge can never work: waiting for the breaker would only burn calls.
 FATAL_KINDS: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
@@ -64,7 +65,7 @@ def keep_better(old: R | None, new: R) -> R:
     unscored one, or any ``old`` by a failed call (a judge_error verdict)."""
     if old is None:
         return new
-    if (old.scored and not new.scored) or getattr(new, "judge_error", False):
+    if (old.scored and not new.scored) or (isinstance(new, Verdict) and new.judge_error):
         return old
     return new
 
