@@ -227,9 +227,7 @@ class Budget:
 
     def error(self, message: str) -> BudgetReached:
         """``BudgetReached`` with ``message``, its facts naming the cap's state for the GUI."""
-        error = BudgetReached(message)
-        error.facts = {"budget_message": self.message()}
-        return error
+        return BudgetReached(message, facts={"budget_message": self.message()})
 
     def message(self) -> str:
         """``Budget erreicht: 4,98 von 5,00`` and why the next call did not start."""

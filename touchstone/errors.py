@@ -168,14 +168,39 @@ class ModelCallError(CallError):
 class JudgeAborted(TouchstoneError):
     """The judge is unusable; the judge run stops (exit 1)."""
 
-    # Filled in by the judge stage so that the CLI can show what the calls did before the stop.
-    health_summary: str = ""
-    # What stopped it: an error kind, or "unparseable" (set by the judge session).
-    kind: str = ""
-    # The message in its two parts, why and what to do (set by the judge session): a jury
-    # names a dropped member with them.
-    reason: str = ""
-    advice: str = ""
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str = "",
+        reason: str = "",
+        advice: str = "",
+        facts: Mapping[str, object] = MappingProxyType({}),
+        health_summary: str = "",
+    ) -> None:
+        super().__init__(message)
+        # What stopped it: an error kind, or "unparseable" (the judge session says).
+        self.kind = kind
+        # The message in its two parts, why and what to do (the judge session says): a jury
+        # names a dropped member with them.
+        self.reason = reason
+        self.advice = advice
+        self.facts = facts
+        # What the calls did before the stop, for the CLI to show (the judge stage says).
+        self.health_summary = health_summary
+
+    def restated(
+        self, message: str, *, facts: Mapping[str, object], health_summary: str
+    ) -> JudgeAborted:
+        """This stop as the judge stage tells it at its end: ``message``, more ``facts``."""
+        return JudgeAborted(
+            message,
+            kind=self.kind,
+            reason=self.reason,
+            advice=self.advice,
+            facts={**self.facts, **facts},
+            health_summary=health_summary,
+        )
 
 
 class JudgeUnfit(TouchstoneError):
@@ -186,8 +211,23 @@ class BudgetReached(TouchstoneError):
     """The cost cap of one invocation (``budget``) is reached: no further call starts, what
     landed is kept, and the command stops like the breaker (exit 1), resumable."""
 
-    # Filled in by the judge stage, as for ``JudgeAborted``.
-    health_summary: str = ""
+    def __init__(
+        self,
+        message: str,
+        *,
+        facts: Mapping[str, object] = MappingProxyType({}),
+        health_summary: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.facts = facts
+        # As for ``JudgeAborted``.
+        self.health_summary = health_summary
+
+    def restated(
+        self, message: str, *, facts: Mapping[str, object], health_summary: str
+    ) -> BudgetReached:
+        """This stop as the judge stage tells it at its end: ``message``, more ``facts``."""
+        return BudgetReached(message, facts={**self.facts, **facts}, health_summary=health_summary)
 
 
 class RunIncomplete(TouchstoneError):

@@ -57,16 +57,19 @@ class JudgeSession:
             server_busy=stop.cause is not None and stop.cause.server_busy,
             unknown_path=wrong_path,
         )
-        error = JudgeAborted(f"{stop.message} {text}")
-        error.kind = stop.kind
-        error.facts = {
-            "cause": stop.kind,
-            "model": self.judge.model,
-            "base_url": self.base_url,
-            "suggestions": close_names(self.judge.model, available),
-            "server_busy": stop.cause is not None and stop.cause.server_busy,
-        }
-        error.reason, error.advice = stop.message, text
+        error = JudgeAborted(
+            f"{stop.message} {text}",
+            kind=stop.kind,
+            reason=stop.message,
+            advice=text,
+            facts={
+                "cause": stop.kind,
+                "model": self.judge.model,
+                "base_url": self.base_url,
+                "suggestions": close_names(self.judge.model, available),
+                "server_busy": stop.cause is not None and stop.cause.server_busy,
+            },
+        )
         error.__cause__ = stop.cause
         return error
 

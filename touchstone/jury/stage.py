@@ -93,9 +93,7 @@ async def recheck_member(
         return
     emit(on_event, "drift", stage="judge", **drift.as_dict())
     if member.config.on_drift == "stop":
-        stop = JudgeAborted(drift.message_de())
-        stop.kind = "drift"
-        raise stop
+        raise JudgeAborted(drift.message_de(), kind="drift")
     run.warnings.append(drift.message_de())
 
 
@@ -208,7 +206,7 @@ def judge_members(
                         stage="judge",
                         judge_model=member.id.model,
                         judge_base_url=member.id.base_url,
-                        error_kind=getattr(exc, "kind", "") or "budget",
+                        error_kind=(exc.kind if isinstance(exc, JudgeAborted) else "") or "budget",
                         message=member.dropped,
                         health=member.health.as_dict(),
                         # Its cells that will not come: progress shrinks its total by them.
@@ -264,12 +262,11 @@ def judge_members(
 def _no_quorum(members: Sequence[MemberRun], quorum: int) -> JudgeAborted:
     dropped = [m for m in members if m.dropped]
     remaining = len(members) - len(dropped)
-    error = JudgeAborted(
+    return JudgeAborted(
         f"Die Jury erreicht ihr Quorum von {quorum} nicht mehr ({remaining} von "
-        f"{len(members)} Judges übrig). " + " ".join(f"{m.dropped}" for m in dropped)
+        f"{len(members)} Judges übrig). " + " ".join(f"{m.dropped}" for m in dropped),
+        kind="no_quorum",
     )
-    error.kind = "no_quorum"
-    return error
 
 
 def _record_settings(run: RunDir, settings: JurySettings) -> None:

@@ -86,10 +86,11 @@ def check_drift_first(
             return
         emit(on_event, "drift", stage="judge", **drift.as_dict())
         if config.on_drift == "stop":
-            stop = JudgeAborted(drift.message_de(stopped=True))
-            stop.kind = "drift"
-            stop.facts = {"drift_message": drift.message_de(stopped=True, surface="gui")}
-            raise stop
+            raise JudgeAborted(
+                drift.message_de(stopped=True),
+                kind="drift",
+                facts={"drift_message": drift.message_de(stopped=True, surface="gui")},
+            )
     except BaseException:
         cache.close()
         raise

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import itertools
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
-from touchstone.german import counted
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
-from touchstone.judge.advice import after_stop
 from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import open_cache
 from touchstone.judge.passes import JudgeRunResult, judge_run
@@ -34,11 +34,18 @@ from touchstone.stages.drift import check_drift_first
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.human import judged_card
 from touchstone.stages.judge_outcome import JudgeOutcome, budget_field, emit_done, verdict_event
+from touchstone.stages.judge_stop import StoppedRun
 from touchstone.stages.manifest import pack_of_run
 from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
+
+if TYPE_CHECKING:
+    from touchstone.budget import Budget
+    from touchstone.judge.cache import VerdictCache
+    from touchstone.judge.health import JudgeHealth
+    from touchstone.results import ModelReport
 
 
 def execute_judge(
@@ -183,37 +190,118 @@ def _judge_loaded(
     plan = JudgePlan.of(prior, responses, pack, rejudge)
     todo = plan.todo(responses)
     cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior if todo else ())
-    landed: dict[VerdictKey, Verdict] = {}
-    errors: list[Verdict] = []
-    health = config.health()
-    budget = config.cost_cap()
+    calls = _Calls(config, config.health(), config.cost_cap())
     check_drift_first(
-        run, pack, responses, plan, cache, judge_backend, config, health, budget, on_event
+        run,
+        pack,
+        responses,
+        plan,
+        cache,
+        judge_backend,
+        config,
+        calls.health,
+        calls.budget,
+        on_event,
     )
     try:
+        result = calls.judge(
+            run,
+            pack,
+            responses,
+            judged,
+            prior_reports,
+            plan,
+            todo,
+            cache,
+            judge_backend,
+            concurrency=concurrency,
+            rejudge=rejudge,
+            on_event=on_event,
+        )
+    except (JudgeAborted, BudgetReached) as exc:
+        stopped = StoppedRun.of(responses, prior, calls.landed, plan)
+        run.rewrite_verdicts(stopped.verdicts.values(), member_lines=judged.member_lines)
+        calls.health.cells_left = stopped.open_cells
+        stop = stopped.told(exc, calls.health)
+        emit(
+            on_event,
+            "aborted",
+            stage="judge",
+            message=str(stop),
+            persisted=len(calls.landed),
+            kept=stopped.kept,
+            health=calls.health.as_dict(),
+            **budget_field(calls.budget),
+        )
+        raise stop from exc
+    finally:
+        cache.close()
+        run.warnings.extend(cache.warnings)
+    return _finish(
+        run,
+        pack,
+        responses,
+        judged,
+        prior_reports,
+        result,
+        calls,
+        on_event,
+        answers_warned=answers_warned,
+    )
+
+
+@dataclass
+class _Calls:
+    """One judge run's calls: what landed (persisted as it came), the failed calls, the
+    health and the budget they were made under."""
+
+    config: JudgeConfig
+    health: JudgeHealth
+    budget: Budget | None
+    landed: dict[VerdictKey, Verdict] = field(default_factory=dict)
+    errors: list[Verdict] = field(default_factory=list)
+
+    def judge(
+        self,
+        run: RunDir,
+        pack: Pack,
+        responses: list[EvalResponse],
+        judged: RunCells,
+        prior_reports: list[ModelReport],
+        plan: JudgePlan,
+        todo: int,
+        cache: VerdictCache | None,
+        backend: JudgeBackend,
+        *,
+        concurrency: int | None,
+        rejudge: Rejudge,
+        on_event: EventSink | None,
+    ) -> JudgeRunResult:
+        """``judge_run`` over the run, every verdict appended to judgements.jsonl as it lands."""
+        config = self.config
         with run.verdict_appender() as appender:
 
             def persist(verdict: Verdict) -> None:
                 appender.append(verdict.as_dict())
-                landed[cell_key(verdict)] = verdict
+                self.landed[cell_key(verdict)] = verdict
                 # A refusal is saved, but for whoever watches it is a failed judge call.
                 kind = "judge_error" if verdict.unscored_reason == "judge_refused" else "progress"
                 emit(on_event, kind, stage="judge", **verdict_event(verdict))
 
             def record_error(verdict: Verdict) -> None:
-                errors.append(verdict)
+                self.errors.append(verdict)
                 emit(on_event, "judge_error", stage="judge", **verdict_event(verdict))
 
             async def judge_all() -> JudgeRunResult:
                 async with open_session(
-                    judge_backend,
+                    backend,
                     concurrency=concurrency or config.concurrency,
                     max_consecutive_failures=config.max_consecutive_failures,
                     max_failure_ratio=config.max_failure_ratio,
                     cache=cache,
-                    health=health,
+                    health=self.health,
                     on_in_flight=in_flight_events(on_event, "judge"),
-                    budget=budget,
+                    budget=self.budget,
                 ) as session:
                     emit(
                         on_event,
@@ -229,7 +317,7 @@ def _judge_loaded(
                         session,
                         responses,
                         pack,
-                        prior_verdicts=prior,
+                        prior_verdicts=judged.cells,
                         prior_reports=prior_reports,
                         rejudge=rejudge,
                         on_verdict=persist,
@@ -237,63 +325,23 @@ def _judge_loaded(
                         plan=plan,
                     )
 
-            result = run_blocking(judge_all())
-    except (JudgeAborted, BudgetReached) as exc:
-        # Clean means de-duplicated: with --rejudge a landed verdict replaces a prior one.
-        now = {cell_key(v): v for v in prior}
-        now.update(landed)
-        run.rewrite_verdicts(now.values(), member_lines=judged.member_lines)
-        # Open means without a verdict: a stopped re-judge keeps the prior verdicts it did not
-        # replace, so its cells are not open.
-        keys = list(map(cell_key, responses))
-        health.cells_left = sum(1 for key in keys if key not in now)
-        # A refused cell's verdict was not kept against a re-judge: it waits to be asked.
-        refused = {cell_key(v) for v in now.values() if v.unscored_reason == "judge_refused"}
-        prior_keys = {cell_key(v) for v in prior}
-        kept = sum(
-            1
-            for key in keys
-            if key not in plan.skip
-            and key in prior_keys
-            and key not in landed
-            and key not in refused
-        )
-        unreadable = sum(1 for v in now.values() if v.unscored_reason == "unparseable")
-        over_budget = isinstance(exc, BudgetReached)
-        left = after_stop(
-            open_cells=health.cells_left,
-            # Not re-judged for want of budget, not for a failed re-judge: said apart.
-            kept=0 if over_budget else kept,
-            unreadable=unreadable,
-            refused=len(refused),
-            kind=exc.kind if isinstance(exc, JudgeAborted) else "",
-        )
-        if over_budget and kept:
-            stands = "die bisherige Bewertung bleibt" if kept == 1 else "die bisherigen bleiben"
-            left = f"{counted(kept, 'Zelle', 'Zellen')} nicht neu bewertet: {stands}. {left}"
-        exc.args = (f"{exc} {left}",)
-        exc.health_summary = health.summary_de()
-        exc.facts = {
-            **exc.facts,
-            "open_cells": health.cells_left,
-            "kept": kept,
-            "unreadable": unreadable,
-            "refused": len(refused),
-        }
-        emit(
-            on_event,
-            "aborted",
-            stage="judge",
-            message=str(exc),
-            persisted=len(landed),
-            kept=kept,
-            health=health.as_dict(),
-            **budget_field(budget),
-        )
-        raise
-    finally:
-        cache.close()
-        run.warnings.extend(cache.warnings)
+            return run_blocking(judge_all())
+
+
+def _finish(
+    run: RunDir,
+    pack: Pack,
+    responses: list[EvalResponse],
+    judged: RunCells,
+    prior_reports: list[ModelReport],
+    result: JudgeRunResult,
+    calls: _Calls,
+    on_event: EventSink | None,
+    *,
+    answers_warned: bool,
+) -> JudgeOutcome:
+    """A judge run that ended: the file clean, the reports, the scorecard, the outcome."""
+    landed, health, budget = calls.landed, calls.health, calls.budget
     if landed or not judged.stored.clean:
         run.rewrite_verdicts(result.verdicts, member_lines=judged.member_lines)
     if result.reports != prior_reports:
@@ -324,7 +372,7 @@ def _judge_loaded(
         cells=len(responses),
         # Refusals are saved too, but they are no judgement: said apart (``refused``).
         new_verdicts=len(landed) - result.refused,
-        judge_errors=errors,
+        judge_errors=calls.errors,
         health=health,
         kept=result.kept,
         stale=result.stale,
@@ -338,10 +386,9 @@ def _judge_loaded(
     emit_done(on_event, outcome)
     if budget is not None and budget.reached:
         # Only holistic reports were left: everything that landed is written, the card too.
-        stop = BudgetReached(
+        raise BudgetReached(
             f"{budget.message()} Jede Zelle ist bewertet und gespeichert; ein erneutes "
-            "`touchstone judge` holt die fehlenden Gesamtbewertungen nach."
+            "`touchstone judge` holt die fehlenden Gesamtbewertungen nach.",
+            health_summary=health.summary_de(),
         )
-        stop.health_summary = health.summary_de()
-        raise stop
     return outcome

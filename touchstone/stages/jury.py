@@ -97,8 +97,8 @@ def judge_loaded_with_jury(
     # The single judge's lines as they were, the members' anew.
     run.rewrite_verdicts(prior.cells, member_lines=result.lines)
     if result.stopped is not None:
-        stop = result.stopped
-        stop.health_summary = "\n".join(member_line(m) for m in members if not m.dropped)
+        healthy = "\n".join(member_line(m) for m in members if not m.dropped)
+        stop = result.stopped.restated(str(result.stopped), facts={}, health_summary=healthy)
         emit(
             on_event,
             "aborted",
@@ -109,7 +109,7 @@ def judge_loaded_with_jury(
             health=members[0].health.as_dict(),
             jury=result.as_events(),
         )
-        raise stop
+        raise stop from result.stopped
     if result.reports != prior_reports:
         run.write_reports(result.reports)
     judged = run_cells(run)
