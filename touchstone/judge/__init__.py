@@ -19,7 +19,7 @@ in touchstone.quality.
 """
 
 from touchstone.errors import JudgeAborted, JudgeCallError
-from touchstone.judge.backend import JudgeBackend, JudgeReply, OpenAIJudgeBackend
+from touchstone.judge.backend import JudgeBackend, OpenAIJudgeBackend
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE, score_response
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint, load_judge_config
 from touchstone.judge.holistic import dimensions_user_prompt, score_dimensions
@@ -42,7 +42,6 @@ __all__ = [
     "JudgeCallError",
     "JudgeConfig",
     "JudgeEndpoint",
-    "JudgeReply",
     "OpenAIJudgeBackend",
     "Rejudge",
     "dimensions_user_prompt",

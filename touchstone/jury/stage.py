@@ -209,7 +209,7 @@ def judge_members(
                         stage="judge",
                         judge_model=member.id.model,
                         judge_base_url=member.id.base_url,
-                        error_kind=getattr(exc, "kind", "") or "budget",
+                        error_kind=(exc.kind if isinstance(exc, JudgeAborted) else "") or "budget",
                         message=member.dropped,
                         health=member.health.as_dict(),
                         # Its cells that will not come: progress shrinks its total by them.
