@@ -1,7 +1,7 @@
 """The LLM judge and its runaway guard (DESIGN §6, §8): the public API.
 
 config.py    JudgeConfig, JudgeEndpoint, load_judge_config (judge.yaml)
-backend.py   JudgeBackend protocol, OpenAIJudgeBackend (deadline, streaming)
+backend.py   the judge in the call seam: OpenAIJudgeBackend, ask_judge, judge_caller
 rubric.py    the judge prompt for one answer
 replies.py   parsers for the judge's replies
 cells.py     the per-cell path: score_response, CellTask, JUDGE_ERROR_RATIONALE
