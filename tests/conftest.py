@@ -1,4 +1,4 @@
-"""Shared fixtures: the simulator on a free loopback port, small packs, a fake judge."""
+"""Shared fixtures: the simulator on a free loopback port, small packs, the fake judge."""
 
 from __future__ import annotations
 
@@ -6,15 +6,21 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from touchstone.engine import run_blocking
 from touchstone.errors import JudgeCallError
 from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse
 from touchstone.sim import SimServer
+from touchstone.transport import ChatReply
+from touchstone.transport.fake import FakeChat
+from touchstone.transport.seam import ChatSeam
+
+# The library's fake in the judging role (its ``model`` is "fake-judge").
+FakeJudge = FakeChat
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -144,24 +150,19 @@ def make_response(
     )
 
 
-@dataclass
-class FakeJudge:
-    """A judge backend that replays a script: a string is a reply, an exception is raised.
+def answer_once(backend: ChatSeam, *, model: str, system: str, user: str) -> ChatReply:
+    """One blocking call of an evaluated model within the backend's deadline, its
+    connections closed after (as the run stage closes them)."""
 
-    When the script runs out it answers ``default``. Every call lands in ``history``.
-    """
+    async def once() -> ChatReply:
+        try:
+            return await backend.call(
+                model=model, system=system, user=user, deadline_s=backend.deadline_s
+            )
+        finally:
+            await backend.aclose()
 
-    script: list[str | Exception] = field(default_factory=list)
-    default: str = '{"score": 4, "red_flag": false, "rationale": "gut"}'
-    model: str = "fake-judge"
-    history: list[dict[str, str]] = field(default_factory=list)
-
-    def judge(self, *, system: str, user: str) -> str:
-        self.history.append({"system": system, "user": user})
-        step = self.script.pop(0) if self.script else self.default
-        if isinstance(step, Exception):
-            raise step
-        return step
+    return run_blocking(once())
 
 
 def timeout_error(message: str = "DeadlineExceeded: zu langsam") -> JudgeCallError:

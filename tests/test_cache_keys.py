@@ -56,8 +56,8 @@ def test_keys_and_prompts_are_those_written_before(tiny: Pack) -> None:
     judge = FakeJudge(model="sim-judge")
     verdicts = judge_responses(judge, _cells(), tiny, concurrency=2)
     assert {(v.prompt_id, v.variant): v.cache_key for v in verdicts} == PINNED_KEYS
-    assert sorted(_sha(call["user"]) for call in judge.history) == sorted(PINNED_PROMPTS.values())
-    assert {_sha(call["system"]) for call in judge.history} == {PINNED_SYSTEM}
+    assert sorted(_sha(call.user) for call in judge.history) == sorted(PINNED_PROMPTS.values())
+    assert {_sha(call.system) for call in judge.history} == {PINNED_SYSTEM}
 
 
 def test_the_key_is_the_hash_of_the_whole_rendered_prompt(tiny: Pack) -> None:

@@ -72,7 +72,7 @@ def test_a_rate_limited_item_waits_as_told_and_is_tried_again() -> None:
             raise CallError("429", kind="rate_limit", retry_after_s=0.05)
         return "ok"
 
-    done = collect(range(4), call, concurrency=4, budget_s=5)
+    done = collect(range(4), call, concurrency=4, deadline_s=5)
     assert [d.result for d in done] == ["ok"] * 4
     assert all(d.rate_limited == 1 and d.error is None for d in done)
     assert tries == dict.fromkeys(range(4), 2)
@@ -83,7 +83,7 @@ def test_rate_limits_use_up_the_budget_then_the_item_fails() -> None:
         assert deadline_s is not None and deadline_s > 0
         raise CallError("429", kind="rate_limit", retry_after_s=0.1)
 
-    (done,) = collect([1], call, budget_s=0.35)
+    (done,) = collect([1], call, deadline_s=0.35)
     assert done.error is not None and done.error.kind == "rate_limit"
     assert done.rate_limited == 3  # 0.1 s waits until the next would pass 0.35 s
 
@@ -154,7 +154,7 @@ def test_a_deadline_used_up_by_rate_limit_waits_is_reported_as_the_rate_limit() 
             raise CallError("RateLimitError: 429", kind="rate_limit", retry_after_s=0.2)
         raise CallError("DeadlineExceeded: Frist", kind="timeout")
 
-    (done,) = collect([1], call, budget_s=0.5)
+    (done,) = collect([1], call, deadline_s=0.5)
     assert done.error is not None and done.error.kind == "rate_limit"
     assert str(done.error) == "RateLimitError: 429"
     # The timeout is reported as the rate limit, but not retried as one: a call that ran
@@ -184,7 +184,7 @@ def test_refusals_while_other_calls_succeed_lower_the_limit_like_a_rate_limit() 
             active -= 1
         return item
 
-    done = collect(range(40), call, concurrency=16, budget_s=5)
+    done = collect(range(40), call, concurrency=16, deadline_s=5)
     assert all(d.error is None for d in done), [str(d.error) for d in done if d.error]
     assert sorted(d.result for d in done) == list(range(40))
     assert peak_ok == 2
@@ -196,7 +196,7 @@ def test_refusals_of_a_server_that_never_answered_fail_at_once() -> None:
         raise refusal()
 
     started = time.monotonic()
-    done = collect(range(3), call, concurrency=3, budget_s=5)
+    done = collect(range(3), call, concurrency=3, deadline_s=5)
     assert time.monotonic() - started < 0.4  # no backoff waited (it starts at 0.5 s)
     assert len(done) == 3
     assert all(d.error is not None and d.rate_limited == 0 for d in done)
@@ -214,7 +214,7 @@ def test_refusals_that_outlast_the_budget_fail_marked_busy() -> None:
         await asyncio.sleep(0.01)
         raise refusal()
 
-    done = collect(range(2), call, concurrency=1, budget_s=1.0)
+    done = collect(range(2), call, concurrency=1, deadline_s=1.0)
     failed = [d for d in done if d.error]
     assert len(failed) == 1 and failed[0].rate_limited >= 1
     assert failed[0].error is not None and failed[0].error.server_busy
@@ -231,7 +231,7 @@ def test_calls_in_flight_are_reported_while_nothing_completes() -> None:
         await asyncio.sleep(1.4)
         return item
 
-    done = collect(range(2), call, concurrency=2, budget_s=2.0, on_waiting=seen.append)
+    done = collect(range(2), call, concurrency=2, deadline_s=2.0, on_waiting=seen.append)
     assert [d.result for d in sorted(done, key=lambda d: d.index)] == [0, 1]
     assert len(seen) >= 2
     assert all(s.calls == 2 and s.deadline_s == 2.0 for s in seen)

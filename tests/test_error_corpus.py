@@ -18,6 +18,7 @@ import pytest
 
 from touchstone.errors import ERROR_KINDS
 from touchstone.judge import JudgeCallError, OpenAIJudgeBackend
+from touchstone.judge.backend import ask_judge
 
 CORPUS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "fixtures" / "provider_errors.json").read_text(encoding="utf-8")
@@ -86,8 +87,8 @@ def test_the_corpus_covers_every_provider_and_names_its_sources() -> None:
 def test_every_provider_error_is_classified_right(replay: str, index: int) -> None:
     entry = CORPUS[index]
     backend = OpenAIJudgeBackend(
-        replay, "k", f"corpus-{index}", timeout=5, stream=entry["in_stream"]
+        replay, "k", f"corpus-{index}", deadline_s=5, stream=entry["in_stream"]
     )
     with pytest.raises(JudgeCallError) as info:
-        backend.judge(system="s", user="u")
+        ask_judge(backend, system="s", user="u")
     assert info.value.kind == entry["expected_kind"], str(info.value)

@@ -21,6 +21,8 @@ from touchstone.pack import Pack
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run, write_report
+from touchstone.transport import ChatReply
+from touchstone.transport.fake import SentCall
 
 from .conftest import FakeJudge, make_response
 from .gui_support import make_workspace
@@ -100,9 +102,8 @@ def test_error_kinds_have_german_labels_for_every_kind() -> None:
 class _VariedJudge(FakeJudge):
     """Scores each answer by its text, so that means have decimals."""
 
-    def judge(self, *, system: str, user: str) -> str:
-        self.history.append({"system": system, "user": user})
-        score = len(user) % 6
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        score = len(sent.user) % 6
         return f'{{"score": {score}, "red_flag": {str(score < 2).lower()}, "rationale": "ok"}}'
 
 

@@ -1,12 +1,12 @@
 """Judge hardening over real HTTP: policy by error kind, concurrency, lock, kill -9, provenance."""
 
+import asyncio
 import json
 import os
 import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -18,6 +18,8 @@ from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.store import JUDGEMENTS, RunDir
+from touchstone.transport import ChatReply
+from touchstone.transport.fake import SentCall
 
 from .conftest import FakeJudge, coarse, make_response, run_cli, stage_seconds, timeout_error
 from .test_cli import assert_clean_failure, judge_config
@@ -88,20 +90,17 @@ class SlowJudge(FakeJudge):
         super().__init__(**kw)  # type: ignore[arg-type]
         self.active = 0
         self.max_active = 0
-        self.lock = threading.Lock()
 
-    def judge(self, *, system: str, user: str) -> str:
-        with self.lock:
-            self.active += 1
-            self.max_active = max(self.max_active, self.active)
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
         try:
             # Early cells take longest, so completion order is the reverse of input order.
-            repeat = int(re.search(r"#(\d+) ", user).group(1))  # type: ignore[union-attr]
-            time.sleep(0.01 * (13 - repeat))
-            return super().judge(system=system, user=user)
+            repeat = int(re.search(r"#(\d+) ", sent.user).group(1))  # type: ignore[union-attr]
+            await asyncio.sleep(0.01 * (13 - repeat))
+            return await super().reply(sent)
         finally:
-            with self.lock:
-                self.active -= 1
+            self.active -= 1
 
 
 def test_concurrent_calls_overlap_and_keep_input_order(tiny_pack: Pack) -> None:
@@ -309,24 +308,21 @@ class OneAtATimeJudge(FakeJudge):
         super().__init__()
         self.active = 0
         self.refused = 0
-        self.lock = threading.Lock()
 
-    def judge(self, *, system: str, user: str) -> str:
-        with self.lock:
-            if self.active >= 1:
-                self.refused += 1
-                raise JudgeCallError(
-                    "APIConnectionError: Connection error.",
-                    kind="connection",
-                    refused_connection=True,
-                )
-            self.active += 1
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        if self.active >= 1:
+            self.refused += 1
+            raise JudgeCallError(
+                "APIConnectionError: Connection error.",
+                kind="connection",
+                refused_connection=True,
+            )
+        self.active += 1
         try:
-            time.sleep(0.005)
-            return super().judge(system=system, user=user)
+            await asyncio.sleep(0.005)
+            return await super().reply(sent)
         finally:
-            with self.lock:
-                self.active -= 1
+            self.active -= 1
 
 
 def test_refused_connections_while_others_succeed_lower_the_concurrency(tiny_pack: Pack) -> None:

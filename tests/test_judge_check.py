@@ -4,12 +4,11 @@ The logic runs against ``ProbeJudge``, a fake that answers by the probe it is sh
 command runs against the simulator's judges of known character.
 """
 
+import asyncio
 import io
 import json
 import re
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from touchstone.pack import Pack, load_pack
 from touchstone.quality.probes import MAX_PROBES, NON_ANSWERS, Bounds, probe_battery
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge_check
+from touchstone.transport.fake import FakeChat, SentCall
 
 from .conftest import REPO, TINY_PACK, coarse, make_response, run_cli, stage_seconds
 from .test_cli import assert_clean_failure, judge_config
@@ -33,16 +33,22 @@ def verdict(score: int, red_flag: bool = False) -> str:
     return json.dumps({"score": score, "red_flag": red_flag, "rationale": "fake"})
 
 
-@dataclass
-class ProbeJudge:
+class ProbeJudge(FakeChat):
     """A fake judge that answers by what it is shown: ``kind_of(answer)`` names the probe
-    kind, ``replies[kind]`` the reply (a callable gets the number of the call)."""
+    kind, ``replies[kind]`` the reply (a callable gets the number of the call); ``slow[kind]``
+    seconds it takes. ``kinds``: the probe kind of every call."""
 
-    pack: Pack
-    replies: dict[str, Reply | Callable[[int], Reply]] = field(default_factory=dict)
-    slow: dict[str, float] = field(default_factory=dict)
-    model: str = "fake-judge"
-    history: list[str] = field(default_factory=list)
+    def __init__(
+        self,
+        pack: Pack,
+        replies: dict[str, Reply | Callable[[int], Reply]] | None = None,
+        slow: dict[str, float] | None = None,
+    ) -> None:
+        super().__init__()
+        self.pack = pack
+        self.replies = replies or {}
+        self.slow = slow or {}
+        self.kinds: list[str] = []
 
     def kind_of(self, answer: str) -> str:
         if answer in NON_ANSWERS:
@@ -56,12 +62,12 @@ class ProbeJudge:
                 return "counterexample"
         raise AssertionError(f"not a probe: {answer!r}")
 
-    def judge(self, *, system: str, user: str) -> str:
-        found = ANSWER.search(user)
+    async def reply(self, sent: SentCall) -> str:
+        found = ANSWER.search(sent.user)
         assert found is not None
         kind = self.kind_of(found.group(1).replace("‹‹‹", "<<<").replace("›››", ">>>"))
-        self.history.append(kind)
-        time.sleep(self.slow.get(kind, 0))
+        self.kinds.append(kind)
+        await asyncio.sleep(self.slow.get(kind, 0))
         good = {
             "reference": verdict(5),
             "counterexample": verdict(1, True),
@@ -70,7 +76,7 @@ class ProbeJudge:
         }
         reply = self.replies.get(kind, good[kind])
         if callable(reply) and not isinstance(reply, Exception):
-            reply = reply(self.history.count(kind))
+            reply = reply(self.kinds.count(kind))
         if isinstance(reply, Exception):
             raise reply
         return reply

@@ -22,7 +22,7 @@ def closed_port() -> int:
 
 
 def test_a_failed_listing_is_a_call_error_not_an_empty_list() -> None:
-    backend = OpenAIAnswerBackend(f"http://127.0.0.1:{closed_port()}/v1", "", call_timeout_s=1)
+    backend = OpenAIAnswerBackend(f"http://127.0.0.1:{closed_port()}/v1", "", deadline_s=1)
 
     async def listing() -> list[str]:
         try:
@@ -36,7 +36,7 @@ def test_a_failed_listing_is_a_call_error_not_an_empty_list() -> None:
 
 
 def test_a_listing_that_works_names_the_models(sim: SimServer) -> None:
-    backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=1)
+    backend = OpenAIAnswerBackend(sim.base_url, "", deadline_s=1)
 
     async def listing() -> list[str]:
         try:

@@ -67,9 +67,7 @@ def write_first_pack(path: Path) -> None:
 
 def per_answer_calls(judge: FakeJudge) -> list[str]:
     return [
-        call["user"].split("\n", 1)[0]
-        for call in judge.history
-        if call["user"].startswith("## Aufgabe ")
+        call.user.split("\n", 1)[0] for call in judge.history if call.user.startswith("## Aufgabe ")
     ]
 
 

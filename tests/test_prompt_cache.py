@@ -148,7 +148,7 @@ def test_judge_calls_go_out_grouped_by_prompt_and_variant(tiny: Pack, concurrenc
     assert [(v.model, v.variant, v.prompt_id) for v in verdicts] == [
         (c.model, c.variant, c.prompt_id) for c in cells
     ]
-    asked = [_group(h["user"]) for h in backend.history]
+    asked = [_group(h.user) for h in backend.history]
     expected = sorted((c.prompt_id, c.variant) for c in cells)
     assert sorted(asked) == expected
     if concurrency == 1:

@@ -13,6 +13,9 @@ from touchstone.stages import execute_run
 from touchstone.stages.answering import run_cells
 from touchstone.store import RunDir
 from touchstone.transport import ChatReply
+from touchstone.transport.fake import FakeChat, SentCall
+
+from .conftest import answer_once
 
 
 def test_run_records_every_cell_and_resumes_without_duplicates(
@@ -103,17 +106,16 @@ def test_bad_run_input(tiny_pack_path: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "r").exists()
 
 
-class ScriptedAnswers:
+class ScriptedAnswers(FakeChat):
     """An answer backend that fails for the models named in ``failures``."""
 
     def __init__(self, failures: dict[str, str]) -> None:
+        super().__init__(model="")
         self.failures = failures
-        self.history: list[tuple[str, str, str]] = []
 
-    def answer(self, *, model: str, system: str, user: str) -> ChatReply:
-        self.history.append((model, system, user))
-        if model in self.failures:
-            raise ModelCallError(f"X: {model}", kind=self.failures[model])  # type: ignore[arg-type]
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        if sent.model in self.failures:
+            raise ModelCallError(f"X: {sent.model}", kind=self.failures[sent.model])  # type: ignore[arg-type]
         return ChatReply(
             content="<think>hmm</think>Antwort", reasoning="", finish_reason="stop", latency_s=0.1
         )
@@ -138,22 +140,22 @@ def test_policy_by_kind_and_system_prompt_per_variant(tiny_pack: Pack) -> None:
     assert all(r.reasoning_chars == 3 for r in by_model["ok"])
     assert [r.error_kind for r in by_model["refuser"]] == ["refused"] * 6
     assert by_model["gone"] == [] and by_model["flaky"] == []
-    assert sum(1 for m, _, _ in backend.history if m == "gone") == 1
+    assert sum(1 for sent in backend.history if sent.model == "gone") == 1
     assert summary.left == 12 and list(summary.stopped_models) == ["gone"]
-    systems = {s for m, s, _ in backend.history if m == "ok"}
+    systems = {sent.system for sent in backend.history if sent.model == "ok"}
     assert systems == {"", "Antworte knapp."}
 
 
 def test_answer_backend_maps_errors_at_the_boundary(sim: SimServer) -> None:
-    backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=2)
+    backend = OpenAIAnswerBackend(sim.base_url, "", deadline_s=2)
     with pytest.raises(ModelCallError) as info:
-        backend.answer(model="kein-modell", system="", user="u")
+        answer_once(backend, model="kein-modell", system="", user="u")
     assert info.value.kind == "not_found"
 
 
 def test_server_without_stream_options_still_answers(sim: SimServer) -> None:
-    backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=2)
-    first = backend.answer(model="sim-old", system="", user="Hallo")
-    second = backend.answer(model="sim-old", system="", user="Hallo")
+    backend = OpenAIAnswerBackend(sim.base_url, "", deadline_s=2)
+    first = answer_once(backend, model="sim-old", system="", user="Hallo")
+    second = answer_once(backend, model="sim-old", system="", user="Hallo")
     assert "Qualitätsstufe 4/5" in first.content and second.content == first.content
     assert first.completion_tokens is None  # no usage without stream_options

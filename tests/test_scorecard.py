@@ -14,6 +14,7 @@ from touchstone.sim import SimServer
 from touchstone.sim.scored import known_quality_run
 from touchstone.stats.multiplicity import widened
 from touchstone.transport import ChatReply
+from touchstone.transport.fake import FakeChat, SentCall
 
 from .conftest import FakeJudge, make_response
 
@@ -432,10 +433,11 @@ def test_the_report_shows_failed_answers_apart_and_no_interval_for_one_prompt(
     assert 'class="bar-err"' not in html
 
 
-class _SlowOnHardPrompts:
+class _SlowOnHardPrompts(FakeChat):
     """Answers every prompt; "flaky" overruns its deadline on the two hard ones (R2, S1)."""
 
-    def answer(self, *, model: str, system: str, user: str) -> ChatReply:
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        model, user = sent.model, sent.user
         if model == "flaky" and ("7 %" in user or "IBAN" in user):
             raise ModelCallError("keine Antwort innerhalb der Frist", kind="timeout")
         return ChatReply(
@@ -446,9 +448,8 @@ class _SlowOnHardPrompts:
 class _PrefersSolid(FakeJudge):
     """Scores "solid" 5 and "flaky" 4 on every prompt."""
 
-    def judge(self, *, system: str, user: str) -> str:
-        self.history.append({"system": system, "user": user})
-        score = 5 if "Antwort von solid" in user else 4
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        score = 5 if "Antwort von solid" in sent.user else 4
         return f'{{"score": {score}, "red_flag": false, "rationale": "ok"}}'
 
 

@@ -19,6 +19,8 @@ from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
 from touchstone.stages import JudgeOutcome, execute_judge, load_run
 from touchstone.store import JUDGE_STATE, RESPONSES, SCORECARD_JSON, RunDir, Stamp, input_stamps
+from touchstone.transport import ChatReply
+from touchstone.transport.fake import SentCall
 
 from .conftest import FakeJudge, make_response, timeout_error
 
@@ -35,13 +37,12 @@ class Judge(FakeJudge):
 
     holistic_fails: bool = False
 
-    def judge(self, *, system: str, user: str) -> str:
-        if "## Gesamtbewertung" in user:
-            self.history.append({"system": system, "user": user})
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        if "## Gesamtbewertung" in sent.user:
             if self.holistic_fails:
                 raise timeout_error()
             return DIMENSIONS
-        return super().judge(system=system, user=user)
+        return await super().reply(sent)
 
 
 def judge(run: Path, sim: SimServer, backend: Judge) -> tuple[JudgeOutcome, Events]:

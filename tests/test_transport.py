@@ -10,6 +10,7 @@ from openai.types.chat import ChatCompletion
 from touchstone.classify import classify
 from touchstone.errors import ERROR_KINDS, DeadlineExceeded, ReasoningOnly
 from touchstone.judge import JudgeCallError, OpenAIJudgeBackend
+from touchstone.judge.backend import ask_judge
 from touchstone.sim import SimServer
 
 from .conftest import coarse
@@ -20,7 +21,7 @@ DEADLINE = 0.5
 @pytest.fixture
 def backend_for(sim: SimServer):  # type: ignore[no-untyped-def]
     def make(model: str, **options: object) -> OpenAIJudgeBackend:
-        options.setdefault("timeout", DEADLINE)
+        options.setdefault("deadline_s", DEADLINE)
         return OpenAIJudgeBackend(sim.base_url, "", model, **options)  # type: ignore[arg-type]
 
     return make
@@ -32,20 +33,22 @@ def test_sdk_retries_only_when_configured(
 ) -> None:
     before = sim.calls.get("sim-500", 0)
     with pytest.raises(JudgeCallError):
-        backend_for("sim-500", max_retries=max_retries, timeout=10).judge(system="s", user="u")
+        ask_judge(
+            backend_for("sim-500", max_retries=max_retries, deadline_s=10), system="s", user="u"
+        )
     assert sim.calls.get("sim-500", 0) - before == calls
 
 
 def test_success_and_max_tokens_only_when_set(sim: SimServer, backend_for) -> None:
     plain = backend_for("sim-judge")
-    reply = plain.judge(system="s", user="Skala: 0 bis 5")
+    reply = ask_judge(plain, system="s", user="Skala: 0 bis 5").content
     assert '"score"' in reply
     assert "max_tokens" not in sim.history[-1]
     assert sim.history[-1]["temperature"] == 0.0
     capped = backend_for(
         "sim-judge", max_tokens=321, extra_body={"chat_template_kwargs": {"enable_thinking": False}}
     )
-    capped.judge(system="s", user="u")
+    ask_judge(capped, system="s", user="u")
     assert sim.history[-1]["max_tokens"] == 321
     assert sim.history[-1]["chat_template_kwargs"] == {"enable_thinking": False}
     assert "extra_body" not in sim.history[-1]  # merged into the body, not sent as a field
@@ -53,7 +56,7 @@ def test_success_and_max_tokens_only_when_set(sim: SimServer, backend_for) -> No
 
 def test_json_labelled_as_text_is_still_read(backend_for) -> None:
     backend = backend_for("sim-plaintext", stream=False)
-    assert '"score"' in backend.judge(system="s", user="Skala: 0 bis 5")
+    assert '"score"' in ask_judge(backend, system="s", user="Skala: 0 bis 5").content
 
 
 @pytest.mark.parametrize(
@@ -71,7 +74,7 @@ def test_deadline_holds_against_silent_and_trickling_servers(
     backend = backend_for(model, stream=stream, max_retries=2)
     started = time.monotonic()
     with pytest.raises(JudgeCallError) as info:
-        backend.judge(system="s", user="u")
+        ask_judge(backend, system="s", user="u")
     elapsed = time.monotonic() - started
     assert DEADLINE * 0.9 <= elapsed < coarse(DEADLINE)
     assert info.value.kind == "timeout"
@@ -111,7 +114,7 @@ def test_status_errors_become_judge_call_errors(
     backend_for, model: str, kind: str, type_name: str
 ) -> None:
     with pytest.raises(JudgeCallError) as info:
-        backend_for(model).judge(system="s", user="u")
+        ask_judge(backend_for(model), system="s", user="u")
     assert info.value.kind == kind
     assert str(info.value).startswith(f"{type_name}: ")
     assert type(info.value.__cause__).__name__ == type_name
@@ -120,23 +123,30 @@ def test_status_errors_become_judge_call_errors(
 @pytest.mark.parametrize("max_tokens", [None, 64])
 def test_reasoning_only_reply_is_a_call_failure(backend_for, max_tokens: int | None) -> None:
     with pytest.raises(JudgeCallError) as info:
-        backend_for("sim-reasoning", max_tokens=max_tokens).judge(system="s", user="u")
+        ask_judge(backend_for("sim-reasoning", max_tokens=max_tokens), system="s", user="u")
     assert info.value.kind == "reasoning_only"
     assert isinstance(info.value.__cause__, ReasoningOnly)
     assert ("finish_reason=length" in str(info.value)) == (max_tokens is not None)
 
 
 def test_connection_refused_is_a_connection_error(sim: SimServer) -> None:
-    backend = OpenAIJudgeBackend("http://127.0.0.1:9/v1", "", "x", timeout=DEADLINE)
+    backend = OpenAIJudgeBackend("http://127.0.0.1:9/v1", "", "x", deadline_s=DEADLINE)
     with pytest.raises(JudgeCallError) as info:
-        backend.judge(system="s", user="u")
+        ask_judge(backend, system="s", user="u")
     assert info.value.kind == "connection"
     # A refusal, unlike a reply that broke off: the engine may wait it out (server busy).
     assert info.value.refused_connection
     with pytest.raises(JudgeCallError) as info:
-        OpenAIJudgeBackend(
-            backend.base_url.replace(":9/", f":{sim.port}/"), "", "sim-cutoff", timeout=DEADLINE
-        ).judge(system="s", user="u")
+        ask_judge(
+            OpenAIJudgeBackend(
+                backend.base_url.replace(":9/", f":{sim.port}/"),
+                "",
+                "sim-cutoff",
+                deadline_s=DEADLINE,
+            ),
+            system="s",
+            user="u",
+        )
     assert info.value.kind == "connection" and not info.value.refused_connection
 
 

@@ -22,6 +22,7 @@ from touchstone.judge import (
     score_dimensions,
     score_response,
 )
+from touchstone.judge.backend import ask_judge
 from touchstone.judge.cache import CACHE_FILE, VerdictCache
 from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample
 from touchstone.jury.verdicts import run_cells
@@ -269,7 +270,7 @@ def cut_off_judge() -> Iterator[OpenAIJudgeBackend]:
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    yield OpenAIJudgeBackend(url, "", "knapp", timeout=5, stream=False, max_tokens=40)
+    yield OpenAIJudgeBackend(url, "", "knapp", deadline_s=5, stream=False, max_tokens=40)
     server.shutdown()
     server.server_close()
 
@@ -608,9 +609,9 @@ def test_a_verdict_off_the_scale_is_bad_input_naming_file_line_and_key(
 def test_a_broken_judge_reply_is_a_connection_failure(
     sim: SimServer, model: str, stream: bool
 ) -> None:
-    backend = OpenAIJudgeBackend(sim.base_url, "", model, timeout=5, stream=stream)
+    backend = OpenAIJudgeBackend(sim.base_url, "", model, deadline_s=5, stream=stream)
     with pytest.raises(JudgeCallError) as info:
-        backend.judge(system="s", user="u")
+        ask_judge(backend, system="s", user="u")
     assert info.value.kind == "connection"
 
 

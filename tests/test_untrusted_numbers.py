@@ -113,11 +113,11 @@ def base_url(server: _Server) -> str:
 
 
 def judge_reply(server: _Server, *, stream: bool) -> Any:
-    backend = OpenAIJudgeBackend(base_url(server), "k", "j", timeout=5, stream=stream)
+    backend = OpenAIJudgeBackend(base_url(server), "k", "j", deadline_s=5, stream=stream)
 
     async def once() -> Any:
         try:
-            return await backend.ajudge(system="s", user="u")
+            return await backend.call(model="j", system="s", user="u", deadline_s=5)
         finally:
             await backend.aclose()
 
@@ -154,7 +154,7 @@ def test_implausible_usage_from_a_server_is_unknown(
 ) -> None:
     hostile.usage = usage_of(value)
     reply = judge_reply(hostile, stream=stream)
-    assert reply.text == VERDICT
+    assert reply.content == VERDICT
     assert (reply.prompt_tokens, reply.completion_tokens, reply.reasoning_tokens) == (None,) * 3
 
 

@@ -17,12 +17,13 @@ import pytest
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
 from touchstone.judge import OpenAIJudgeBackend
+from touchstone.judge.backend import ask_judge
 from touchstone.judge.config import load_judge_config
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
 from touchstone.store import RunDir
 
-from .conftest import coarse
+from .conftest import answer_once, coarse
 
 HUGE = ["sim-bomb", "sim-flood", "sim-longline"]
 STATM = Path("/proc/self/statm")
@@ -64,10 +65,10 @@ def test_a_huge_reply_fails_as_too_large_fast_and_in_bounded_memory(
     sim: SimServer, model: str, stream: bool
 ) -> None:
     # The default cap (4 MB) against a gigabyte: a gzip bomb, a flood, one endless line.
-    backend = OpenAIJudgeBackend(sim.base_url, "", model, timeout=20, stream=stream)
+    backend = OpenAIJudgeBackend(sim.base_url, "", model, deadline_s=20, stream=stream)
     started = time.monotonic()
     with rss_growth() as grown, pytest.raises(JudgeCallError) as info:
-        backend.judge(system="s", user="u")
+        ask_judge(backend, system="s", user="u")
     assert info.value.kind == "too_large", str(info.value)
     assert "4 MB" in str(info.value)
     assert time.monotonic() - started < coarse(1.0)
@@ -86,9 +87,12 @@ def test_the_judge_config_sets_the_cap_and_old_configs_load_unchanged(
         "call_timeout_s: 5\n"
     )
     # A judge reply of about 100 characters passes; 64 KB of a flood do not.
-    assert '"score"' in load_judge_config(small).backend().judge(system="s", user="Skala 0-5")
+    assert (
+        '"score"'
+        in ask_judge(load_judge_config(small).backend(), system="s", user="Skala 0-5").content
+    )
     with pytest.raises(JudgeCallError) as info:
-        load_judge_config(small).backend("sim-flood").judge(system="s", user="u")
+        ask_judge(load_judge_config(small).backend("sim-flood"), system="s", user="u")
     assert info.value.kind == "too_large"
     assert "0.0625 MB" in str(info.value)
 
@@ -132,13 +136,15 @@ def test_the_cap_counts_content_and_reasoning_of_a_stream() -> None:
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_content_as_a_list_of_parts_is_read(sim: SimServer, stream: bool) -> None:
-    backend = OpenAIAnswerBackend(sim.base_url, "", call_timeout_s=5)
+    backend = OpenAIAnswerBackend(sim.base_url, "", deadline_s=5)
     if not stream:
         # The answer backend always streams; the judge backend can ask for a whole reply.
-        judge = OpenAIJudgeBackend(sim.base_url, "", "sim-parts", timeout=5, stream=False)
-        assert judge.judge(system="s", user="u") == "Simulierte Antwort in Teilen: 19 €."
+        judge = OpenAIJudgeBackend(sim.base_url, "", "sim-parts", deadline_s=5, stream=False)
+        assert (
+            ask_judge(judge, system="s", user="u").content == "Simulierte Antwort in Teilen: 19 €."
+        )
         return
-    reply = backend.answer(model="sim-parts", system="", user="u")
+    reply = answer_once(backend, model="sim-parts", system="", user="u")
     assert reply.content == "Simulierte Antwort in Teilen: 19 €."
     assert reply.reasoning == "Erst prüfen. "
 
@@ -185,8 +191,8 @@ def test_a_deeply_nested_stream_event_is_a_broken_reply_not_a_recursion_error() 
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_only_choice_0_is_the_answer(sim: SimServer, stream: bool) -> None:
-    judge = OpenAIJudgeBackend(sim.base_url, "", "sim-choices", timeout=5, stream=stream)
-    assert judge.judge(system="s", user="u") == "Simulierte Antwort Nr. 0."
+    judge = OpenAIJudgeBackend(sim.base_url, "", "sim-choices", deadline_s=5, stream=stream)
+    assert ask_judge(judge, system="s", user="u").content == "Simulierte Antwort Nr. 0."
 
 
 def test_judge_replies_beyond_the_cap_stop_the_judge_with_fitting_advice(

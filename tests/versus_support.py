@@ -18,6 +18,7 @@ from touchstone.sim.judges import simulated_dimensions, simulated_verdict
 from touchstone.sim.scored import known_quality_run
 from touchstone.stages.view import RunView
 from touchstone.store import RunDir
+from touchstone.transport.fake import FakeChat, SentCall
 from touchstone.transport.replies import ChatReply
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,15 +31,17 @@ _BY_QUALITY = {5: "sim-gut", 4: "sim-old", 3: "sim-mittel", 1: "sim-schwach"}
 Quality = int | Callable[[str], int]
 
 
-class StatedQuality:
+class StatedQuality(FakeChat):
     """Answers as the simulator's model of the quality ``qualities`` gives the row's model
     (a number, or one per prompt text)."""
 
     def __init__(self, qualities: Mapping[str, Quality]) -> None:
+        super().__init__(model="")
         self.qualities = qualities
 
-    def answer(self, *, model: str, system: str, user: str) -> ChatReply:
-        quality = self.qualities[model]
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        user = sent.user
+        quality = self.qualities[sent.model]
         level = quality(user) if callable(quality) else quality
         if level == 0:
             # Quality 0: the answer overruns its deadline (a failed answer, the scale's minimum).
@@ -51,16 +54,16 @@ class StatedQuality:
         )
 
 
-class InProcessSimJudge:
+class InProcessSimJudge(FakeChat):
     """The simulator's judge without HTTP: the same verdicts as ``sim-judge`` behind SimServer."""
 
     def __init__(self, model: str = "sim-judge") -> None:
-        self.model = model
+        super().__init__(model=model)
 
-    def judge(self, *, system: str, user: str) -> str:
-        if "Dimension-IDs" in user:
-            return json.dumps(simulated_dimensions(user))
-        return json.dumps(simulated_verdict(user))
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        if "Dimension-IDs" in sent.user:
+            return json.dumps(simulated_dimensions(sent.user))
+        return json.dumps(simulated_verdict(sent.user))
 
 
 def every_fourth_worse(user: str) -> int:

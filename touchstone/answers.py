@@ -7,33 +7,31 @@ raises ``ModelCallError`` with its kind; the run stage decides by kind what foll
 
 from __future__ import annotations
 
-import concurrent.futures
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, TypeAlias
 
-from touchstone.classify import call_error
-from touchstone.engine import in_threads, run_blocking
 from touchstone.errors import ErrorKind, ModelCallError
 from touchstone.results import REASONING_KEPT
-from touchstone.transport import ChatReply, ChatTransport, split_think
-from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
+from touchstone.transport import ChatReply, split_think
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
+from touchstone.transport.endpoint import OpenAIChat, Role
+from touchstone.transport.seam import ChatSeam
 
 DEFAULT_CALL_TIMEOUT_S = 300.0
+
+# The seam in the answering role: each call names its model.
+AnswerBackend: TypeAlias = ChatSeam
 
 # (model, system, user, deadline_s) -> reply
 AnswerCall = Callable[[str, str, str, float | None], Awaitable[ChatReply]]
 
-
-class AnswerBackend(Protocol):
-    """Anything that answers a prompt. Raises ``ModelCallError`` when the call fails."""
-
-    def answer(self, *, model: str, system: str, user: str) -> ChatReply: ...
+ANSWERING = Role(ModelCallError, system_always=False, content_required=False)
 
 
-class OpenAIAnswerBackend:
+class OpenAIAnswerBackend(OpenAIChat):
     """Evaluated models behind one OpenAI-compatible endpoint, streamed.
 
-    ``call_timeout_s`` bounds each call as a whole (and is the SDK's read timeout);
+    ``deadline_s`` bounds each call as a whole (and is the SDK's read timeout);
     ``max_reply_mb`` caps each reply (beyond it the answer fails as ``too_large``).
     """
 
@@ -42,80 +40,31 @@ class OpenAIAnswerBackend:
         base_url: str,
         api_key: str,
         *,
-        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        deadline_s: float = DEFAULT_CALL_TIMEOUT_S,
         max_tokens: int | None = None,
         temperature: float | None = None,
         max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
     ) -> None:
-        self.timeout = call_timeout_s
-        self.max_tokens = max_tokens
-        self.temperature = temperature
-        self._transport = ChatTransport(
+        super().__init__(
             base_url,
             api_key,
-            timeout=call_timeout_s,
-            max_retries=0,
-            max_reply_bytes=reply_limit_bytes(max_reply_mb),
+            role=ANSWERING,
+            deadline_s=deadline_s,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            max_reply_mb=max_reply_mb,
         )
 
-    async def aanswer(
-        self, *, model: str, system: str, user: str, deadline_s: float | None = None
-    ) -> ChatReply:
-        messages = [{"role": "user", "content": user}]
-        if system:
-            messages.insert(0, {"role": "system", "content": system})
-        try:
-            return await self._transport.chat(
-                model=model,
-                messages=messages,
-                deadline_s=self.timeout if deadline_s is None else deadline_s,
-                stream=True,
-                temperature=self.temperature,
-                max_tokens=self.max_tokens,
-            )
-        except Exception as exc:
-            raise call_error(ModelCallError, exc) from exc
 
-    def answer(self, *, model: str, system: str, user: str) -> ChatReply:
-        async def once() -> ChatReply:
-            try:
-                return await self.aanswer(model=model, system=system, user=user)
-            finally:
-                await self.aclose()
+def answer_caller(backend: AnswerBackend) -> AnswerCall:
+    """How the engine calls ``backend``: ``call(model, system, user, deadline_s)``."""
+    call = backend.call
 
-        return run_blocking(once())
+    def ask(model: str, system: str, user: str, deadline_s: float | None) -> Awaitable[ChatReply]:
+        # The backend's coroutine itself: no coroutine around it to resume on every step.
+        return call(model=model, system=system, user=user, deadline_s=deadline_s)
 
-    async def model_ids(self) -> list[str]:
-        """The model ids the endpoint lists (for "Meinten Sie …?"); ``CallError`` when the
-        listing fails."""
-        return await self._transport.model_ids()
-
-    async def aclose(self) -> None:
-        """Close the clients of the running loop."""
-        await self._transport.aclose()
-
-
-def answer_caller(backend: AnswerBackend, executor: concurrent.futures.Executor) -> AnswerCall:
-    """How the engine calls ``backend``: natively async, or in a thread for sync fakes."""
-    native = getattr(backend, "aanswer", None)
-    if native is not None:
-
-        async def call_native(
-            model: str, system: str, user: str, deadline_s: float | None
-        ) -> ChatReply:
-            reply: ChatReply = await native(
-                model=model, system=system, user=user, deadline_s=deadline_s
-            )
-            return reply
-
-        return call_native
-    threaded = in_threads(backend.answer, executor)
-
-    async def call_sync(model: str, system: str, user: str, deadline_s: float | None) -> ChatReply:
-        reply: ChatReply = await threaded(model=model, system=system, user=user)
-        return reply
-
-    return call_sync
+    return ask
 
 
 def answer_fields(reply: ChatReply) -> dict[str, Any]:

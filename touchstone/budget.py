@@ -107,7 +107,7 @@ def money(value: float, limit: float) -> str:
 
 
 class Usage(Protocol):
-    """What a reply says it used (``ChatReply``, ``JudgeReply``); ``None``: not reported."""
+    """What a reply says it used (``ChatReply``); ``None``: not reported."""
 
     @property
     def prompt_tokens(self) -> int | None: ...

@@ -11,13 +11,13 @@ coroutine, between calls, so it needs no locks.
 
 - A call that fails with a rate limit (kind ``rate_limit``) is no result: its item waits as
   the server asked (``retry_after_s``, or a doubling backoff) and is tried again, as long as
-  its budget allows. The budget (the call deadline) counts the item's attempts and its
-  waits, not the time it queues for a free slot. The in-flight limit halves on every rate
+  its deadline allows. The deadline counts the item's attempts and its waits, not the time
+  it queues for a free slot. The in-flight limit halves on every rate
   limit and grows by one per success, up to ``concurrency``.
 - A refused connection (``CallError.refused_connection``) while other calls succeed (one did
   within ``BUSY_WINDOW_S``) is a server that takes fewer connections at once than offered,
   not one that is down: it is treated like a rate limit (backoff, the limit halves) and, if
-  it outlasts the budget, ends marked ``server_busy``. Before the first success a refusal
+  it outlasts the deadline, ends marked ``server_busy``. Before the first success a refusal
   waits likewise while other calls are in flight (they may have got through); once none
   is, and none ever succeeded, every waiting refusal fails at once: the server may be down.
 - Structured cancellation: when the consumer stops (it raised, the judge was aborted, Ctrl-C,
@@ -29,7 +29,7 @@ coroutine, between calls, so it needs no locks.
   item's first call starts. A refusal while calls are in flight (or waiting to be tried
   again) holds the item until one of them ends; a refusal with none is final: the item and
   every later one are never started, and the calls end as they would.
-- Signs of life: while calls are in flight, ``on_waiting`` hears every ``heartbeat_s(budget)``
+- Signs of life: while calls are in flight, ``on_waiting`` hears every ``heartbeat_s(deadline_s)``
   how many there are, how long the oldest has run and the deadline (``InFlight``). It is
   called in the consuming coroutine, like the consumer itself: a judge whose calls hang for
   minutes is seen to be working, not frozen at 0.
@@ -60,7 +60,7 @@ R = TypeVar("R")
 # The wait after a rate limit that names none: doubling from here, capped.
 BACKOFF_START_S = 0.5
 BACKOFF_MAX_S = 8.0
-# Without a budget, an item is tried at most this often against a rate limit.
+# Without a deadline, an item is tried at most this often against a rate limit.
 MAX_RATE_LIMITED = 20
 # A refused connection counts as a busy server if another call succeeded this recently.
 BUSY_WINDOW_S = 10.0
@@ -83,11 +83,11 @@ class InFlight:
     deadline_s: float | None
 
 
-def heartbeat_s(budget_s: float | None) -> float:
-    """The interval of ``InFlight`` reports for calls with deadline ``budget_s``."""
-    if budget_s is None:
+def heartbeat_s(deadline_s: float | None) -> float:
+    """The interval of ``InFlight`` reports for calls with deadline ``deadline_s``."""
+    if deadline_s is None:
         return HEARTBEAT_S
-    return min(HEARTBEAT_S, max(MIN_HEARTBEAT_S, budget_s / 4))
+    return min(HEARTBEAT_S, max(MIN_HEARTBEAT_S, deadline_s / 4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +139,7 @@ async def completed(
     call: Call[T, R],
     *,
     concurrency: int = 1,
-    budget_s: float | None = None,
+    deadline_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     on_waiting: Callable[[InFlight], None] | None = None,
     admit: Callable[[T, bool], bool] | None = None,
@@ -162,18 +162,18 @@ async def completed(
     finished: collections.deque[tuple[int, R | None, BaseException | None]] = collections.deque()
     # What the consumer awaits while nothing has ended (an Event costs more per call).
     waiter: asyncio.Future[None] | None = None
-    beat_every = heartbeat_s(budget_s)
+    beat_every = heartbeat_s(deadline_s)
     next_beat = clock() + beat_every
 
     def wake() -> None:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def attempt(cell: _Cell[T], remaining: float | None) -> None:
+    async def attempt(cell: _Cell[T], deadline_s: float | None) -> None:
         # The attempt reports its own end: a done callback would cost every call another
         # turn of the event loop before the consumer hears of it.
         try:
-            result = await call(cell.item, remaining)
+            result = await call(cell.item, deadline_s)
         except BaseException as exc:
             finished.append((cell.index, None, exc))
             wake()
@@ -206,9 +206,10 @@ async def completed(
     try:
         while True:
             while len(running) < limit.current and (cell := next_cell()) is not None:
-                remaining = None if budget_s is None else max(0.0, budget_s - cell.spent_s)
+                # What is left of the item's deadline after its earlier attempts and waits.
+                left_s = None if deadline_s is None else max(0.0, deadline_s - cell.spent_s)
                 running[cell.index] = (
-                    asyncio.ensure_future(attempt(cell, remaining)),
+                    asyncio.ensure_future(attempt(cell, left_s)),
                     cell,
                     clock(),
                 )
@@ -236,7 +237,7 @@ async def completed(
             now = clock()
             if on_waiting is not None and running and now >= next_beat:
                 oldest = max(cell.spent_s + now - began for _, cell, began in running.values())
-                on_waiting(InFlight(len(running), oldest, budget_s))
+                on_waiting(InFlight(len(running), oldest, deadline_s))
                 next_beat = now + beat_every
             while finished:
                 index, result, error = finished.popleft()
@@ -258,8 +259,8 @@ async def completed(
                     wait = _wait_after(error, cell.rate_limited + 1)
                     spent = cell.spent_s + elapsed + wait
                     fits = (
-                        spent < budget_s
-                        if budget_s is not None
+                        spent < deadline_s
+                        if deadline_s is not None
                         else cell.rate_limited < MAX_RATE_LIMITED
                     )
                     if fits:
@@ -296,22 +297,6 @@ def _take_refused(parked: list[_Cell[T]]) -> list[_Cell[T]]:
     parked[:] = [c for c in parked if c not in refused]
     heapq.heapify(parked)
     return refused
-
-
-def in_threads(
-    fn: Callable[..., R], executor: concurrent.futures.Executor
-) -> Callable[..., Awaitable[R]]:
-    """A coroutine function that runs the blocking ``fn`` in ``executor`` (sync backends).
-
-    A cancelled call leaves the thread running until ``fn`` returns: only native async
-    backends (the openai transport) can be cut off; sync ones are fakes and test doubles.
-    """
-
-    async def run(*args: Any, **kwargs: Any) -> R:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(executor, lambda: fn(*args, **kwargs))
-
-    return run
 
 
 def run_blocking(coro: Coroutine[Any, Any, R]) -> R:

@@ -1,7 +1,7 @@
 """The LLM judge and its runaway guard (DESIGN §6, §8): the public API.
 
 config.py    JudgeConfig, JudgeEndpoint, load_judge_config (judge.yaml)
-backend.py   JudgeBackend protocol, OpenAIJudgeBackend (deadline, streaming)
+backend.py   the judge in the call seam: OpenAIJudgeBackend, ask_judge, judge_caller
 rubric.py    the judge prompt for one answer
 replies.py   parsers for the judge's replies
 cells.py     the per-cell path: score_response, CellTask, JUDGE_ERROR_RATIONALE
@@ -19,7 +19,7 @@ in touchstone.quality.
 """
 
 from touchstone.errors import JudgeAborted, JudgeCallError
-from touchstone.judge.backend import JudgeBackend, JudgeReply, OpenAIJudgeBackend
+from touchstone.judge.backend import JudgeBackend, OpenAIJudgeBackend
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE, score_response
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint, load_judge_config
 from touchstone.judge.holistic import dimensions_user_prompt, score_dimensions
@@ -42,7 +42,6 @@ __all__ = [
     "JudgeCallError",
     "JudgeConfig",
     "JudgeEndpoint",
-    "JudgeReply",
     "OpenAIJudgeBackend",
     "Rejudge",
     "dimensions_user_prompt",

@@ -21,18 +21,13 @@ from typing import Any
 
 from touchstone.advice import cause
 from touchstone.errors import CallError
-from touchstone.judge.backend import (
-    JudgeBackend,
-    JudgeReply,
-    ask_judge,
-    judge_identity,
-    judge_model_of,
-)
+from touchstone.judge.backend import JudgeBackend, ask_judge, judge_identity
 from touchstone.judge.cache import CachedVerdict
 from touchstone.judge.frames import Frame
 from touchstone.judge.replies import parse_verdict_reply, unreadable_note
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
+from touchstone.transport import ChatReply
 
 JUDGE_ERROR_RATIONALE = "⚠ Judge-Fehler (nicht bewertbar): {err}"
 JUDGE_REFUSED_RATIONALE = (
@@ -49,8 +44,8 @@ class Judge:
     identity: str
 
     @classmethod
-    def of(cls, backend: object) -> Judge:
-        return cls(judge_model_of(backend), judge_identity(backend))
+    def of(cls, backend: JudgeBackend) -> Judge:
+        return cls(backend.model, judge_identity(backend))
 
 
 def _cell_fields(resp: EvalResponse, prompt: Prompt, rubric: str) -> dict[str, Any]:
@@ -143,7 +138,7 @@ class CellTask:
         # Rendered on demand rather than kept: 100k judge prompts would not fit in memory.
         return self.frame.user(self.resp.response_text)
 
-    def verdict(self, reply: JudgeReply, *, cached: bool = False) -> Verdict:
+    def verdict(self, reply: ChatReply, *, cached: bool = False) -> Verdict:
         """The verdict the judge's reply gives; unscored "unparseable" if it cannot be read.
 
         The cell that paid for the call (``cached=False``) records its tokens.
@@ -159,13 +154,13 @@ class CellTask:
             }
         )
         parsed = parse_verdict_reply(
-            reply.text, self.frame.scale, finish_reason=reply.finish_reason
+            reply.content, self.frame.scale, finish_reason=reply.finish_reason
         )
         if parsed is None:
             return _unscored(
                 self.fields,
                 "unparseable",
-                unreadable_note(reply.text, reply.finish_reason),
+                unreadable_note(reply.content, reply.finish_reason),
                 judge_model=self.judge.model,
                 **tokens,
             )

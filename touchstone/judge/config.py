@@ -153,7 +153,7 @@ class JudgeConfig:
             self.endpoint.resolved_api_key(),
             model or self.model,
             self.temperature,
-            timeout=self.call_timeout_s,
+            deadline_s=self.call_timeout_s,
             max_retries=self.max_retries,
             max_tokens=self.max_tokens,
             extra_body=self.extra_body,

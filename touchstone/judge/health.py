@@ -12,7 +12,7 @@ from touchstone import german
 from touchstone.budget import Price
 from touchstone.engine import Done
 from touchstone.errors import kind_label
-from touchstone.judge.backend import JudgeReply
+from touchstone.transport import ChatReply
 
 
 def percentile(values: Sequence[float], share: float) -> float | None:
@@ -48,7 +48,7 @@ class JudgeHealth:
     price_per_million: tuple[float, float] | None = None
     cached_input_price: float | None = None
 
-    def record(self, done: Done[Any, JudgeReply]) -> None:
+    def record(self, done: Done[Any, ChatReply]) -> None:
         """Count one finished judge call (with the rate-limited attempts before it)."""
         self.calls += 1 + done.rate_limited
         self.rate_limited += done.rate_limited

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from touchstone.advice import cause
 from touchstone.engine import completed
 from touchstone.errors import JudgeCallError
-from touchstone.judge.backend import JudgeBackend, JudgeReply, ask_judge, judge_model_of
+from touchstone.judge.backend import JudgeBackend, ask_judge
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE
 from touchstone.judge.policy import FATAL_KINDS, fatal_stop, keep_better
 from touchstone.judge.replies import parse_dimensions_reply, unreadable_note
@@ -25,6 +25,7 @@ from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION, judge_system_prompt,
 from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
+from touchstone.transport import ChatReply
 
 # The holistic prompt shows at most this many single verdicts (red flags first): a run of
 # 100k cells must not become a prompt of 100k lines.
@@ -150,11 +151,13 @@ def _without_call(
     return None
 
 
-def _from_reply(pack: Pack, pair: Pair, reply: JudgeReply, judge_model: str) -> ModelReport:
+def _from_reply(pack: Pack, pair: Pair, reply: ChatReply, judge_model: str) -> ModelReport:
     dims = [d.id for d in pack.dimensions]
-    parsed = parse_dimensions_reply(reply.text, dims, pack.scale, finish_reason=reply.finish_reason)
+    parsed = parse_dimensions_reply(
+        reply.content, dims, pack.scale, finish_reason=reply.finish_reason
+    )
     if parsed is None:
-        return _degraded(pair, judge_model, unreadable_note(reply.text, reply.finish_reason))
+        return _degraded(pair, judge_model, unreadable_note(reply.content, reply.finish_reason))
     scores, rationales = parsed
     return ModelReport(*pair, dim_scores=scores, dim_rationales=rationales, judge_model=judge_model)
 
@@ -168,7 +171,7 @@ def score_dimensions(
     verdicts: Sequence[Verdict],
 ) -> ModelReport:
     """The holistic report for one (model, variant); degraded (no scores) instead of raising."""
-    pair, judge_model = (model, variant), judge_model_of(backend)
+    pair, judge_model = (model, variant), backend.model
     without_call = _without_call(pack, pair, verdicts, judge_model)
     if without_call is not None:
         return without_call
@@ -237,7 +240,7 @@ async def holistic_pass(
         else:
             prompts[pair] = (user, digest)
 
-    async def ask(pair: Pair, deadline_s: float | None) -> JudgeReply:
+    async def ask(pair: Pair, deadline_s: float | None) -> ChatReply:
         return await session.call(system, prompts[pair][0], deadline_s)
 
     streak = 0
@@ -250,7 +253,7 @@ async def holistic_pass(
         list(prompts),
         ask,
         concurrency=session.concurrency,
-        budget_s=session.budget_s,
+        deadline_s=session.deadline_s,
         on_waiting=session.on_in_flight,
         admit=None if budget is None else budget.admission(_budget_key, call_chars),
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
-from touchstone.judge.backend import JudgeBackend, JudgeReply
+from touchstone.judge.backend import JudgeBackend
 from touchstone.judge.cache import CachedVerdict, VerdictCache
 from touchstone.judge.cells import CellTask, grouped
 from touchstone.judge.frames import Frames
@@ -35,6 +35,7 @@ from touchstone.judge.policy import Breaker, keep_better
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
+from touchstone.transport import ChatReply
 
 OnVerdict = Callable[[Verdict], None]
 
@@ -86,7 +87,7 @@ async def judge_cells(
         tasks[index] = task
         calls.setdefault(task.key, []).append(index)
 
-    def ask(cells: list[int], deadline_s: float | None) -> Awaitable[JudgeReply]:
+    def ask(cells: list[int], deadline_s: float | None) -> Awaitable[ChatReply]:
         task = tasks[cells[0]]
         return session.call(task.system, task.user, deadline_s)
 
@@ -106,7 +107,7 @@ async def judge_cells(
         grouped(calls.values(), tasks, session.concurrency),
         ask,
         concurrency=session.concurrency,
-        budget_s=session.budget_s,
+        deadline_s=session.deadline_s,
         on_waiting=session.on_in_flight,
         admit=None if budget is None else budget.admission(call_key, call_chars),
     )
@@ -136,7 +137,7 @@ async def judge_cells(
                 if position == 0:
                     if verdict.unscored:
                         health.unparseable += 1
-                        stop = breaker.unparseable(done.result.text)
+                        stop = breaker.unparseable(done.result.content)
                         if stop is not None:
                             settle(index, verdict)
                             raise await session.aborted(stop)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -12,12 +11,11 @@ from touchstone.budget import Budget
 from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
 from touchstone.judge.advice import advice
-from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller, release
+from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller
 from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import Judge
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.policy import Stop
-from touchstone.transport import without_credentials
 
 
 @dataclass
@@ -26,7 +24,7 @@ class JudgeSession:
 
     call: JudgeCall
     judge: Judge
-    budget_s: float | None = None
+    deadline_s: float | None = None
     concurrency: int = 1
     max_consecutive_failures: int = 0
     max_failure_ratio: float = 0.0
@@ -89,23 +87,20 @@ async def open_session(
     """A session over ``backend``; on leaving, its connections on this loop are closed."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    # Only synchronous backends (fakes) use the threads; they are made on demand.
-    executor = concurrent.futures.ThreadPoolExecutor(concurrency, "touchstone-judge")
     try:
         yield JudgeSession(
-            call=judge_caller(backend, executor),
+            call=judge_caller(backend),
             judge=Judge.of(backend),
-            budget_s=getattr(backend, "timeout", None),
+            deadline_s=backend.deadline_s,
             concurrency=concurrency,
             max_consecutive_failures=max_consecutive_failures,
             max_failure_ratio=max_failure_ratio,
             cache=cache,
             health=health or JudgeHealth(),
-            base_url=without_credentials(str(getattr(backend, "base_url", "") or "")),
-            list_models=getattr(backend, "model_ids", None),
+            base_url=backend.base_url,
+            list_models=backend.model_ids,
             on_in_flight=on_in_flight,
             budget=budget,
         )
     finally:
-        executor.shutdown(wait=False, cancel_futures=True)
-        await release(backend)
+        await backend.aclose()

@@ -13,7 +13,6 @@ Failure policy (by error kind):
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -112,7 +111,7 @@ async def answer_cells(
     on_response: Callable[[EvalResponse], None],
     on_cell: OnCell | None = None,
     concurrency: int = 1,
-    budget_s: float | None = None,
+    deadline_s: float | None = None,
     on_waiting: Callable[[InFlight], None] | None = None,
     budget: Budget | None = None,
 ) -> RunSummary:
@@ -153,7 +152,7 @@ async def answer_cells(
         startable(),
         ask,
         concurrency=concurrency,
-        budget_s=budget_s,
+        deadline_s=deadline_s,
         on_waiting=on_waiting,
         admit=None if budget is None else budget.admission(_cell_key, chars),
     )
@@ -214,43 +213,28 @@ def run_cells(
     """``answer_cells`` for a backend, synchronously (see there)."""
 
     async def run() -> RunSummary:
-        with _executor(concurrency) as executor:
-            try:
-                summary = await answer_cells(
-                    answer_caller(backend, executor),
-                    pack,
-                    models=models,
-                    variants=variants,
-                    repeats=repeats,
-                    done_keys=done_keys,
-                    on_response=on_response,
-                    on_cell=on_cell,
-                    concurrency=concurrency,
-                    budget_s=getattr(backend, "timeout", None),
-                    on_waiting=on_waiting,
-                    budget=budget,
-                )
-                list_models = getattr(backend, "model_ids", None)
-                not_found = any(
-                    e.kind == "not_found" and not e.unknown_path
-                    for e in summary.stop_causes.values()
-                )
-                if not_found and list_models is not None:
-                    summary.available = await known_models(list_models)
-                return summary
-            finally:
-                aclose = getattr(backend, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+        try:
+            summary = await answer_cells(
+                answer_caller(backend),
+                pack,
+                models=models,
+                variants=variants,
+                repeats=repeats,
+                done_keys=done_keys,
+                on_response=on_response,
+                on_cell=on_cell,
+                concurrency=concurrency,
+                deadline_s=backend.deadline_s,
+                on_waiting=on_waiting,
+                budget=budget,
+            )
+            not_found = any(
+                e.kind == "not_found" and not e.unknown_path for e in summary.stop_causes.values()
+            )
+            if not_found:
+                summary.available = await known_models(backend.model_ids)
+            return summary
+        finally:
+            await backend.aclose()
 
     return run_blocking(run())
-
-
-@contextlib.contextmanager
-def _executor(workers: int) -> Iterator[concurrent.futures.ThreadPoolExecutor]:
-    # Only synchronous backends (fakes) use the threads; they are made on demand.
-    executor = concurrent.futures.ThreadPoolExecutor(workers, "touchstone-answer")
-    try:
-        yield executor
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)

@@ -17,7 +17,6 @@ from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
-from touchstone.judge.backend import judge_model_of
 from touchstone.judge.cache import open_cache
 from touchstone.judge.passes import JudgeRunResult, judge_run
 from touchstone.judge.plan import JudgePlan
@@ -92,7 +91,7 @@ def execute_judge(
         if settled is not None:
             # Named as the session would name it, without building a backend (and importing
             # the openai SDK) for no call.
-            judge_model = judge_model_of(backend) if backend else model or judge_config.model
+            judge_model = backend.model if backend else model or judge_config.model
             return _nothing_to_do(run, pack, settled, judge_config, judge_model, on_event)
         clear_settled(run)
         with kept_out_of_gc() as loaded:

@@ -279,7 +279,7 @@ def execute_run(
         answer_backend = backend or OpenAIAnswerBackend(
             url,
             key,
-            call_timeout_s=plan.call_timeout_s,
+            deadline_s=plan.call_timeout_s,
             max_tokens=plan.max_tokens,
             max_reply_mb=plan.max_reply_mb,
         )

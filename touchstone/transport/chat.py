@@ -15,7 +15,7 @@ such chance until its reply is written; that is why judge and answer calls strea
 
 The clients belong to the event loop that uses them (an httpx connection lives on one loop).
 ``aclose`` releases them on that loop; a transport used from a later loop makes new ones.
-Exceptions of the SDK pass through unchanged: callers classify them (``classify``) once.
+Exceptions of the SDK pass through unchanged: ``endpoint`` classifies them (``classify``) once.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def without_credentials(url: str) -> str:
 class ChatTransport:
     """One OpenAI-compatible endpoint; ``chat`` is a coroutine bounded by ``deadline_s``.
 
-    ``timeout`` is the SDK's per-read timeout (``None``: the SDK default) and
+    ``read_timeout_s`` is the SDK's per-read timeout (``None``: the SDK default) and
     ``max_retries`` its retry count, both inside the deadline. ``max_reply_bytes`` caps every
     reply (``bounds``): beyond it a call fails with ``ReplyTooLarge``. Calls may overlap: each
     borrows a client of its own from a small pool, because httpcore scans every pooled
@@ -71,7 +71,7 @@ class ChatTransport:
         base_url: str,
         api_key: str,
         *,
-        timeout: float | None = None,
+        read_timeout_s: float | None = None,
         max_retries: int = 0,
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     ) -> None:
@@ -80,8 +80,8 @@ class ChatTransport:
             "api_key": api_key or PLACEHOLDER_API_KEY,
             "max_retries": max_retries,
         }
-        if timeout is not None:
-            self._options["timeout"] = timeout
+        if read_timeout_s is not None:
+            self._options["timeout"] = read_timeout_s
         # The SDK is imported by the first transport, not with this module: it takes a
         # second, which commands that call no endpoint (report, cache, --help) need not pay.
         # Here, before any call, so that no call's event loop stalls on the import.

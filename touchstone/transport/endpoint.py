@@ -1,0 +1,132 @@
+"""An OpenAI-compatible endpoint behind the call seam (``seam.ChatSeam``), in either role.
+
+The roles differ only where they must (``Role``): an evaluated model is sent the system
+message only when its variant has one, and its reply is kept whole (``answers`` splits the
+reasoning off); a judge is always sent both messages, and a reply with reasoning but no
+content is a failed call (persisting it as an unscored verdict would hide a runaway judge
+from the breaker and from every resume). Every exception of a call is mapped here, once,
+onto the role's ``CallError`` (``classify.call_error``), with the original as its cause.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from touchstone.classify import call_error
+from touchstone.errors import CallError, ReasoningOnly
+from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
+from touchstone.transport.chat import ChatTransport, without_credentials
+from touchstone.transport.replies import ChatReply, split_think
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """What sets a role's calls apart: its error class and its request and reply shape."""
+
+    error: type[CallError]
+    # Send the system message even when it is empty (the judge's prompt always has one).
+    system_always: bool
+    # A reply must have content besides its reasoning; the content is returned without it.
+    content_required: bool
+
+
+class OpenAIChat:
+    """One OpenAI-compatible endpoint in one role (``Role``); see the module docstring.
+
+    ``deadline_s`` bounds each call as a whole, retries included, and is the SDK's read
+    timeout too (``None`` leaves both to the SDK defaults, not advisable). ``max_retries`` is
+    the SDK's retry count inside the deadline; ``temperature`` and ``max_tokens`` are sent
+    only when set; ``extra_body`` is merged into every request. ``stream=False`` asks for
+    whole replies (a server then cannot notice that a call was given up on until it has
+    written its reply). ``max_reply_mb`` caps each reply: beyond it the call fails as
+    ``too_large``.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str,
+        *,
+        role: Role,
+        model: str = "",
+        deadline_s: float | None = None,
+        max_retries: int = 0,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        stream: bool = True,
+        max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
+    ) -> None:
+        self.role = role
+        self.url = url
+        self.model = model
+        self.deadline_s = deadline_s
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.extra_body = dict(extra_body or {})
+        self.stream = stream
+        self._transport = ChatTransport(
+            url,
+            api_key,
+            read_timeout_s=deadline_s,
+            max_retries=max_retries,
+            max_reply_bytes=reply_limit_bytes(max_reply_mb),
+        )
+
+    @property
+    def base_url(self) -> str:
+        return without_credentials(self.url)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        # The URL as configured: a cache key, never written where a person reads it.
+        return {
+            "model": self.model,
+            "base_url": self.url.rstrip("/"),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "extra_body": self.extra_body,
+        }
+
+    async def call(
+        self, *, model: str, system: str, user: str, deadline_s: float | None
+    ) -> ChatReply:
+        messages = [{"role": "user", "content": user}]
+        if system or self.role.system_always:
+            messages.insert(0, {"role": "system", "content": system})
+        try:
+            reply = await self._transport.chat(
+                model=model,
+                messages=messages,
+                deadline_s=deadline_s,
+                stream=self.stream,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                extra_body=self.extra_body,
+            )
+            if self.role.content_required:
+                reply = _content_only(reply)
+        except Exception as exc:
+            raise call_error(self.role.error, exc) from exc
+        return reply
+
+    async def model_ids(self) -> list[str]:
+        return await self._transport.model_ids()
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+
+def _content_only(reply: ChatReply) -> ChatReply:
+    """``reply`` with its content only; ``ReasoningOnly`` when there is none."""
+    content, inline_reasoning = split_think(reply.content)
+    if not content:
+        reasoning_chars = len(reply.reasoning) + len(inline_reasoning)
+        raise ReasoningOnly(
+            f"Antwort ohne Inhalt (finish_reason={reply.finish_reason or '-'}, "
+            f"{reasoning_chars} Zeichen Reasoning)"
+        )
+    return dataclasses.replace(reply, content=content)
