@@ -71,6 +71,7 @@ def parse_page(text: str, page: str) -> list[Step]:
     steps: list[Step] = []
     fence: str | None = None
     in_console = False
+    indent = 0
     command: list[str] = []
     start = 0
     output: list[str] = []
@@ -88,6 +89,7 @@ def parse_page(text: str, page: str) -> list[Step]:
             match = _FENCE.match(line)
             if match:
                 fence, in_console = match.group(2), match.group(3) == "console"
+                indent = len(match.group(1))
             continue
         if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
             if in_console:
@@ -96,6 +98,8 @@ def parse_page(text: str, page: str) -> list[Step]:
             continue
         if not in_console:
             continue
+        # A block inside a list item is indented with it: its lines lose that indentation.
+        line = line[min(indent, len(line) - len(line.lstrip(" "))) :]
         if command and command[-1].endswith("\\"):
             command[-1] = command[-1][:-1].rstrip()
             command.append(line.strip())
@@ -251,6 +255,13 @@ $ uv run python -c "print('a  │ b'); \\
 a │ b
 c
 ```
+
+- in a list:
+
+  ```console
+  $ uv run python -c "print('  eingerückt')"
+  eingerückt
+  ```
 """
 
 
@@ -260,6 +271,7 @@ def test_a_sample_page_parses_into_its_commands() -> None:
         (6, "uv run touchstone --version", 0),
         (8, "uv run touchstone pack check packs/fehlt.yaml", 2),
         (19, "uv run python -c \"print('a  │ b'); print('c')\"", 0),
+        (28, "uv run python -c \"print('  eingerückt')\"", 0),
     ]
     assert steps[0].expected == ("touchstone …",)
     assert steps[1].expected == ("…", "…fehlt.yaml…")
