@@ -16,6 +16,9 @@ verdict cache, ``COLUMNS=80`` and no terminal (stdout and stderr together, as a 
 them). Lines are compared after removing box-drawing characters and collapsing whitespace, so
 table padding never matters.
 
+Every relative link of those pages must lead to a file of the repository and, with an anchor,
+to a heading of that page (GitHub's anchors).
+
 To see what a page's commands print today: ``uv run python -m tests.test_docs_examples PAGE``.
 """
 
@@ -344,6 +347,59 @@ def test_the_readme_quickstart_demo_runs_as_a_console_example(
     address = f"127.0.0.1:{doc_sim.port}"
     (step,) = parse_page(QUICKSTART, "README.md (Quickstart)")
     check(step, address, tmp_path)
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a page's headings (lower case, punctuation dropped, spaces
+    to hyphens, a repeated one numbered)."""
+    seen: dict[str, int] = {}
+    fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fence = not fence
+        heading = None if fence else _HEADING.match(line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(2).lower().replace("`", ""))
+            slug = slug.replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            if count:
+                seen[f"{slug}-{count}"] = 1
+    return set(seen)
+
+
+def broken_links(path: Path) -> list[str]:
+    """Links from ``path`` to a file of the repository or an anchor that does not exist."""
+    problems = []
+    fence = False
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        if _FENCE.match(line):
+            fence = not fence
+        for target in [] if fence else _LINK.findall(line):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            name, _, anchor = target.partition("#")
+            linked = (path.parent / name).resolve() if name else path
+            where = f"{path.relative_to(ROOT)}:{number}"
+            if not linked.exists():
+                problems.append(f"{where}: no file {name}")
+            elif anchor and linked.suffix == ".md" and anchor not in anchors(linked.read_text()):
+                problems.append(f"{where}: no heading #{anchor}")
+    return problems
+
+
+@pytest.mark.parametrize("path", pages(), ids=_page_id)
+def test_the_page_s_links_lead_somewhere(path: Path) -> None:
+    assert broken_links(path) == []
+
+
+def test_anchors_follow_github() -> None:
+    page = "# A\n## What 95 % refers to\n## Compare, the gate and cost\n```\n# no\n```\n## A\n"
+    assert anchors(page) == {"a", "a-1", "what-95--refers-to", "compare-the-gate-and-cost"}
 
 
 def main(argv: list[str]) -> int:
