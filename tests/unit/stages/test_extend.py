@@ -1,0 +1,327 @@
+"""An existing run is never changed silently: resume, extend on request, or refuse (#23 §3)."""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.conftest import run_cli
+from tests.gui.gui_support import make_workspace, wait_for
+from touchstone.errors import InputError
+from touchstone.gui.app import create_app
+from touchstone.gui.jobs import JobManager
+from touchstone.sim import SimServer
+from touchstone.stages import execute_run, load_run
+from touchstone.store import MANIFEST, RunDir
+
+
+def first_run(sim: SimServer, pack: Path, out: Path) -> None:
+    """sim-gut and sim-schwach, variant none, one repeat: 6 cells."""
+    execute_run(
+        pack_path=pack,
+        models=["sim-gut", "sim-schwach"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+
+
+def manifest(out: Path) -> dict:
+    return json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+
+
+def open_by_row(out: Path) -> dict[tuple[str, str], int]:
+    return {(r.model, r.variant): r.open for r in load_run(out).scorecard().rows}
+
+
+def test_same_settings_resume_and_a_subset_resumes_those(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    first_run(sim, tiny_pack_path, out)
+    before = manifest(out)
+    again = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-schwach"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    assert (again.summary.recorded, again.summary.already_done) == (0, 6)
+    subset = execute_run(
+        pack_path=tiny_pack_path, models=["sim-gut"], out=out, base_url=sim.base_url
+    )
+    # No --variant, no --repeats on an existing run: the run's own, not all of the pack's.
+    assert (subset.summary.recorded, subset.summary.already_done) == (0, 3)
+    after = manifest(out)
+    assert {k: v for k, v in after.items() if k != "updated_at"} == {
+        k: v for k, v in before.items() if k != "updated_at"
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"repeats": 2}, "Wiederholungen: gespeichert 1, verlangt 2"),
+        ({"models": ["sim-gut", "sim-mittel"]}, "Modelle: neu sim-mittel"),
+        ({"variants": ["none", "knapp"]}, "Varianten: neu knapp"),
+        ({"base_url": "http://127.0.0.1:9/v1"}, "Endpunkt: gespeichert http"),
+    ],
+)
+def test_conflicting_settings_are_refused_naming_the_difference(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path, change: dict, named: str
+) -> None:
+    out = tmp_path / "run"
+    first_run(sim, tiny_pack_path, out)
+    before = (out / MANIFEST).read_text(encoding="utf-8")
+    answers = len(RunDir(out).load_responses())
+    asked = {
+        "models": ["sim-gut", "sim-schwach"],
+        "variants": ["none"],
+        "base_url": sim.base_url,
+        **change,
+    }
+    with pytest.raises(InputError) as refused:
+        execute_run(pack_path=tiny_pack_path, out=out, **asked)
+    assert named in str(refused.value) and "--extend" in str(refused.value)
+    assert (out / MANIFEST).read_text(encoding="utf-8") == before
+    assert len(RunDir(out).load_responses()) == answers
+
+
+def test_a_new_run_takes_any_settings(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    outcome = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        repeats=2,
+        max_tokens=500,
+        out=out,
+        base_url=sim.base_url,
+    )
+    assert outcome.summary.recorded == 6 and outcome.open_in_run == {}
+    assert (manifest(out)["repeats"], manifest(out)["max_tokens"]) == (2, 500)
+
+
+def test_extending_repeats_opens_the_new_cells_of_every_model(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    first_run(sim, tiny_pack_path, out)
+    # Only sim-schwach is asked now; sim-gut's second repeat is open all the same.
+    outcome = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-schwach"],
+        variants=["none"],
+        repeats=2,
+        out=out,
+        base_url=sim.base_url,
+        extend=True,
+    )
+    assert outcome.summary.recorded == 3 and outcome.summary.complete
+    assert outcome.open_in_run == {"sim-gut": 3}
+    assert manifest(out)["repeats"] == 2
+    # Nothing is judged: open = every planned cell, answered or not.
+    assert open_by_row(out) == {("sim-gut", "none"): 6, ("sim-schwach", "none"): 6}
+    card = load_run(out).scorecard()
+    assert {r.model: r.unanswered for r in card.rows} == {"sim-gut": 3, "sim-schwach": 0}
+    assert card.as_dict()["rows"][0]["open"] == 6
+
+
+def test_extending_by_a_variant_and_a_model_opens_their_rows(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    first_run(sim, tiny_pack_path, out)
+    outcome = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-mittel"],
+        variants=["knapp"],
+        out=out,
+        base_url=sim.base_url,
+        extend=True,
+    )
+    assert manifest(out)["models"] == ["sim-gut", "sim-schwach", "sim-mittel"]
+    assert manifest(out)["variants"] == ["none", "knapp"]
+    assert outcome.open_in_run == {"sim-gut": 3, "sim-schwach": 3, "sim-mittel": 3}
+    rows = open_by_row(out)
+    assert rows[("sim-gut", "knapp")] == 3 and rows[("sim-mittel", "none")] == 3
+
+
+def test_a_changed_pack_or_answer_cap_is_refused_even_with_extend(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    first_run(sim, tiny_pack_path, out)
+    asked = {"models": ["sim-gut"], "variants": ["none"], "base_url": sim.base_url, "out": out}
+    with pytest.raises(InputError, match=r"Antwortlänge.*gespeichert keine Grenze, verlangt 50"):
+        execute_run(pack_path=tiny_pack_path, max_tokens=50, extend=True, **asked)
+    tiny_pack_path.write_text(
+        tiny_pack_path.read_text(encoding="utf-8").replace("19 %", "20 %"), encoding="utf-8"
+    )
+    with pytest.raises(InputError, match=r"Paket: .*geändert") as refused:
+        execute_run(pack_path=tiny_pack_path, extend=True, **asked)
+    assert "--extend" in str(refused.value) and "--out" in str(refused.value)
+
+
+def test_cli_refuses_with_exit_2_and_extends_on_request(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    first_run(sim, tiny_pack_path, out)
+    args = ("run", "--pack", str(tiny_pack_path), "--model", "sim-gut", "--model", "sim-schwach")
+    args += ("--variant", "none", "--base-url", sim.base_url, "--out", str(out), "--repeats", "2")
+    refused = run_cli(*args, cwd=tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "Wiederholungen: gespeichert 1, verlangt 2" in " ".join(refused.stderr.split())
+    assert "Traceback" not in refused.stderr
+    assert manifest(out)["repeats"] == 1
+    args = (*args[:3], "--model", "sim-schwach", *args[7:])  # sim-gut's repeat stays open
+    extended = run_cli(*args, "--extend", cwd=tmp_path)
+    assert extended.returncode == 0, extended.stdout + extended.stderr
+    assert manifest(out)["repeats"] == 2
+    assert "Im Run noch ohne Antwort (laut run.json): sim-gut 3" in " ".join(
+        extended.stdout.split()
+    )
+
+
+# -- GUI ----------------------------------------------------------------------------------
+
+PORT = 8642
+ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
+
+
+@pytest.fixture
+def client(tmp_path: Path, sim: SimServer) -> Iterator[TestClient]:
+    workspace = make_workspace(tmp_path, sim)
+    env = {"OPENAI_API_KEY": "sk-x", "PATH": "", "TOUCHSTONE_CACHE_DIR": str(tmp_path / "c")}
+    jobs = JobManager(workspace / "runs", workspace, child_env=env)
+    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
+    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
+        yield test_client
+
+
+def test_gui_refuses_a_conflicting_run_with_409_and_extends_when_ticked(
+    client: TestClient, sim: SimServer, tmp_path: Path
+) -> None:
+    # The workspace's run "tiny": sim-gut and sim-schwach, variant none, one repeat.
+    body = {
+        "name": "tiny",
+        "pack": "packs/tiny.yaml",
+        "base_url": sim.base_url,
+        "models": ["sim-gut", "sim-schwach"],
+        "variants": ["none"],
+        "repeats": 2,
+    }
+    refused = client.post("/api/runs", json=body, headers=ORIGIN)
+    assert refused.status_code == 409
+    detail = refused.json()["detail"]
+    assert "Wiederholungen: gespeichert 1, verlangt 2" in detail
+    # The GUI names its own checkbox, not a CLI option.
+    assert "Run erweitern" in detail and "--extend" not in detail
+    run = tmp_path / "runs" / "tiny"
+    assert manifest(run)["repeats"] == 1 and not (run / "jobs").exists()
+
+    started = client.post("/api/runs", json={**body, "extend": True}, headers=ORIGIN)
+    assert started.status_code == 202
+    job = started.json()["job"]
+    state = wait_for(
+        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
+    )
+    assert state["state"] == "done", state
+    assert manifest(run)["repeats"] == 2
+    assert len(RunDir(run).load_responses()) == 12
+    resumed = client.post("/api/runs", json={**body, "models": ["sim-gut"]}, headers=ORIGIN)
+    assert resumed.status_code == 202
+
+
+def test_gui_resumes_a_run_with_its_answer_cap(
+    client: TestClient, sim: SimServer, tmp_path: Path
+) -> None:
+    pack = tmp_path / "packs" / "tiny.yaml"
+    out = tmp_path / "runs" / "gedeckelt"
+    asked = {"models": ["sim-gut"], "variants": ["none"], "base_url": sim.base_url}
+    execute_run(pack_path=pack, out=out, max_tokens=64, **asked)
+    body = {"name": "gedeckelt", "pack": "packs/tiny.yaml", **asked}
+    response = client.post("/api/runs", json=body, headers=ORIGIN)
+    assert response.status_code == 202, response.text
+    job = response.json()["job"]
+    state = wait_for(
+        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
+    )
+    assert state["state"] == "done", state
+    assert manifest(out)["max_tokens"] == 64
+
+
+def test_run_form_has_the_extend_checkbox(client: TestClient) -> None:
+    page = client.get("/").text
+    assert 'name="extend"' in page and "Run erweitern" in page
+
+
+def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    """run.json records a model once it answered: a misspelt one is not part of the run, so
+    the right name is a new model (--extend, as the advice says); a run nobody answered yet
+    has no endpoint to differ from."""
+    out = tmp_path / "run"
+    typo = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut", "sim-gutt"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    assert manifest(out)["models"] == ["sim-gut"]
+    assert "--model und --extend setzt" in typo.unfinished()
+    with pytest.raises(InputError, match="Modelle: neu sim-mittel"):
+        execute_run(pack_path=tiny_pack_path, models=["sim-mittel"], out=out, base_url=sim.base_url)
+    fixed = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-mittel"],
+        out=out,
+        base_url=sim.base_url,
+        extend=True,
+    )
+    assert fixed.summary.recorded == 3 and manifest(out)["models"] == ["sim-gut", "sim-mittel"]
+
+    dead = tmp_path / "tot"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        out=dead,
+        base_url="http://127.0.0.1:9/v1",
+        call_timeout_s=1,
+    )
+    assert manifest(dead)["models"] == []
+    right = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        variants=["none"],
+        out=dead,
+        base_url=sim.base_url,
+    )
+    assert right.summary.recorded == 3
+
+
+def test_the_same_command_resumes_a_model_that_had_not_answered_yet(
+    tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    """A run stopped before a later model answered (a dropped connection, Ctrl-C, the budget)
+    is resumed by the same command, as its advice says: no --extend for a model it asked."""
+    from tests.unit.stages.test_run_stage import ScriptedAnswers
+
+    out = tmp_path / "run"
+    asked = {"pack_path": tiny_pack_path, "models": ["ok", "later"], "variants": ["none"]}
+    down = ScriptedAnswers({"later": "connection"})
+    first = execute_run(out=out, backend=down, **asked)
+    assert manifest(out)["models"] == ["ok"]
+    assert "derselbe Befehl mit --out" in first.unfinished()
+    # Not part of the run's table while it has no answer (no eternal "0 / 3").
+    assert set(open_by_row(out)) == {("ok", "none")}
+    again = execute_run(out=out, backend=ScriptedAnswers({}), **asked)
+    assert again.summary.recorded == 3
+    assert manifest(out)["models"] == ["ok", "later"]

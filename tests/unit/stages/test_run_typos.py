@@ -1,0 +1,217 @@
+"""Typos and wrong endpoints in `touchstone run` (issue 23 §2, §4; DESIGN §22, §12).
+
+A misspelt model or a dead base URL is told like the judge tells it: in German, with the
+advice that fits the cause; progress never looks finished when nothing was saved; a model
+that never answered is not recorded in run.json; `judge` on a run without answers exits 2.
+"""
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FakeJudge, run_cli
+from touchstone.errors import InputError
+from touchstone.gui.job_state import job_progress
+from touchstone.sim import SimServer
+from touchstone.stages import execute_judge, execute_run
+
+SDK_NAMES = ("NotFoundError", "APIConnectionError", "Error code", "APIStatusError")
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+def manifest_models(out: Path) -> list[str]:
+    models: list[str] = json.loads((out / "run.json").read_text(encoding="utf-8"))["models"]
+    return models
+
+
+def test_a_misspelt_model_is_told_in_german_with_the_names_the_endpoint_knows(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    args = ["run", "--pack", str(tiny_pack_path), "--base-url", sim.base_url, "--out", str(out)]
+    result = run_cli(*args, "--model", "sim-gutt", "--model", "sim-gut", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    text = " ".join(result.stderr.split())
+    assert "Meinten Sie „sim-gut“?" in text
+    assert "sim-gutt" in text and "--model" in text
+    # The right name is a new model for the run's other models: the advice says --extend.
+    assert "--model und --extend" in text
+    assert not any(name in text for name in SDK_NAMES)
+    # Running the same command again would fail the same way: no such advice after a 404.
+    assert "Derselbe Befehl" not in text and "holt sie nach" not in text
+    # Progress counts saved answers: 6 of 12, never 12/12 with half of them skipped.
+    assert "12/12" not in result.stderr and "6/12" in result.stderr
+    assert "übersprungen" in result.stderr
+    # The model that never answered is not part of the run.
+    assert manifest_models(out) == ["sim-gut"]
+
+    # With the name corrected (and --extend, as advised), the run goes on and records it.
+    fixed = run_cli(*args, "--model", "sim-gut", "--model", "sim-mittel", "--extend", cwd=tmp_path)
+    assert fixed.returncode == 0, fixed.stderr
+    assert manifest_models(out) == ["sim-gut", "sim-mittel"]
+
+
+def test_a_dead_base_url_asks_whether_the_server_runs_and_judge_finds_no_answers(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "tot"
+    dead = f"http://127.0.0.1:{closed_port()}/v1"
+    result = run_cli(
+        "run",
+        "--pack",
+        str(tiny_pack_path),
+        "--model",
+        "sim-gut",
+        "--base-url",
+        dead,
+        "--out",
+        str(out),
+        "--call-timeout-s",
+        "1",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stderr
+    text = " ".join(result.stderr.split())
+    assert f"Läuft der Server unter {dead}?" in text and "--base-url" in text
+    assert not any(name in text for name in SDK_NAMES)
+    assert "6/6" not in result.stderr and "0/6" in result.stderr
+    assert manifest_models(out) == []
+
+    config = tmp_path / "judge.yaml"
+    config.write_text(
+        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\n", encoding="utf-8"
+    )
+    before = sorted(p.name for p in out.iterdir())
+    calls = sim.calls.get("sim-judge", 0)
+    judged = run_cli("judge", str(out), "--config", str(config), cwd=tmp_path)
+    assert judged.returncode == 2, judged.stderr
+    assert "Traceback" not in judged.stderr
+    text = " ".join(judged.stderr.split())
+    assert "Keine Antworten – zuerst `touchstone run`" in text and str(out) in text
+    assert "Scorecard" not in judged.stdout
+    assert sorted(p.name for p in out.iterdir()) == before
+    assert sim.calls.get("sim-judge", 0) == calls
+    # Nor is there anything to report: no report of nothing that looks like one of a run.
+    reported = run_cli("report", str(out), cwd=tmp_path)
+    assert reported.returncode == 2, reported.stderr
+    assert "Keine Antworten – zuerst `touchstone run`" in " ".join(reported.stderr.split())
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_judge_on_a_run_without_answers_is_bad_input_and_writes_nothing(
+    tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "leer"
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        out=out,
+        base_url=f"http://127.0.0.1:{closed_port()}/v1",
+        call_timeout_s=1,
+    )
+    # An empty answers file (a run killed before its first answer) is no answer either.
+    (out / "responses.jsonl").write_text("", encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    judge = FakeJudge()
+    with pytest.raises(InputError, match="Keine Antworten – zuerst `touchstone run`"):
+        execute_judge(out, config=tmp_path / "egal.yaml", backend=judge)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert not judge.history
+
+
+def events_of(**run: Any) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    execute_run(on_event=lambda kind, data: events.append({"event": kind, **data}), **run)
+    return events
+
+
+def test_progress_counts_only_saved_answers(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    events = events_of(
+        pack_path=tiny_pack_path,
+        models=["sim-gutt", "sim-gut"],
+        out=tmp_path / "r",
+        base_url=sim.base_url,
+    )
+    progress = job_progress(events)
+    # 6 answers of sim-gut saved; sim-gutt: 1 call that failed, 5 cells skipped.
+    assert progress["total"] == 12 and progress["done"] == 6
+    assert progress["skipped"] == 5 and progress["errors"] == 1
+    done = next(e for e in events if e["event"] == "done")
+    assert done["recorded"] == 6 and done["left"] == 6 and done["skipped"] == 5
+    assert done["stopped_models"] == {"sim-gutt": "not_found"}
+
+    dead = events_of(
+        pack_path=tiny_pack_path,
+        models=["sim-gut"],
+        out=tmp_path / "tot",
+        base_url=f"http://127.0.0.1:{closed_port()}/v1",
+        call_timeout_s=1,
+    )
+    progress = job_progress(dead)
+    assert progress["total"] == 6 and progress["done"] == 0 and progress["errors"] == 6
+
+
+def test_a_model_is_recorded_once_its_first_answer_lands(
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    outcome = execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-401", "sim-gut", "sim-gutt"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+    )
+    assert set(outcome.summary.stopped_models) == {"sim-401", "sim-gutt"}
+    assert manifest_models(out) == ["sim-gut"]
+    # A failed answer (a deadline overrun) is an answer: the model is part of the run.
+    execute_run(
+        pack_path=tiny_pack_path,
+        models=["sim-hang", "sim-gut"],
+        variants=["none"],
+        out=out,
+        base_url=sim.base_url,
+        call_timeout_s=0.3,
+        extend=True,  # a model the run does not record yet
+    )
+    assert manifest_models(out) == ["sim-gut", "sim-hang"]
+
+
+def test_run_advice_names_the_run_options_not_the_judge_config() -> None:
+    from touchstone.advice import RUN_SETTINGS, cause_advice
+
+    found = cause_advice(
+        "not_found", RUN_SETTINGS, model="sim-gutt", base_url="", available=["sim-gut"]
+    )
+    assert "--model" in found and "Meinten Sie „sim-gut“?" in found
+    auth = cause_advice("auth", RUN_SETTINGS, model="m", base_url="")
+    assert "--api-key" in auth and "OPENAI_API_KEY" in auth
+    down = cause_advice("connection", RUN_SETTINGS, model="m", base_url="http://h:1/v1")
+    assert "Läuft der Server unter http://h:1/v1?" in down and "--base-url" in down
+    for kind in ("not_found", "auth", "connection", "rate_limit", "quota", "server"):
+        text = cause_advice(kind, RUN_SETTINGS, model="m", base_url="http://h:1/v1")
+        assert "Judge" not in text and ".." not in text and "  " not in text
+
+
+def test_suggestions_name_only_the_close_names() -> None:
+    from touchstone.advice import suggestions
+
+    names = ["sim-gut", "sim-quota", "sim-mittel", "sim-judge", "sim-denker", "sim-old"]
+    assert suggestions("sim-gutt", names) == "Meinten Sie „sim-gut“?"
+    assert suggestions("sim-jduge", names) == "Meinten Sie „sim-judge“?"
+    assert suggestions("gpt-4o-mni", ["gpt-4o-mini", "gpt-4o-mini-2024"]).startswith(
+        "Meinten Sie „gpt-4o-mini“"
+    )
