@@ -1,4 +1,5 @@
-"""Helpers for GUI tests: a workspace with runs and judge configs, a GUI subprocess."""
+"""Helpers for GUI tests: a workspace with runs and judge configs, the app in a TestClient,
+a GUI subprocess, headless Chromium. The fixtures built from them are in ``conftest.py``."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from tests.conftest import REPO, TINY_PACK
+from touchstone.gui.app import create_app
+from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
 
@@ -29,6 +33,10 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+# The port the app believes it serves on: Host and Origin headers must name it.
+PORT = 8642
+ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
 
 # The API key every GUI subprocess of the tests holds; it must never leave the machine.
 GUI_API_KEY = "sk-test-geheim-4711"
@@ -57,6 +65,27 @@ def make_workspace(root: Path, sim: SimServer, run_name: str = "tiny") -> Path:
             f"endpoint: {{base_url: '{sim.base_url}'}}\n{body}", encoding="utf-8"
         )
     return root
+
+
+def offline_env(workspace: Path, **extra: str) -> dict[str, str]:
+    """A job's environment: no PATH, so the job finds no program but touchstone itself, and the
+    workspace's own verdict cache."""
+    return {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache"), **extra}
+
+
+def job_manager(workdir: Path, child_env: dict[str, str]) -> JobManager:
+    return JobManager(workdir / "runs", workdir, child_env=child_env)
+
+
+def gui_client(
+    workdir: Path, *, runs: Path | None = None, jobs: JobManager | None = None
+) -> TestClient:
+    """The GUI app for ``workdir`` (its runs in ``workdir/runs`` unless ``runs``) in a TestClient;
+    without ``jobs`` the app's own job manager. Use it as ``with gui_client(...) as client``."""
+    app = create_app(
+        workdir / "runs" if runs is None else runs, workdir=workdir, port=PORT, jobs=jobs
+    )
+    return TestClient(app, base_url=f"http://127.0.0.1:{PORT}")
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):  # type: ignore[no-untyped-def]

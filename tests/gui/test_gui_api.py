@@ -8,27 +8,25 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import make_workspace, wait_for
+from tests.gui.gui_support import (
+    ORIGIN,
+    PORT,
+    gui_client,
+    job_manager,
+    offline_env,
+    wait_for,
+)
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
 
-PORT = 8642
-ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
 SECRET = "sk-test-geheim-4711"
 
 
 @pytest.fixture
-def workspace(tmp_path: Path, sim: SimServer) -> Path:
-    return make_workspace(tmp_path, sim)
-
-
-@pytest.fixture
 def client(workspace: Path) -> Iterator[TestClient]:
-    env = {"OPENAI_API_KEY": SECRET, "PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
-    jobs = JobManager(workspace / "runs", workspace, child_env=env)
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
+    jobs = job_manager(workspace, offline_env(workspace, OPENAI_API_KEY=SECRET))
+    with gui_client(workspace, jobs=jobs) as test_client:
         yield test_client
 
 

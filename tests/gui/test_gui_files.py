@@ -12,41 +12,18 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import coarse
-from tests.gui.gui_support import make_workspace
+from tests.gui.gui_support import ORIGIN, gui_client
 from tests.unit.store.fifo_support import make_fifo, needs_fifo, release, within
-from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
-from touchstone.sim import SimServer
 from touchstone.store import MANIFEST, RESPONSES
 
-PORT = 8642
-ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
 JOB_ID = "20260101-000000-abcdef"
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, sim: SimServer) -> Path:
-    return make_workspace(tmp_path, sim)
-
-
-def gui_client(workspace: Path, jobs: JobManager | None = None) -> TestClient:
-    env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
-    jobs = jobs or JobManager(workspace / "runs", workspace, child_env=env)
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    return TestClient(app, base_url=f"http://127.0.0.1:{PORT}")
-
-
-@pytest.fixture
-def client(workspace: Path) -> Iterator[TestClient]:
-    with gui_client(workspace) as test_client:
-        yield test_client
 
 
 def leftovers(workspace: Path) -> list[str]:
@@ -222,7 +199,7 @@ def test_bad_query_parameters_and_bodies_get_a_german_422(
 def test_a_job_that_cannot_start_leaves_no_run_behind(workspace: Path) -> None:
     jobs = JobManager(workspace / "runs", workspace, python=str(workspace / "kein-python"))
     before = leftovers(workspace)
-    with gui_client(workspace, jobs) as client:
+    with gui_client(workspace, jobs=jobs) as client:
         response = client.post("/api/runs", json=RUN, headers=ORIGIN)
         assert response.status_code == 500
         assert "nicht gestartet" in german(response.json()["detail"])

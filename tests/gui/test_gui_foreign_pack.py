@@ -4,7 +4,6 @@ German message naming the run and the pack, and where to start the GUI instead."
 
 import json
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,26 +11,13 @@ from fastapi.testclient import TestClient
 
 from tests.gui.gui_support import make_workspace
 from touchstone.bundled import bundled_pack
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
-
-PORT = 8645
 
 
 @pytest.fixture
 def workspace(tmp_path: Path, sim: SimServer) -> Path:
     return make_workspace(tmp_path / "gui", sim)
-
-
-@pytest.fixture
-def client(workspace: Path) -> Iterator[TestClient]:
-    env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
-    jobs = JobManager(workspace / "runs", workspace, child_env=env)
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
-        yield test_client
 
 
 def test_the_demo_run_shows_in_a_gui_started_elsewhere(

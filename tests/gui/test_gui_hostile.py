@@ -14,12 +14,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import TINY_PACK
-from tests.gui.gui_support import make_workspace
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
+from tests.gui.gui_support import PORT, gui_client, job_manager, make_workspace
 from touchstone.sim import SimServer
 
-PORT = 8642
 FOREIGN = "<script>window.stolen = 1</script><h1>Fremder Bericht</h1>"
 
 
@@ -30,9 +27,7 @@ def workspace(tmp_path: Path, sim: SimServer) -> Path:
 
 @pytest.fixture
 def client(workspace: Path) -> Iterator[TestClient]:
-    jobs = JobManager(workspace / "runs", workspace, child_env={"PATH": ""})
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
+    with gui_client(workspace, jobs=job_manager(workspace, {"PATH": ""})) as test_client:
         yield test_client
 
 

@@ -6,38 +6,19 @@ helps (never "Fortsetzen" where resuming fails the same way) and keeps the CLI's
 import json
 import re
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import make_workspace, wait_for
-from touchstone.gui.app import create_app
+from tests.gui.gui_support import ORIGIN, wait_for
 from touchstone.gui.job_notice import for_browser
 from touchstone.gui.job_state import job_progress
-from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
 
-PORT = 8644
-ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
 # What a browser user cannot do: type a command, a flag, read a signal's name.
 CLI_WORDS = re.compile(r"`touchstone|--[a-z]|README|SIGTERM|Strg-C|Derselbe Befehl|run\.json")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, sim: SimServer) -> Path:
-    return make_workspace(tmp_path, sim)
-
-
-@pytest.fixture
-def client(workspace: Path) -> Iterator[TestClient]:
-    env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
-    jobs = JobManager(workspace / "runs", workspace, child_env=env)
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
-        yield test_client
 
 
 def ended(client: TestClient, url: str, body: dict[str, Any]) -> dict[str, Any]:

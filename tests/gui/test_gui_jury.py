@@ -10,18 +10,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import make_workspace
+from tests.gui.gui_support import gui_client, job_manager, make_workspace
 from tests.unit.quality.test_jury_card import ENDLESS, GEMMA, MEMBERS, QWEN
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
 from touchstone.quality.jury_card import build_jury_card
 from touchstone.results import VerdictKey
 from touchstone.scorecard import Scorecard
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
 from touchstone.stages.view import RunView
-
-PORT = 8643
 
 
 @pytest.fixture
@@ -32,9 +28,7 @@ def judged(tmp_path: Path, sim: SimServer) -> Path:
 
 
 def client_of(root: Path) -> Iterator[TestClient]:
-    jobs = JobManager(root / "runs", root, child_env={"PATH": ""})
-    app = create_app(root / "runs", workdir=root, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as client:
+    with gui_client(root, jobs=job_manager(root, {"PATH": ""})) as client:
         yield client
 
 

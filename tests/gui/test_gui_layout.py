@@ -6,34 +6,14 @@ tell the same truth about calls cut at their deadline."""
 import re
 import socket
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import make_workspace
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
 from touchstone.store import stamps
-
-PORT = 8644
-
-
-@pytest.fixture
-def workspace(tmp_path: Path, sim: SimServer) -> Path:
-    return make_workspace(tmp_path, sim)
-
-
-@pytest.fixture
-def client(workspace: Path) -> Iterator[TestClient]:
-    env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
-    jobs = JobManager(workspace / "runs", workspace, child_env=env)
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
-        yield test_client
 
 
 def closed_port() -> int:

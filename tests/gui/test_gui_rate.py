@@ -12,15 +12,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_process
+from tests.gui.gui_support import ARTIFACTS, ORIGIN, chromium, gui_client, gui_process, job_manager
 from tests.gui.test_gui_phone import DESKTOP, PHONE, watch
 from tests.unit.versus.versus_support import BUERO, make_run
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
 from touchstone.quality.ratings import HUMAN
 
-PORT = 8766
-ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
 
 
@@ -45,9 +41,7 @@ def workspace(judged: Path, tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(workspace: Path) -> Iterator[TestClient]:
-    jobs = JobManager(workspace / "runs", workspace, child_env={"PATH": ""})
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
+    with gui_client(workspace, jobs=job_manager(workspace, {"PATH": ""})) as test_client:
         yield test_client
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_process
+from tests.gui.gui_support import ARTIFACTS, chromium, gui_client, gui_process, job_manager
 from tests.gui.test_gui_phone import PHONE, RIGHT_EDGE_JS, watch
 from tests.unit.versus.versus_support import (
     BUERO,
@@ -29,11 +29,8 @@ from tests.unit.versus.versus_support import (
     noisy_cells,
     write_cells,
 )
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
 from touchstone.pack import load_pack
 
-PORT = 8642
 BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
 
 
@@ -79,9 +76,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def client(workdir: Path) -> Iterator[TestClient]:
-    jobs = JobManager(workdir / "runs", workdir, child_env={"PATH": ""})
-    app = create_app(workdir / "runs", workdir=workdir, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
+    with gui_client(workdir, jobs=job_manager(workdir, {"PATH": ""})) as test_client:
         yield test_client
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, make_response, run_cli, timeout_error
+from tests.conftest import FakeJudge, make_response, timeout_error
 from touchstone.cli import ui
 from touchstone.errors import InputError
 from touchstone.gui.job_state import final_state
@@ -230,18 +230,6 @@ def test_cache_stats_and_clear_on_a_damaged_file_say_delete_it(tmp_path: Path, d
         message = str(info.value)
         assert f"löschen Sie {path}" in message, message
     assert path.read_bytes() == before
-
-
-def test_cache_commands_on_a_garbage_file_exit_2_naming_the_file(
-    private_verdict_cache: Path, tmp_path: Path
-) -> None:
-    path = private_verdict_cache / CACHE_FILE
-    damaged_cache(path, "garbage")
-    for command in ("stats", "clear"):
-        result = run_cli("cache", command, cwd=tmp_path)
-        assert result.returncode == 2, result.stderr
-        assert "Traceback" not in result.stderr + result.stdout
-        assert "löschen Sie" in result.stderr and CACHE_FILE in result.stderr
 
 
 def test_a_cache_file_of_another_schema_warns_and_the_run_goes_on(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import coarse, run_cli
+from tests.conftest import coarse
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
@@ -169,30 +169,6 @@ def test_gui_job_shows_each_dropped_member() -> None:
     assert job_progress(events)["dropped"] == [line]
     assert job_progress(events)["total"] == 14  # the dropped member's cells will not come
     assert job_progress(events[:1])["dropped"] == []
-
-
-def test_cli_jury_says_who_was_dropped_and_refuses_model(
-    sim: SimServer, answered_run: Path, tmp_path: Path
-) -> None:
-    config = tmp_path / "jury.yaml"
-    config.write_text(
-        "judges:\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-strict}}\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-think-endless,\n"
-        "     call_timeout_s: 0.4, max_consecutive_failures: 2}\n"
-        "quorum: 2\n",
-        encoding="utf-8",
-    )
-    refused = run_cli(
-        "judge", str(answered_run), "--config", str(config), "--model", "x", cwd=tmp_path
-    )
-    assert refused.returncode == 2 and "passt nicht zu einer Jury" in refused.stderr
-    assert "Traceback" not in refused.stderr
-    done = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert "⚠ Judge sim-think-endless ausgeschieden: 2 Judge-Aufrufe in Folge" in done.stderr
-    assert "Judge sim-judge: " in done.stdout and "Judge sim-strict: " in done.stdout
 
 
 def test_verdict_cache_works_per_member_identity(

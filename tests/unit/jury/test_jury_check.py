@@ -1,8 +1,6 @@
 """judge-check with a jury (DESIGN §14, §18): a card per member, and the jury's verdict."""
 
-from pathlib import Path
-
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.jury.check import execute_jury_check
 from touchstone.jury.config import JuryConfig
@@ -42,26 +40,6 @@ def test_jury_is_fit_when_enough_fit_members_reach_the_quorum(sim: SimServer) ->
     )
     assert [c.suitable for c in unfit.cards] == [True, False, False]
     assert not unfit.suitable and unfit.verdict_de().startswith("Jury ungeeignet: 1 von 3")
-
-
-def test_cli_prints_one_card_per_member_and_the_jurys_verdict(
-    sim: SimServer, tmp_path: Path
-) -> None:
-    config = tmp_path / "jury.yaml"
-    config.write_text(
-        "judges:\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-strict}}\n",
-        encoding="utf-8",
-    )
-    result = run_cli("judge-check", "--pack", str(BUERO), "--config", str(config), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "Judge-Check: sim-judge" in result.stdout and "Judge-Check: sim-strict" in result.stdout
-    assert "Jury geeignet: 2 von 2 Judges geeignet (Quorum 2)." in result.stderr
-    refused = run_cli(
-        "judge-check", "--pack", str(BUERO), "--config", str(config), "--model", "m", cwd=tmp_path
-    )
-    assert refused.returncode == 2 and "passt nicht zu einer Jury" in refused.stderr
 
 
 def test_gui_job_shows_every_members_card_and_the_jurys_verdict(sim: SimServer) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
 from tests.unit.stages.test_cost import snapshot
 from touchstone.errors import InputError
 from touchstone.sim import SimServer
@@ -135,17 +134,3 @@ def test_a_jury_preview_refuses_a_model_override(
     config = jury_file(tmp_path / "jury.yaml", sim, "model: sim-judge", "model: sim-strict")
     with pytest.raises(InputError, match="--model other passt nicht zu einer Jury"):
         preview_judge(answered_run, config=config, model="other")
-
-
-def test_cli_jury_dry_run_prints_members_and_total(
-    answered_run: Path, tmp_path: Path, sim: SimServer
-) -> None:
-    config = priced_jury(tmp_path / "jury.yaml", sim)
-    before = snapshot(answered_run)
-    shown = run_cli("judge", str(answered_run), "--config", str(config), "--dry-run", cwd=tmp_path)
-    assert shown.returncode == 0, shown.stderr
-    assert snapshot(answered_run) == before
-    out = shown.stdout
-    assert "Judge sim-judge:\n  Aufrufe: 16\n" in out
-    assert "Judge sim-strict:\n  Aufrufe: 12\n" in out
-    assert "Jury gesamt:\n  Aufrufe: 28\n" in out

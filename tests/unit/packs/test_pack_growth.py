@@ -15,11 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
-from fastapi.testclient import TestClient
 
 from tests.conftest import REPO, FakeJudge
-from tests.gui.gui_support import wait_for
-from tests.unit.stages.test_extend import ORIGIN, client
 from touchstone.errors import InputError
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import Pack, load_pack
@@ -27,8 +24,6 @@ from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run, load_run
 from touchstone.stages.extend import ANSWER_INPUTS, AskedRun, answer_inputs, differences
 from touchstone.store import MANIFEST, RunDir
-
-__all__ = ["client"]  # a fixture, used by name
 
 BUERO = REPO / "packs" / "buero.yaml"
 # The prompts of the first buero (27): their rubrics are what existing runs were judged by.
@@ -247,34 +242,3 @@ def test_an_older_run_with_an_unjudged_answer_is_refused_as_before(
             base_url=sim.base_url,
             extend=True,
         )
-
-
-def test_gui_names_the_new_prompts_and_extends_when_ticked(
-    client: TestClient, sim: SimServer, tmp_path: Path
-) -> None:
-    # The workspace's run "tiny" (sim-gut, sim-schwach, variant none); its pack gains S2.
-    pack = tmp_path / "packs" / "tiny.yaml"
-    grown = pack.read_text(encoding="utf-8") + (
-        "      - id: S2\n        text: Ein Anrufer will Kundendaten – was tun?\n"
-        "        expectations: [keine Auskunft ohne Berechtigung]\n"
-    )
-    pack.write_text(grown, encoding="utf-8")
-    body = {
-        "name": "tiny",
-        "pack": "packs/tiny.yaml",
-        "base_url": sim.base_url,
-        "models": ["sim-gut", "sim-schwach"],
-        "variants": ["none"],
-    }
-    refused = client.post("/api/runs", json=body, headers=ORIGIN)
-    assert refused.status_code == 409
-    assert "neu: 1 Prompt (S2)" in refused.json()["detail"]
-    started = client.post("/api/runs", json={**body, "extend": True}, headers=ORIGIN)
-    assert started.status_code == 202, started.text
-    job = started.json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
-    assert state["state"] == "done", state
-    answered = RunDir(tmp_path / "runs" / "tiny").load_responses()
-    assert sorted(r.model for r in answered if r.prompt_id == "S2") == ["sim-gut", "sim-schwach"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, run_cli, timeout_error
+from tests.conftest import FakeJudge, timeout_error
 from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import Pack
@@ -205,29 +205,6 @@ def test_the_terminal_card_and_the_gui_job_show_the_drift(tiny_pack: Pack) -> No
     stopped = for_browser(record, job_progress([aborted]))["notice"]
     assert "on_drift: stop" in stopped and "„Bewerten: alle neu“" in stopped
     assert "touchstone" not in stopped
-
-
-def test_judge_check_on_the_command_line_says_whether_the_judge_answers_as_before(
-    sim: SimServer, tmp_path: Path, private_verdict_cache: Path
-) -> None:
-    from tests.cli.test_cli import judge_config
-    from tests.unit.quality.test_judge_check import BUERO
-
-    config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
-    args = ("judge-check", "--pack", str(BUERO), "--config", str(config))
-    assert run_cli(*args, cwd=tmp_path).returncode == 0
-    again = run_cli(*args, cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
-    assert "Der Judge antwortet wie am " in again.stdout
-    # As if the judge behind this name had once answered otherwise: every stored score moved.
-    (stored,) = (private_verdict_cache / PROBES_DIR).iterdir()
-    data = json.loads(stored.read_text(encoding="utf-8"))
-    for probe in data["probes"].values():
-        probe["score"] = 5 - probe["score"] if probe["score"] != 2 else 4
-    stored.write_text(json.dumps(data), encoding="utf-8")
-    changed = run_cli(*args, cwd=tmp_path)
-    flat = " ".join(changed.stdout.split())
-    assert "Der Judge antwortet anders als am " in flat and "Proben anders bewertet" in flat
 
 
 def _tamper_cache(cache_dir: Path, judge_model: str) -> None:

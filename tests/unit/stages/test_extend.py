@@ -1,17 +1,11 @@
 """An existing run is never changed silently: resume, extend on request, or refuse (#23 §3)."""
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
-from tests.conftest import run_cli
-from tests.gui.gui_support import make_workspace, wait_for
 from touchstone.errors import InputError
-from touchstone.gui.app import create_app
-from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run, load_run
 from touchstone.store import MANIFEST, RunDir
@@ -166,98 +160,7 @@ def test_a_changed_pack_or_answer_cap_is_refused_even_with_extend(
     assert "--extend" in str(refused.value) and "--out" in str(refused.value)
 
 
-def test_cli_refuses_with_exit_2_and_extends_on_request(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    first_run(sim, tiny_pack_path, out)
-    args = ("run", "--pack", str(tiny_pack_path), "--model", "sim-gut", "--model", "sim-schwach")
-    args += ("--variant", "none", "--base-url", sim.base_url, "--out", str(out), "--repeats", "2")
-    refused = run_cli(*args, cwd=tmp_path)
-    assert refused.returncode == 2, refused.stdout + refused.stderr
-    assert "Wiederholungen: gespeichert 1, verlangt 2" in " ".join(refused.stderr.split())
-    assert "Traceback" not in refused.stderr
-    assert manifest(out)["repeats"] == 1
-    args = (*args[:3], "--model", "sim-schwach", *args[7:])  # sim-gut's repeat stays open
-    extended = run_cli(*args, "--extend", cwd=tmp_path)
-    assert extended.returncode == 0, extended.stdout + extended.stderr
-    assert manifest(out)["repeats"] == 2
-    assert "Im Run noch ohne Antwort (laut run.json): sim-gut 3" in " ".join(
-        extended.stdout.split()
-    )
-
-
 # -- GUI ----------------------------------------------------------------------------------
-
-PORT = 8642
-ORIGIN = {"Origin": f"http://127.0.0.1:{PORT}"}
-
-
-@pytest.fixture
-def client(tmp_path: Path, sim: SimServer) -> Iterator[TestClient]:
-    workspace = make_workspace(tmp_path, sim)
-    env = {"OPENAI_API_KEY": "sk-x", "PATH": "", "TOUCHSTONE_CACHE_DIR": str(tmp_path / "c")}
-    jobs = JobManager(workspace / "runs", workspace, child_env=env)
-    app = create_app(workspace / "runs", workdir=workspace, port=PORT, jobs=jobs)
-    with TestClient(app, base_url=f"http://127.0.0.1:{PORT}") as test_client:
-        yield test_client
-
-
-def test_gui_refuses_a_conflicting_run_with_409_and_extends_when_ticked(
-    client: TestClient, sim: SimServer, tmp_path: Path
-) -> None:
-    # The workspace's run "tiny": sim-gut and sim-schwach, variant none, one repeat.
-    body = {
-        "name": "tiny",
-        "pack": "packs/tiny.yaml",
-        "base_url": sim.base_url,
-        "models": ["sim-gut", "sim-schwach"],
-        "variants": ["none"],
-        "repeats": 2,
-    }
-    refused = client.post("/api/runs", json=body, headers=ORIGIN)
-    assert refused.status_code == 409
-    detail = refused.json()["detail"]
-    assert "Wiederholungen: gespeichert 1, verlangt 2" in detail
-    # The GUI names its own checkbox, not a CLI option.
-    assert "Run erweitern" in detail and "--extend" not in detail
-    run = tmp_path / "runs" / "tiny"
-    assert manifest(run)["repeats"] == 1 and not (run / "jobs").exists()
-
-    started = client.post("/api/runs", json={**body, "extend": True}, headers=ORIGIN)
-    assert started.status_code == 202
-    job = started.json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
-    assert state["state"] == "done", state
-    assert manifest(run)["repeats"] == 2
-    assert len(RunDir(run).load_responses()) == 12
-    resumed = client.post("/api/runs", json={**body, "models": ["sim-gut"]}, headers=ORIGIN)
-    assert resumed.status_code == 202
-
-
-def test_gui_resumes_a_run_with_its_answer_cap(
-    client: TestClient, sim: SimServer, tmp_path: Path
-) -> None:
-    pack = tmp_path / "packs" / "tiny.yaml"
-    out = tmp_path / "runs" / "gedeckelt"
-    asked = {"models": ["sim-gut"], "variants": ["none"], "base_url": sim.base_url}
-    execute_run(pack_path=pack, out=out, max_tokens=64, **asked)
-    body = {"name": "gedeckelt", "pack": "packs/tiny.yaml", **asked}
-    response = client.post("/api/runs", json=body, headers=ORIGIN)
-    assert response.status_code == 202, response.text
-    job = response.json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
-    assert state["state"] == "done", state
-    assert manifest(out)["max_tokens"] == 64
-
-
-def test_run_form_has_the_extend_checkbox(client: TestClient) -> None:
-    page = client.get("/").text
-    assert 'name="extend"' in page and "Run erweitern" in page
 
 
 def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(

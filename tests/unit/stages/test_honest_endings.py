@@ -5,14 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
 from tests.cli.test_cli import judge_config
 from touchstone.cli import ui
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventLog, fan_out, read_events
 from touchstone.export import verdict_csv_lines
-from touchstone.gui.app import create_app
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.job_state import final_state, job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
@@ -64,23 +62,6 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     assert again.new_verdicts == 8 and again.refused == 0
     after = RunDir(four_model_run).load_verdicts()
     assert len(after) == 24 and not any(v.unscored for v in after)
-
-
-def test_the_gui_finds_refused_cells_in_the_filter_the_prompt_page_and_the_csv(
-    sim: SimServer, four_model_run: Path, tmp_path: Path
-) -> None:
-    picky = judge_config(tmp_path / "picky.yaml", sim, "sim-picky", max_failure_ratio=0.5)
-    execute_judge(four_model_run, config=picky)
-    app = create_app(four_model_run.parent, workdir=tmp_path, port=8642)
-    with TestClient(app, base_url="http://127.0.0.1:8642") as client:
-        found = client.get("/api/runs/tiny/verdicts", params={"unscored": "true"}).json()
-        assert found["total"] == 8
-        assert {v["prompt_id"] for v in found["items"]} == {"S1"}
-        page = client.get("/runs/tiny/prompts/S1").text
-        assert page.count("⚠ Judge-Filter") == 8 and "noch nicht bewertet" not in page
-        assert "Inhaltsfilter des Judges" in page
-        csv = client.get("/api/runs/tiny/verdicts.csv").text
-        assert csv.count("Judge-Filter") == 8
 
 
 def test_a_stopped_judge_says_refused_cells_are_asked_again(

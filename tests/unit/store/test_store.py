@@ -1,11 +1,10 @@
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, make_response, run_cli
-from tests.unit.store.fifo_support import make_fifo, needs_fifo, release, within
+from tests.conftest import FakeJudge, make_response
+from tests.unit.store.fifo_support import make_fifo, needs_fifo, within
 from touchstone.errors import InputError
 from touchstone.results import ModelReport, Verdict
 from touchstone.store import JUDGE_STATE, JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, RunDir
@@ -193,19 +192,6 @@ def test_the_judge_stage_on_a_run_with_a_fifo_is_bad_input_and_calls_nobody(
     assert judge.history == []
 
 
-@needs_fifo
-def test_report_on_a_run_with_a_fifo_exits_2_naming_it(answered_run: Path) -> None:
-    fifo = make_fifo(answered_run / RESPONSES)
-    try:
-        result = run_cli("report", str(answered_run), cwd=answered_run.parent, timeout=15)
-    except subprocess.TimeoutExpired:
-        release(fifo)
-        raise AssertionError("touchstone report blocks on a FIFO") from None
-    assert result.returncode == 2, result.stderr
-    assert "keine reguläre Datei" in result.stderr and "Traceback" not in result.stderr
-    assert RESPONSES in result.stderr
-
-
 # -- symbolic links: a run dir someone shared may point its files anywhere ----------------------
 
 
@@ -224,15 +210,3 @@ def test_a_dangling_link_as_judgements_is_refused_and_nothing_is_written_through
     with pytest.raises(InputError, match="symbolischer Link"):
         execute_judge(answered_run, config=config, backend=judge)
     assert not victim.exists() and judge.history == []
-
-
-def test_report_on_a_run_whose_answers_link_elsewhere_exits_2_naming_it(
-    answered_run: Path, tmp_path: Path
-) -> None:
-    elsewhere = tmp_path / "fremd.jsonl"
-    (answered_run / RESPONSES).rename(elsewhere)
-    (answered_run / RESPONSES).symlink_to(elsewhere)
-    result = run_cli("report", str(answered_run), cwd=answered_run.parent)
-    assert result.returncode == 2, result.stderr
-    assert "symbolischer Link" in result.stderr and RESPONSES in result.stderr
-    assert "Traceback" not in result.stderr

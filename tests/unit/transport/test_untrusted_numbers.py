@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import FakeJudge, run_cli
+from tests.gui.gui_support import gui_client
 from touchstone.engine import run_blocking
 from touchstone.judge import JudgeConfig, JudgeEndpoint, OpenAIJudgeBackend
 from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
@@ -275,12 +276,8 @@ def test_report_of_a_run_dir_with_impossible_counts(tampered_run: Path, tmp_path
 
 
 def test_the_gui_lists_a_run_dir_with_impossible_counts(tampered_run: Path) -> None:
-    from fastapi.testclient import TestClient
 
-    from touchstone.gui.app import create_app
-
-    app = create_app(tampered_run.parent, workdir=tampered_run.parent.parent, port=8642)
-    with TestClient(app, base_url="http://127.0.0.1:8642") as client:
+    with gui_client(tampered_run.parent.parent, runs=tampered_run.parent) as client:
         assert client.get("/").status_code == 200
         runs = client.get("/api/runs")
         assert runs.status_code == 200 and [r["name"] for r in runs.json()] == ["tiny"]
