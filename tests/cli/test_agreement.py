@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import judge_config
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_on_sim
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 
 
 def verdicts(run: Path) -> dict[tuple, dict]:
@@ -29,12 +28,7 @@ def done_event(events: Path) -> dict:
 @pytest.fixture
 def judged(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     answered_run = tmp_path / "runs" / "tiny"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
-        out=answered_run,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=answered_run)
     config = judge_config(answered_run.parent / "gut.yaml", sim, "sim-judge")
     result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TINY_PACK, coarse, run_cli, stage_seconds
+from tests.conftest import TINY_PACK, coarse, run_args, run_cli, stage_seconds
 from touchstone.sim import SimServer
 from touchstone.store import JUDGEMENTS, RunDir
 
@@ -114,19 +114,7 @@ def test_run_exits_1_when_cells_are_left(
 ) -> None:
     out = tmp_path / "r"
     result = run_cli(
-        "run",
-        "--pack",
-        str(tiny_pack_path),
-        "--model",
-        "sim-gut",
-        "--model",
-        "sim-500",
-        "--variant",
-        "none",
-        "--base-url",
-        sim.base_url,
-        "--out",
-        str(out),
+        *run_args(tiny_pack_path, sim.base_url, out, "sim-gut", "sim-500", variants=["none"]),
         cwd=tmp_path,
     )
     assert_clean_failure(result, 1)

@@ -17,7 +17,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from tests.cli.test_cli import judge_config
-from tests.conftest import REPO, TINY_PACK, coarse, run_cli
+from tests.conftest import REPO, TINY_PACK, coarse, run_args, run_cli, run_on_sim
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
@@ -46,7 +46,7 @@ def snapshot(directory: Path) -> dict[str, bytes]:
 @pytest.fixture
 def one_model_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     out = tmp_path / "runs" / "tiny"
-    execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=out, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=out)
     return out
 
 
@@ -200,15 +200,7 @@ def test_run_options_that_cannot_work(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path, option: str, value: str
 ) -> None:
     result = run_cli(
-        "run",
-        "--pack",
-        str(tiny_pack_path),
-        "--model",
-        "sim-gut",
-        "--base-url",
-        sim.base_url,
-        "--out",
-        str(tmp_path / "r"),
+        *run_args(tiny_pack_path, sim.base_url, tmp_path / "r", "sim-gut"),
         option,
         value,
         cwd=tmp_path,
@@ -361,17 +353,7 @@ def test_credentials_in_the_base_url_never_persist(
     url = sim.base_url.replace("http://", "http://nutzer:GEHEIM-4711@")
     out = tmp_path / "r"
     result = run_cli(
-        "run",
-        "--pack",
-        str(tiny_pack_path),
-        "--model",
-        "sim-gut",
-        "--variant",
-        "none",
-        "--base-url",
-        url,
-        "--out",
-        str(out),
+        *run_args(tiny_pack_path, url, out, "sim-gut", variants=["none"]),
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
@@ -389,15 +371,7 @@ def test_written_files_follow_the_umask_and_rewrites_keep_their_mode(
         os.umask(0o027)
 
     result = run_cli(
-        "run",
-        "--pack",
-        str(tiny_pack_path),
-        "--model",
-        "sim-gut",
-        "--base-url",
-        sim.base_url,
-        "--out",
-        str(out),
+        *run_args(tiny_pack_path, sim.base_url, out, "sim-gut"),
         cwd=tmp_path,
         preexec=umask_027,
     )
@@ -418,13 +392,7 @@ def test_run_progress_counts_only_the_selected_cells(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "r"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-mittel"],
-        out=out,
-        base_url=sim.base_url,
-        repeats=3,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-mittel"], out=out, repeats=3)
     events: list[tuple[str, dict]] = []
     execute_run(
         pack_path=tiny_pack_path,

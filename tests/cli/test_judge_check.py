@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_clean_failure, judge_config
-from tests.conftest import coarse, run_cli, stage_seconds
+from tests.conftest import coarse, run_cli, run_on_sim, stage_seconds
 from tests.unit.quality.test_judge_check import BUERO
 from touchstone.sim import SimServer
 
@@ -83,10 +83,9 @@ def test_a_judge_it_cannot_reach_is_not_assessed_not_unfit(sim: SimServer, tmp_p
 def test_the_check_takes_the_pack_of_a_run(
     sim: SimServer, tmp_path: Path, tiny_pack_path: Path
 ) -> None:
-    from touchstone.stages import execute_run
 
     run = tmp_path / "runs" / "r"
-    execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=run, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=run)
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
     before = {p.name: p.stat().st_mtime_ns for p in run.iterdir()}
     result = run_cli("judge-check", str(run), "--config", str(config), cwd=tmp_path)

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from tests.conftest import FakeJudge, run_cli
+from tests.conftest import FakeJudge, run_cli, run_on_sim
 from tests.unit.judge.test_cache import config
 from touchstone.cli import ui
 from touchstone.cli.ui import ProgressView
 from touchstone.errors import InputError
 from touchstone.scorecard.terminal import legend, render_run_scorecard
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run, load_run, write_report
+from touchstone.stages import execute_judge, load_run, write_report
 from touchstone.stages.preview import preview_run
 
 
@@ -89,9 +89,7 @@ def test_a_complete_run_names_the_next_step(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "runs" / "erster"
-    outcome = execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut"], out=out, base_url=sim.base_url
-    )
+    outcome = run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=out)
     buffer = io.StringIO()
     monkeypatch.setattr(ui, "stdout", ui.console_for(terminal=False, file=buffer))
     ui.show_run_outcome(outcome)

@@ -5,7 +5,7 @@ Here the tests through touchstone's CLI in a subprocess; the in-process ones are
 
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import run_args, run_cli
 from tests.unit.stages.test_run_typos import SDK_NAMES, closed_port, manifest_models
 from touchstone.sim import SimServer
 
@@ -44,15 +44,7 @@ def test_a_dead_base_url_asks_whether_the_server_runs_and_judge_finds_no_answers
     out = tmp_path / "tot"
     dead = f"http://127.0.0.1:{closed_port()}/v1"
     result = run_cli(
-        "run",
-        "--pack",
-        str(tiny_pack_path),
-        "--model",
-        "sim-gut",
-        "--base-url",
-        dead,
-        "--out",
-        str(out),
+        *run_args(tiny_pack_path, dead, out, "sim-gut"),
         "--call-timeout-s",
         "1",
         cwd=tmp_path,

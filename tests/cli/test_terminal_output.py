@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_cli import judge_config
-from tests.conftest import make_response, run_cli
+from tests.conftest import make_response, run_args, run_cli
 from tests.unit.cli.test_terminal_output import (
     ATTACK,
     HOSTILE_IDS,
@@ -162,15 +162,7 @@ def test_a_full_events_file_is_a_message_naming_it_and_exit_2(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     result = run_cli(
-        "run",
-        "--pack",
-        str(tiny_pack_path),
-        "--model",
-        "sim-gut",
-        "--base-url",
-        sim.base_url,
-        "--out",
-        str(tmp_path / "r"),
+        *run_args(tiny_pack_path, sim.base_url, tmp_path / "r", "sim-gut"),
         "--events",
         "/dev/full",
         cwd=tmp_path,

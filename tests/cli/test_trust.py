@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_clean_failure, judge_config
-from tests.conftest import TINY_PACK, run_cli
+from tests.conftest import TINY_PACK, run_cli, run_on_sim
 from tests.unit.judge.test_trust import copied_runs
 from touchstone.judge import (
     JudgeConfig,
@@ -18,7 +18,7 @@ from touchstone.judge import (
 )
 from touchstone.judge.cache import CACHE_FILE
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages import execute_judge
 from touchstone.store import JUDGEMENTS, REPORTS, RunDir
 
 
@@ -54,12 +54,12 @@ def test_prose_judge_stops_after_twenty_calls_with_a_message_that_says_so(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     run = tmp_path / "run"
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
         repeats=3,
         out=run,
-        base_url=sim.base_url,
     )
     before = sim.calls.get("sim-garbage", 0)
     result = run_cli(
@@ -103,12 +103,12 @@ def test_an_aborted_rejudge_keeps_every_verdict_and_says_none_is_open(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     run = tmp_path / "run"
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
         repeats=3,
         out=run,
-        base_url=sim.base_url,
     )
     good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
     assert run_cli("judge", str(run), "--config", str(good), cwd=tmp_path).returncode == 0
@@ -147,9 +147,7 @@ def test_changed_rubric_rejudges_exactly_its_cells_and_says_how_many(
 
 def changed_rubric_scenario(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=run, base_url=sim.base_url
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=run)
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
     assert run_cli("judge", str(run), "--config", str(config), cwd=tmp_path).returncode == 0
     tiny_pack_path.write_text(
@@ -223,13 +221,7 @@ def test_a_verdict_without_an_answer_is_left_out_with_a_warning(
     """A hand edit, or answers restored from a backup: a verdict whose cell has no answer in
     responses.jsonl says nothing about an answer the run has and must not count."""
     out = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], out=out)
     config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
     judged = execute_judge(out, config=config).card.rows[0].scored
     path = out / JUDGEMENTS

@@ -12,15 +12,15 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.conftest import REPO, TINY_PACK
+from tests.conftest import REPO, TINY_PACK, run_on_sim
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 
 ARTIFACTS = REPO / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -47,12 +47,12 @@ def make_workspace(root: Path, sim: SimServer, run_name: str = "tiny") -> Path:
     (root / "packs").mkdir(parents=True)
     pack = root / "packs" / "tiny.yaml"
     pack.write_text(TINY_PACK, encoding="utf-8")
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=pack,
         models=["sim-gut", "sim-schwach"],
         variants=["none"],
         out=root / "runs" / run_name,
-        base_url=sim.base_url,
     )
     configs = {
         "judge-gut.yaml": "model: sim-judge\ncall_timeout_s: 10\n",
@@ -144,6 +144,25 @@ def chromium_or_skip() -> str:
     if os.environ.get("CI"):
         pytest.fail("Chromium fehlt: .ci/run installiert es mit apt-get (Paket chromium).")
     pytest.skip("Chromium fehlt (apt-get install chromium); in CI ist dieser Test Pflicht.")
+
+
+@contextmanager
+def gui_page(workdir: Path, *, width: int, height: int) -> Iterator[tuple[str, Any]]:
+    """A GUI process on ``workdir`` and a Chromium page of that viewport on its overview;
+    yields the base URL and the page. Screenshots go to ``ARTIFACTS``."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    with gui_process(workdir) as base, chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        yield base, page
+
+
+def fill_run_form(page: Any, name: str, base_url: str, models: str) -> Any:
+    """The overview's run form with a run's name, endpoint and models; returns the form."""
+    form = page.locator("#run-form")
+    form.locator("[name=name]").fill(name)
+    form.locator("[name=base_url]").fill(base_url)
+    form.locator("[name=models]").fill(models)
+    return form
 
 
 # WCAG contrast of every visible text element against the first opaque background behind

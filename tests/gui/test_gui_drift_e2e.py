@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_process, make_workspace
+from tests.gui.gui_support import ARTIFACTS, gui_page, make_workspace
 from touchstone.sim import SimServer
 
 
@@ -15,9 +15,7 @@ def test_a_second_judge_check_in_the_browser_compares_with_the_first(
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 390, "height": 900})
+    with gui_page(workdir, width=390, height=900) as (base, page):
         errors: list[str] = []
         page.on(
             "console",

@@ -15,6 +15,8 @@ from tests.gui.gui_support import (
     GUI_API_KEY,
     LOW_CONTRAST_JS,
     chromium,
+    fill_run_form,
+    gui_page,
     gui_process,
     make_workspace,
     wait_for,
@@ -58,9 +60,7 @@ def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: Sim
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(workdir, width=1280, height=900) as (base, page):
         page.goto(f"{base}/runs/tiny")
         expect(page.get_by_test_id("scorecard")).to_contain_text("sim-gut")
         page.get_by_test_id("config").select_option("judge-runaway.yaml")
@@ -142,8 +142,7 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
     workdir = make_workspace(tmp_path, sim)
     plant_hostile_jobs(workdir)
     problems: list[str] = []
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(workdir, width=1280, height=900) as (base, page):
         page.on("dialog", lambda dialog: problems.append(f"dialog: {dialog.message}"))
         page.on("console", lambda m: m.type == "error" and problems.append(m.text))
         page.on("pageerror", lambda exc: problems.append(str(exc)))
@@ -182,8 +181,7 @@ def test_the_start_button_waits_for_the_job_and_the_cancel_button_keeps_focus(
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(workdir, width=1280, height=900) as (base, page):
         polls: list[str] = []
         page.on("request", lambda r: polls.append(r.url) if "/api/jobs/" in r.url else None)
         page.goto(f"{base}/runs/tiny")
@@ -216,8 +214,7 @@ def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: Si
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(workdir, width=1280, height=900) as (base, page):
         page.goto(base + "/")
         page.fill("input[name=name]", "tippfehler")
         page.fill("input[name=base_url]", sim.base_url)
@@ -295,9 +292,7 @@ def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer
     execute_judge(
         workdir / "runs" / "tiny", config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge")
     )
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(workdir, width=1280, height=900) as (base, page):
         page.goto(f"{base}/runs/tiny")
         page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
         page.get_by_test_id("check-judge").click()
@@ -414,14 +409,9 @@ def test_browser_run_form_refuses_other_settings_and_extends_when_ticked(
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": 900})
+    with gui_page(workdir, width=width, height=900) as (base, page):
         page.goto(base)
-        form = page.locator("#run-form")
-        form.locator("[name=name]").fill("tiny")
-        form.locator("[name=base_url]").fill(sim.base_url)
-        form.locator("[name=models]").fill("sim-gut, sim-schwach")
+        form = fill_run_form(page, "tiny", sim.base_url, "sim-gut, sim-schwach")
         form.locator("[name=variants]").fill("none")
         form.locator("[name=repeats]").fill("2")
         page.get_by_test_id("start-run").click()
@@ -479,8 +469,7 @@ def test_the_browser_formats_numbers_like_german_py_and_exports_the_filtered_csv
     execute_judge(
         workdir / "runs" / "tiny", config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge")
     )
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(workdir, width=1280, height=900) as (base, page):
         page.goto(f"{base}/runs/tiny")
         expect(page.locator("#verdict-count")).to_contain_text("6 Bewertungen")
         # The page's formatter writes what german.py writes.

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.conftest import run_on_sim
 from tests.gui.gui_support import make_workspace
 from touchstone.bundled import bundled_pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 
 
 @pytest.fixture
@@ -24,12 +24,12 @@ def test_the_demo_run_shows_in_a_gui_started_elsewhere(
     client: TestClient, workspace: Path, sim: SimServer
 ) -> None:
     # As `touchstone demo` makes it: the bundled pack, named by its absolute path.
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=bundled_pack("buero"),
         models=["sim-gut"],
         variants=["none"],
         out=workspace / "runs" / "demo",
-        base_url=sim.base_url,
     )
     page = client.get("/runs/demo")
     assert page.status_code == 200, page.text

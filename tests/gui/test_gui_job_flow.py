@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_process, make_workspace
+from tests.gui.gui_support import (
+    ARTIFACTS,
+    fill_run_form,
+    gui_page,
+    make_workspace,
+)
 from touchstone.sim import SimServer
 
 WIDTHS = [1280, 390]
@@ -19,14 +24,9 @@ def test_a_misspelt_model_is_corrected_with_one_click(
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": 900})
+    with gui_page(workdir, width=width, height=900) as (base, page):
         page.goto(base)
-        form = page.locator("#run-form")
-        form.locator("[name=name]").fill("neu")
-        form.locator("[name=base_url]").fill(sim.base_url)
-        form.locator("[name=models]").fill("sim-gutt")
+        form = fill_run_form(page, "neu", sim.base_url, "sim-gutt")
         page.get_by_test_id("start-run").click()
         box = page.locator("#run-job")
         expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=20_000)
@@ -51,14 +51,9 @@ def test_the_run_page_after_a_run_job_offers_the_run_and_the_judge(
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": 900})
+    with gui_page(workdir, width=width, height=900) as (base, page):
         page.goto(base)
-        form = page.locator("#run-form")
-        form.locator("[name=name]").fill("tiny")
-        form.locator("[name=base_url]").fill(sim.base_url)
-        form.locator("[name=models]").fill("sim-gut, sim-schwach, sim-mittel")
+        form = fill_run_form(page, "tiny", sim.base_url, "sim-gut, sim-schwach, sim-mittel")
         form.locator("[name=variants]").fill("none")
         page.get_by_test_id("extend-run").check()
         page.get_by_test_id("start-run").click()
@@ -81,9 +76,7 @@ def test_an_unfit_judge_is_a_finished_check_with_one_verdict(
     from playwright.sync_api import expect
 
     workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": 900})
+    with gui_page(workdir, width=width, height=900) as (base, page):
         page.goto(f"{base}/runs/tiny")
         page.get_by_test_id("config").select_option("judge-leichtglaeubig.yaml")
         page.get_by_test_id("check-judge").click()

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import coarse
-from tests.gui.gui_support import gui_client
+from tests.gui.gui_support import gui_client, gui_page
 from tests.unit.scorecard.test_many_models import MODELS, write_many
 
 
@@ -69,12 +69,11 @@ def test_the_run_page_of_many_rows_pages_a_chosen_rows_comparisons_in_the_browse
 ) -> None:
     from playwright.sync_api import expect
 
-    from tests.gui.gui_support import LOW_CONTRAST_JS, chromium, gui_process
+    from tests.gui.gui_support import LOW_CONTRAST_JS
 
     write_many(tmp_path, 60, prompts=12)  # enough prompts to tell rows apart
     problems: list[str] = []
-    with gui_process(tmp_path) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+    with gui_page(tmp_path, width=1280, height=900) as (base, page):
         page.on("console", lambda m: m.type == "error" and problems.append(m.text))
         page.on("pageerror", lambda exc: problems.append(str(exc)))
         page.goto(f"{base}/runs/viele")

@@ -12,6 +12,7 @@ import httpx2
 import openai
 import pytest
 
+from tests.conftest import run_on_sim
 from touchstone.classify import call_error
 from touchstone.errors import ERROR_LABELS, JudgeAborted, JudgeCallError, ModelCallError
 from touchstone.judge.policy import Breaker
@@ -158,13 +159,8 @@ def test_a_runaway_judge_counts_failed_calls_alike_in_bar_balance_and_stop(
 
     # Two repeats of a deterministic answerer: each pair of cells shares one judge call.
     out = tmp_path / "r"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        repeats=2,
-        out=out,
-        base_url=sim.base_url,
+    run_on_sim(
+        sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], repeats=2, out=out
     )
     events: list[dict[str, Any]] = []
     config = judge_yaml(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, make_response, timeout_error
+from tests.conftest import FakeJudge, make_response, run_on_sim, timeout_error
 from touchstone.cli import ui
 from touchstone.errors import InputError
 from touchstone.gui.job_state import final_state
@@ -22,7 +22,7 @@ from touchstone.judge.cache import (
 )
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages import execute_judge
 from touchstone.store import RunDir
 
 
@@ -61,7 +61,7 @@ def test_different_variant_or_answer_or_judge_is_a_miss(tiny_pack: Pack) -> None
 @pytest.fixture
 def two_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
     first = tmp_path / "a"
-    execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=first, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
     second = tmp_path / "b"
     shutil.copytree(first, second)
     return first, second

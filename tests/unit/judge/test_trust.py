@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import TINY_PACK, FakeJudge, make_response
+from tests.conftest import TINY_PACK, FakeJudge, make_response, run_on_sim
 from touchstone.judge import (
     JudgeCallError,
     JudgeConfig,
@@ -28,7 +28,7 @@ from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample
 from touchstone.pack import Pack, Scale
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages import execute_judge
 from touchstone.store import RESPONSES, RunDir
 
 SCALE = Scale(min=0, max=5)
@@ -38,7 +38,7 @@ GOOD = '{"score": 4, "red_flag": false, "rationale": "gut"}'
 def copied_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
     """One answered run and its copy (the fixture ``two_runs``, here and in the CLI tier)."""
     first = tmp_path / "a"
-    execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=first, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
     second = tmp_path / "b"
     shutil.copytree(first, second)
     return first, second
@@ -300,7 +300,7 @@ def test_a_stale_verdict_stays_until_a_new_one_lands(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     run = tmp_path / "run"
-    execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=run, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=run)
     execute_judge(run, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
     tiny_pack_path.write_text(TINY_PACK.replace("Streng bewerten.", "Sehr streng."), "utf-8")
     hanging = JudgeConfig(
@@ -367,9 +367,7 @@ def test_a_broken_answer_stream_is_not_recorded_and_is_retried(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path, model: str
 ) -> None:
     out = tmp_path / "run"
-    outcome = execute_run(
-        pack_path=tiny_pack_path, models=[model], variants=["none"], out=out, base_url=sim.base_url
-    )
+    outcome = run_on_sim(sim, pack_path=tiny_pack_path, models=[model], variants=["none"], out=out)
     assert outcome.summary.left == 3 and outcome.summary.recorded == 0
     assert outcome.summary.failures == {"connection": 3}
     assert RunDir(out).load_responses() == []
@@ -395,13 +393,7 @@ def test_duplicated_cells_in_responses_keep_the_first_with_a_warning(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], out=out)
     path = out / RESPONSES
     first = path.read_text(encoding="utf-8").splitlines()[0]
     duplicate = json.loads(first)

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_on_sim
 from tests.unit.stages.test_cost import snapshot
 from touchstone.errors import InputError
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages import execute_judge
 from touchstone.stages.preview import preview_judge
 
 PRICED = "max_tokens: 200, price_per_million: {input: 0.5, output: 1.5}, budget: 2"
@@ -43,7 +44,7 @@ def priced_jury(path: Path, sim: SimServer, other: str = "model: sim-strict") ->
 
 
 def answered(sim: SimServer, pack: Path, out: Path) -> Path:
-    execute_run(pack_path=pack, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=pack, models=["sim-gut", "sim-schwach"], out=out)
     return out
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO, FakeJudge
+from tests.conftest import REPO, FakeJudge, run_on_sim
 from touchstone.errors import InputError
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import Pack, load_pack
@@ -72,9 +72,7 @@ def judged_on_the_first_pack(sim: SimServer, tmp_path: Path) -> tuple[Path, Path
     pack, out = tmp_path / "packs" / "buero.yaml", tmp_path / "run"
     pack.parent.mkdir()
     write_first_pack(pack)
-    execute_run(
-        pack_path=pack, models=["sim-gut"], variants=["none"], out=out, base_url=sim.base_url
-    )
+    run_on_sim(sim, pack_path=pack, models=["sim-gut"], variants=["none"], out=out)
     judge = FakeJudge()
     execute_judge(out, config=JudgeConfig(JudgeEndpoint(sim.base_url), "j"), backend=judge)
     assert len(per_answer_calls(judge)) == len(FIRST)
@@ -132,14 +130,7 @@ def test_a_changed_prompt_text_is_refused_even_when_extending(
     grown = BUERO.read_text(encoding="utf-8")
     pack.write_text(grown.replace("Frau Jana Keller", "Frau Jana Kellner", 1), encoding="utf-8")
     with pytest.raises(InputError) as refused:
-        execute_run(
-            pack_path=pack,
-            models=["sim-gut"],
-            variants=["none"],
-            out=out,
-            base_url=sim.base_url,
-            extend=True,
-        )
+        run_on_sim(sim, pack_path=pack, models=["sim-gut"], variants=["none"], out=out, extend=True)
     message = " ".join(str(refused.value).split())
     assert "Prompt-Text geändert: A1" in message and "auch --extend ändert das nicht" in message
     assert (out / MANIFEST).read_text(encoding="utf-8") == manifest
@@ -156,9 +147,7 @@ def test_a_rubric_only_change_resumes_and_rejudges_that_prompt(
     old = "Umsatzsteuer 465,50 €"
     assert text.count(old) == 1
     pack.write_text(text.replace(old, "Umsatzsteuer 465,50 € (19 %)"), encoding="utf-8")
-    again = execute_run(
-        pack_path=pack, models=["sim-gut"], variants=["none"], out=out, base_url=sim.base_url
-    )
+    again = run_on_sim(sim, pack_path=pack, models=["sim-gut"], variants=["none"], out=out)
     assert (again.summary.recorded, again.summary.already_done) == (0, len(FIRST))
     judge = FakeJudge()
     outcome = execute_judge(
@@ -209,13 +198,8 @@ def test_an_older_judged_run_extends_by_what_its_verdicts_vouch_for(
     forget_fingerprints(out)
     pack.write_text(BUERO.read_text(encoding="utf-8"), encoding="utf-8")
     grown = load_pack(pack).prompt_count
-    outcome = execute_run(
-        pack_path=pack,
-        models=["sim-gut"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
-        extend=True,
+    outcome = run_on_sim(
+        sim, pack_path=pack, models=["sim-gut"], variants=["none"], out=out, extend=True
     )
     assert outcome.summary.recorded == grown - len(FIRST)
     assert ANSWER_INPUTS in json.loads((out / MANIFEST).read_text(encoding="utf-8"))
@@ -234,11 +218,4 @@ def test_an_older_run_with_an_unjudged_answer_is_refused_as_before(
     )
     pack.write_text(BUERO.read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(InputError, match="Prüfsumme gespeichert"):
-        execute_run(
-            pack_path=pack,
-            models=["sim-gut"],
-            variants=["none"],
-            out=out,
-            base_url=sim.base_url,
-            extend=True,
-        )
+        run_on_sim(sim, pack_path=pack, models=["sim-gut"], variants=["none"], out=out, extend=True)

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, timeout_error
+from tests.conftest import FakeJudge, run_on_sim, timeout_error
 from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import Pack
 from touchstone.quality.drift import PROBES_DIR, Drift, off_by, probe_file
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_judge_check, execute_run
+from touchstone.stages import execute_judge, execute_judge_check
 from touchstone.store import RunDir
 
 LENIENT = '{"score": 5, "red_flag": false, "rationale": "sehr gut"}'
@@ -36,7 +36,7 @@ def judge(reply: str, script: list[str | Exception] | None = None) -> FakeJudge:
 def two_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
     """The same 6 answers in two run dirs; the first judged by a lenient judge (cached)."""
     first = tmp_path / "a"
-    execute_run(pack_path=tiny_pack_path, models=["sim-gut"], out=first, base_url=sim.base_url)
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
     second = tmp_path / "b"
     shutil.copytree(first, second)
     execute_judge(first, config=config(), backend=judge(LENIENT))
@@ -230,12 +230,7 @@ def test_a_jury_member_served_from_the_cache_is_rechecked_too(
         return JudgeConfig(JudgeEndpoint(sim.base_url), model, **extra)  # type: ignore[arg-type]
 
     first = tmp_path / "a"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
-        out=first,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=first)
     second, third = tmp_path / "b", tmp_path / "c"
     shutil.copytree(first, second)
     shutil.copytree(first, third)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_on_sim
 from touchstone.errors import InputError
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run, load_run
@@ -13,13 +14,7 @@ from touchstone.store import MANIFEST, RunDir
 
 def first_run(sim: SimServer, pack: Path, out: Path) -> None:
     """sim-gut and sim-schwach, variant none, one repeat: 6 cells."""
-    execute_run(
-        pack_path=pack,
-        models=["sim-gut", "sim-schwach"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=pack, models=["sim-gut", "sim-schwach"], variants=["none"], out=out)
 
 
 def manifest(out: Path) -> dict:
@@ -36,17 +31,11 @@ def test_same_settings_resume_and_a_subset_resumes_those(
     out = tmp_path / "run"
     first_run(sim, tiny_pack_path, out)
     before = manifest(out)
-    again = execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
+    again = run_on_sim(
+        sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], variants=["none"], out=out
     )
     assert (again.summary.recorded, again.summary.already_done) == (0, 6)
-    subset = execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut"], out=out, base_url=sim.base_url
-    )
+    subset = run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=out)
     # No --variant, no --repeats on an existing run: the run's own, not all of the pack's.
     assert (subset.summary.recorded, subset.summary.already_done) == (0, 3)
     after = manifest(out)
@@ -86,14 +75,14 @@ def test_conflicting_settings_are_refused_naming_the_difference(
 
 def test_a_new_run_takes_any_settings(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-gut"],
         variants=["none"],
         repeats=2,
         max_tokens=500,
         out=out,
-        base_url=sim.base_url,
     )
     assert outcome.summary.recorded == 6 and outcome.open_in_run == {}
     assert (manifest(out)["repeats"], manifest(out)["max_tokens"]) == (2, 500)
@@ -105,13 +94,13 @@ def test_extending_repeats_opens_the_new_cells_of_every_model(
     out = tmp_path / "run"
     first_run(sim, tiny_pack_path, out)
     # Only sim-schwach is asked now; sim-gut's second repeat is open all the same.
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-schwach"],
         variants=["none"],
         repeats=2,
         out=out,
-        base_url=sim.base_url,
         extend=True,
     )
     assert outcome.summary.recorded == 3 and outcome.summary.complete
@@ -129,12 +118,12 @@ def test_extending_by_a_variant_and_a_model_opens_their_rows(
 ) -> None:
     out = tmp_path / "run"
     first_run(sim, tiny_pack_path, out)
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-mittel"],
         variants=["knapp"],
         out=out,
-        base_url=sim.base_url,
         extend=True,
     )
     assert manifest(out)["models"] == ["sim-gut", "sim-schwach", "sim-mittel"]
@@ -170,24 +159,14 @@ def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
     the right name is a new model (--extend, as the advice says); a run nobody answered yet
     has no endpoint to differ from."""
     out = tmp_path / "run"
-    typo = execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-gutt"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
+    typo = run_on_sim(
+        sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-gutt"], variants=["none"], out=out
     )
     assert manifest(out)["models"] == ["sim-gut"]
     assert "--model und --extend setzt" in typo.unfinished()
     with pytest.raises(InputError, match="Modelle: neu sim-mittel"):
-        execute_run(pack_path=tiny_pack_path, models=["sim-mittel"], out=out, base_url=sim.base_url)
-    fixed = execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-mittel"],
-        out=out,
-        base_url=sim.base_url,
-        extend=True,
-    )
+        run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-mittel"], out=out)
+    fixed = run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-mittel"], out=out, extend=True)
     assert fixed.summary.recorded == 3 and manifest(out)["models"] == ["sim-gut", "sim-mittel"]
 
     dead = tmp_path / "tot"
@@ -200,12 +179,8 @@ def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
         call_timeout_s=1,
     )
     assert manifest(dead)["models"] == []
-    right = execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=dead,
-        base_url=sim.base_url,
+    right = run_on_sim(
+        sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], out=dead
     )
     assert right.summary.recorded == 3
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import judge_config
+from tests.conftest import run_on_sim
 from touchstone.cli import ui
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventLog, fan_out, read_events
@@ -16,7 +17,7 @@ from touchstone.gui.job_state import final_state, job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_judge_check, execute_run, load_run
+from touchstone.stages import execute_judge, execute_judge_check, load_run
 from touchstone.store import RunDir
 
 
@@ -160,12 +161,12 @@ def test_answer_calls_in_flight_show_in_the_events(
     # The run stage too: a model that never answers is seen running toward its deadline.
     path = tmp_path / "events.jsonl"
     log = EventLog(path)
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-hang"],
         variants=["none"],
         out=tmp_path / "run",
-        base_url=sim.base_url,
         call_timeout_s=1,
         concurrency=3,
         on_event=log,

@@ -4,23 +4,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, timeout_error
+from tests.conftest import FakeJudge, run_on_sim, timeout_error
 from touchstone.judge import JudgeAborted, JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages import execute_judge
 from touchstone.store import RunDir
 
 
 @pytest.fixture
 def run_dir(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     out = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], out=out)
     return out
 
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_on_sim
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
@@ -19,11 +20,11 @@ def test_run_records_every_cell_and_resumes_without_duplicates(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    first = execute_run(
+    first = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-gut", "sim-denker"],
         out=out,
-        base_url=sim.base_url,
         api_key="geheimer-schluessel",
         repeats=2,
     )
@@ -45,12 +46,8 @@ def test_run_records_every_cell_and_resumes_without_duplicates(
     assert "geheimer-schluessel" not in (out / "run.json").read_text(encoding="utf-8")
 
     calls_before = sum(sim.calls.values())
-    again = execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-denker"],
-        out=out,
-        base_url=sim.base_url,
-        repeats=2,
+    again = run_on_sim(
+        sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-denker"], out=out, repeats=2
     )
     assert again.summary.recorded == 0 and again.summary.already_done == 24
     assert sum(sim.calls.values()) == calls_before
@@ -61,12 +58,12 @@ def test_transient_failures_are_not_persisted_and_auth_stops_the_model(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-500", "sim-401", "sim-gut"],
         variants=["none"],
         out=out,
-        base_url=sim.base_url,
     )
     summary = outcome.summary
     assert not summary.complete and summary.left == 6
@@ -82,12 +79,12 @@ def test_overrunning_model_is_a_recorded_failed_answer(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-think-endless"],
         variants=["none"],
         out=out,
-        base_url=sim.base_url,
         call_timeout_s=0.3,
     )
     assert outcome.summary.complete and outcome.summary.failed_recorded == 3

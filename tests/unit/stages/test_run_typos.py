@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FakeJudge
+from tests.conftest import FakeJudge, run_on_sim
 from touchstone.errors import InputError
 from touchstone.gui.job_state import job_progress
 from touchstone.sim import SimServer
@@ -93,22 +93,22 @@ def test_a_model_is_recorded_once_its_first_answer_lands(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "r"
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-401", "sim-gut", "sim-gutt"],
         variants=["none"],
         out=out,
-        base_url=sim.base_url,
     )
     assert set(outcome.summary.stopped_models) == {"sim-401", "sim-gutt"}
     assert manifest_models(out) == ["sim-gut"]
     # A failed answer (a deadline overrun) is an answer: the model is part of the run.
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-hang", "sim-gut"],
         variants=["none"],
         out=out,
-        base_url=sim.base_url,
         call_timeout_s=0.3,
         extend=True,  # a model the run does not record yet
     )

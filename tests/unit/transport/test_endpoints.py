@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import coarse
+from tests.conftest import coarse, run_on_sim
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.judge.advice import advice
 from touchstone.judge.policy import StopKind
@@ -57,12 +57,12 @@ def test_a_run_at_concurrency_16_against_a_server_taking_4_records_every_cell(
 def test_quota_stops_an_evaluated_model_too(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-quota", "sim-gut"],
         variants=["none"],
         out=tmp_path / "r",
-        base_url=sim.base_url,
     )
     assert list(outcome.summary.stopped_models) == ["sim-quota"]
     assert outcome.summary.failures == {"quota": 1}

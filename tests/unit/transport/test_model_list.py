@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_on_sim
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import CallError
 from touchstone.judge.backend import OpenAIJudgeBackend
@@ -57,16 +58,9 @@ def test_a_run_of_another_pack_is_refused_by_the_one_settings_check(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     from touchstone.errors import InputError
-    from touchstone.stages import execute_run
 
     out = tmp_path / "r"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=out,
-        base_url=sim.base_url,
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], out=out)
     other = tmp_path / "other.yaml"
     other.write_text(
         tiny_pack_path.read_text(encoding="utf-8").replace("id: tiny", "id: anders", 1), "utf-8"
@@ -74,11 +68,5 @@ def test_a_run_of_another_pack_is_refused_by_the_one_settings_check(
     before = (out / "run.json").read_bytes()
     for extend in (False, True):
         with pytest.raises(InputError, match="Paket: gespeichert „tiny“, verlangt „anders“"):
-            execute_run(
-                pack_path=other,
-                models=["sim-gut"],
-                out=out,
-                base_url=sim.base_url,
-                extend=extend,
-            )
+            run_on_sim(sim, pack_path=other, models=["sim-gut"], out=out, extend=extend)
     assert (out / "run.json").read_bytes() == before

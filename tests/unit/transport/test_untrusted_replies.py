@@ -14,13 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import coarse
+from tests.conftest import coarse, run_on_sim
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
 from touchstone.judge import OpenAIJudgeBackend
 from touchstone.judge.config import load_judge_config
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 from touchstone.store import RunDir
 
 HUGE = ["sim-bomb", "sim-flood", "sim-longline"]
@@ -96,12 +95,12 @@ def test_an_answer_beyond_the_cap_is_a_failed_answer_too_large(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "r"
-    outcome = execute_run(
+    outcome = run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-longline", "sim-gut"],
         variants=["none"],
         out=out,
-        base_url=sim.base_url,
         max_reply_mb=0.0625,
         call_timeout_s=10,
     )
