@@ -50,17 +50,19 @@ def test_cache_stats_and_clear_older_than(
     assert_clean_failure(result, 2)
 
 
-def test_prose_judge_stops_after_twenty_calls_with_a_message_that_says_so(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
+@pytest.fixture
+def thrice(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
+    """72 answered cells in ``tmp_path/run``: 4 models x 3 prompts x 2 variants x 3 repeats."""
     run = tmp_path / "run"
-    run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
-        repeats=3,
-        out=run,
-    )
+    models = ["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"]
+    run_on_sim(sim, pack_path=tiny_pack_path, models=models, repeats=3, out=run)
+    return run
+
+
+def test_prose_judge_stops_after_twenty_calls_with_a_message_that_says_so(
+    sim: SimServer, thrice: Path, tmp_path: Path
+) -> None:
+    run = thrice
     before = sim.calls.get("sim-garbage", 0)
     result = run_cli(
         "judge",
@@ -100,16 +102,9 @@ def test_rejudge_all_with_a_prose_judge_keeps_every_good_verdict(
 
 
 def test_an_aborted_rejudge_keeps_every_verdict_and_says_none_is_open(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    sim: SimServer, thrice: Path, tmp_path: Path
 ) -> None:
-    run = tmp_path / "run"
-    run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
-        repeats=3,
-        out=run,
-    )
+    run = thrice
     good = judge_config(tmp_path / "good.yaml", sim, "sim-judge")
     assert run_cli("judge", str(run), "--config", str(good), cwd=tmp_path).returncode == 0
     cells = len(RunDir(run).load_verdicts())

@@ -98,6 +98,15 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):  # type: 
     raise AssertionError(f"condition not met within {timeout} s")
 
 
+def job_state(client: TestClient, job: str) -> dict[str, Any]:
+    return client.get(f"/api/jobs/{job}").json()  # type: ignore[no-any-return]
+
+
+def finished(client: TestClient, job: str) -> dict[str, Any]:
+    """The job's state once it no longer runs."""
+    return wait_for(lambda: (s := job_state(client, job))["state"] != "running" and s)  # type: ignore[no-any-return]
+
+
 @contextmanager
 def gui_process(workdir: Path) -> Iterator[str]:
     """``python -m touchstone gui --port 0`` in ``workdir``; yields its base URL."""

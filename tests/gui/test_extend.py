@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ORIGIN, gui_client, job_manager, make_workspace, wait_for
+from tests.gui.gui_support import (
+    ORIGIN,
+    finished,
+    gui_client,
+    job_manager,
+    make_workspace,
+)
 from tests.unit.stages.test_extend import manifest
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
@@ -48,9 +54,7 @@ def test_gui_refuses_a_conflicting_run_with_409_and_extends_when_ticked(
     started = client.post("/api/runs", json={**body, "extend": True}, headers=ORIGIN)
     assert started.status_code == 202
     job = started.json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    state = finished(client, job)
     assert state["state"] == "done", state
     assert manifest(run)["repeats"] == 2
     assert len(RunDir(run).load_responses()) == 12
@@ -69,9 +73,7 @@ def test_gui_resumes_a_run_with_its_answer_cap(
     response = client.post("/api/runs", json=body, headers=ORIGIN)
     assert response.status_code == 202, response.text
     job = response.json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    state = finished(client, job)
     assert state["state"] == "done", state
     assert manifest(out)["max_tokens"] == 64
 

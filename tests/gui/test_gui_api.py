@@ -11,8 +11,10 @@ from fastapi.testclient import TestClient
 from tests.gui.gui_support import (
     ORIGIN,
     PORT,
+    finished,
     gui_client,
     job_manager,
+    job_state,
     offline_env,
     wait_for,
 )
@@ -28,14 +30,6 @@ def client(workspace: Path) -> Iterator[TestClient]:
     jobs = job_manager(workspace, offline_env(workspace, OPENAI_API_KEY=SECRET))
     with gui_client(workspace, jobs=jobs) as test_client:
         yield test_client
-
-
-def job_state(client: TestClient, job: str) -> dict:
-    return client.get(f"/api/jobs/{job}").json()
-
-
-def finished(client: TestClient, job: str):  # type: ignore[no-untyped-def]
-    return wait_for(lambda: (s := job_state(client, job))["state"] != "running" and s)
 
 
 def test_lists_runs_and_shows_scorecard(client: TestClient) -> None:
@@ -290,9 +284,7 @@ def test_a_job_still_running_after_a_gui_restart_can_be_cancelled(
     with TestClient(restarted, base_url=f"http://127.0.0.1:{PORT}") as again:
         assert again.get(f"/api/jobs/{job}").json()["state"] == "running"
         assert again.post(f"/api/jobs/{job}/cancel", headers=ORIGIN).json() == {"cancelled": True}
-        state = wait_for(
-            lambda: (s := again.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-        )
+        state = finished(again, job)
     assert (state["state"], state["exit_code"]) == ("cancelled", 143)
 
 

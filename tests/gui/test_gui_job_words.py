@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ORIGIN, wait_for
+from tests.gui.gui_support import ORIGIN, finished, wait_for
 from touchstone.gui.job_notice import for_browser
 from touchstone.gui.job_state import job_progress
 from touchstone.sim import SimServer
@@ -25,9 +25,7 @@ def ended(client: TestClient, url: str, body: dict[str, Any]) -> dict[str, Any]:
     response = client.post(url, json=body, headers=ORIGIN)
     assert response.status_code == 202, response.text
     job = response.json()["job"]
-    state: dict[str, Any] = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    state: dict[str, Any] = finished(client, job)
     assert not CLI_WORDS.search(state["notice"]), state["notice"]
     # The CLI's own words stay, behind "Details".
     assert state["message"] and state["message"] in state["details"]
@@ -67,9 +65,7 @@ def test_a_misspelt_run_model_says_meinten_sie_and_offers_the_fix(
     # Corrected and finished: the old advice is gone from the run page (it has no field
     # „Modelle“); the old job stays, muted, with its state.
     job = client.post("/api/runs", json=run_body(sim), headers=ORIGIN).json()["job"]
-    done = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    done = finished(client, job)
     assert done["state"] == "done", done
     page = client.get("/runs/neu").text
     assert "Korrigieren Sie" not in page  # the CLI's log stays behind a click
@@ -211,9 +207,7 @@ def test_a_cancelled_judge_is_abgebrochen_not_sigterm(client: TestClient) -> Non
     job = response.json()["job"]
     wait_for(lambda: client.get(f"/api/jobs/{job}").json()["progress"]["stage"] == "judge")
     assert client.post(f"/api/jobs/{job}/cancel", headers=ORIGIN).status_code == 200
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    state = finished(client, job)
     assert state["state"] == "cancelled"
     assert state["notice"].startswith("Abgebrochen: alles bisher Gespeicherte bleibt erhalten.")
     assert "„Fortsetzen“ bewertet die offenen Zellen" in state["notice"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ORIGIN, wait_for
+from tests.gui.gui_support import ORIGIN, finished
 from touchstone.gui.job_notice import for_browser
 from touchstone.gui.job_state import job_progress
 from touchstone.sim import SimServer
@@ -190,9 +190,7 @@ def test_a_finished_run_job_points_to_the_run_and_the_judge() -> None:
 def test_the_api_gives_the_gui_wording_and_the_log_behind_details(client: TestClient) -> None:
     body = {"config": "judge-runaway.yaml"}
     job = client.post("/api/runs/tiny/judge", json=body, headers=ORIGIN).json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    state = finished(client, job)
     assert state["state"] == "failed"
     assert "Judge abgebrochen" in state["notice"] and not CLI_WORDS.search(state["notice"])
     assert "other_model" in state["actions"]

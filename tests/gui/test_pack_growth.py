@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ORIGIN, wait_for
+from tests.gui.gui_support import ORIGIN, finished
 from touchstone.sim import SimServer
 from touchstone.store import RunDir
 
@@ -37,9 +37,7 @@ def test_gui_names_the_new_prompts_and_extends_when_ticked(
     started = client.post("/api/runs", json={**body, "extend": True}, headers=ORIGIN)
     assert started.status_code == 202, started.text
     job = started.json()["job"]
-    state = wait_for(
-        lambda: (s := client.get(f"/api/jobs/{job}").json())["state"] != "running" and s
-    )
+    state = finished(client, job)
     assert state["state"] == "done", state
     answered = RunDir(tmp_path / "runs" / "tiny").load_responses()
     assert sorted(r.model for r in answered if r.prompt_id == "S2") == ["sim-gut", "sim-schwach"]
