@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -85,6 +86,15 @@ def run_on_sim(sim: SimServer, **options: Any) -> RunOutcome:
     from touchstone.stages import execute_run
 
     return execute_run(base_url=sim.base_url, **options)
+
+
+def copied_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """One answered run and its copy in ``tmp_path/a`` and ``tmp_path/b``: 6 answers of sim-gut."""
+    first = tmp_path / "a"
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
+    second = tmp_path / "b"
+    shutil.copytree(first, second)
+    return first, second
 
 
 @pytest.fixture

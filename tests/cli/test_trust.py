@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_clean_failure, judge_config
-from tests.conftest import TINY_PACK, run_cli, run_on_sim
-from tests.unit.judge.test_trust import copied_runs
+from tests.conftest import TINY_PACK, copied_runs, run_cli, run_on_sim
 from touchstone.judge import (
     JudgeConfig,
     JudgeEndpoint,

@@ -88,6 +88,19 @@ def gui_client(
     return TestClient(app, base_url=f"http://127.0.0.1:{PORT}")
 
 
+def workspace_run(base_url: str, **settings: object) -> dict[str, object]:
+    """The request body of the workspace's own run ``tiny`` (``make_workspace``), with
+    ``settings`` beyond it."""
+    return {
+        "name": "tiny",
+        "pack": "packs/tiny.yaml",
+        "base_url": base_url,
+        "models": ["sim-gut", "sim-schwach"],
+        "variants": ["none"],
+        **settings,
+    }
+
+
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -107,12 +120,13 @@ def finished(client: TestClient, job: str) -> dict[str, Any]:
     return wait_for(lambda: (s := job_state(client, job))["state"] != "running" and s)  # type: ignore[no-any-return]
 
 
-@contextmanager
-def gui_process(workdir: Path) -> Iterator[str]:
-    """``python -m touchstone gui --port 0`` in ``workdir``; yields its base URL."""
+def start_gui(workdir: Path, *, api_key: str | None = GUI_API_KEY) -> subprocess.Popen[str]:
+    """``python -m touchstone gui --port 0`` in ``workdir``, its output on a pipe; of the
+    caller's ``OPENAI_`` variables it sees none, only ``OPENAI_API_KEY=api_key`` if given."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env["OPENAI_API_KEY"] = GUI_API_KEY
-    proc = subprocess.Popen(
+    if api_key is not None:
+        env["OPENAI_API_KEY"] = api_key
+    return subprocess.Popen(
         [sys.executable, "-m", "touchstone", "gui", "--port", "0", "--no-browser"],
         cwd=workdir,
         stdout=subprocess.PIPE,
@@ -120,6 +134,12 @@ def gui_process(workdir: Path) -> Iterator[str]:
         text=True,
         env=env,
     )
+
+
+@contextmanager
+def gui_process(workdir: Path) -> Iterator[str]:
+    """``python -m touchstone gui --port 0`` in ``workdir``; yields its base URL."""
+    proc = start_gui(workdir)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

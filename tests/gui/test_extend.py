@@ -15,6 +15,7 @@ from tests.gui.gui_support import (
     gui_client,
     job_manager,
     make_workspace,
+    workspace_run,
 )
 from tests.unit.stages.test_extend import manifest
 from touchstone.sim import SimServer
@@ -34,14 +35,7 @@ def test_gui_refuses_a_conflicting_run_with_409_and_extends_when_ticked(
     client: TestClient, sim: SimServer, tmp_path: Path
 ) -> None:
     # The workspace's run "tiny": sim-gut and sim-schwach, variant none, one repeat.
-    body = {
-        "name": "tiny",
-        "pack": "packs/tiny.yaml",
-        "base_url": sim.base_url,
-        "models": ["sim-gut", "sim-schwach"],
-        "variants": ["none"],
-        "repeats": 2,
-    }
+    body = workspace_run(sim.base_url, repeats=2)
     refused = client.post("/api/runs", json=body, headers=ORIGIN)
     assert refused.status_code == 409
     detail = refused.json()["detail"]

@@ -4,11 +4,9 @@ that would crash a job start, and an overview that does not re-read every pack."
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -18,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import coarse
-from tests.gui.gui_support import ORIGIN, gui_client
+from tests.gui.gui_support import ORIGIN, gui_client, start_gui
 from tests.unit.store.fifo_support import make_fifo, needs_fifo, release, within
 from touchstone.gui.jobs import JobManager
 from touchstone.store import MANIFEST, RESPONSES
@@ -73,15 +71,7 @@ def test_a_fifo_among_the_job_files_is_a_message_not_a_hang(
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_a_gui_asked_to_stop_stops_with_a_fifo_run(workspace: Path, stop: signal.Signals) -> None:
     fifo = make_fifo(workspace / "runs" / "tiny" / RESPONSES)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "touchstone", "gui", "--port", "0", "--no-browser"],
-        cwd=workspace,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-    )
+    proc = start_gui(workspace, api_key=None)
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().split()[1]

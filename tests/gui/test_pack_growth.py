@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ORIGIN, finished
+from tests.gui.gui_support import ORIGIN, finished, workspace_run
 from touchstone.sim import SimServer
 from touchstone.store import RunDir
 
@@ -24,13 +24,7 @@ def test_gui_names_the_new_prompts_and_extends_when_ticked(
         "        expectations: [keine Auskunft ohne Berechtigung]\n"
     )
     pack.write_text(grown, encoding="utf-8")
-    body = {
-        "name": "tiny",
-        "pack": "packs/tiny.yaml",
-        "base_url": sim.base_url,
-        "models": ["sim-gut", "sim-schwach"],
-        "variants": ["none"],
-    }
+    body = workspace_run(sim.base_url)
     refused = client.post("/api/runs", json=body, headers=ORIGIN)
     assert refused.status_code == 409
     assert "neu: 1 Prompt (S2)" in refused.json()["detail"]

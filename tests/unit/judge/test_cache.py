@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, make_response, run_on_sim, timeout_error
+from tests.conftest import FakeJudge, copied_runs, make_response, timeout_error
 from touchstone.cli import ui
 from touchstone.errors import InputError
 from touchstone.gui.job_state import final_state
@@ -60,11 +60,7 @@ def test_different_variant_or_answer_or_judge_is_a_miss(tiny_pack: Pack) -> None
 
 @pytest.fixture
 def two_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
-    first = tmp_path / "a"
-    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
-    second = tmp_path / "b"
-    shutil.copytree(first, second)
-    return first, second
+    return copied_runs(sim, tiny_pack_path, tmp_path)
 
 
 def config(sim: SimServer) -> JudgeConfig:

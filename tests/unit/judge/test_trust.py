@@ -1,7 +1,6 @@
 """Verdicts you can trust (DESIGN §11): each test is one defect of issue 11, numbered as there."""
 
 import json
-import shutil
 import sqlite3
 import threading
 import time
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import TINY_PACK, FakeJudge, make_response, run_on_sim
+from tests.conftest import TINY_PACK, FakeJudge, copied_runs, make_response, run_on_sim
 from touchstone.judge import (
     JudgeCallError,
     JudgeConfig,
@@ -33,15 +32,6 @@ from touchstone.store import RESPONSES, RunDir
 
 SCALE = Scale(min=0, max=5)
 GOOD = '{"score": 4, "red_flag": false, "rationale": "gut"}'
-
-
-def copied_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
-    """One answered run and its copy (the fixture ``two_runs``, here and in the CLI tier)."""
-    first = tmp_path / "a"
-    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
-    second = tmp_path / "b"
-    shutil.copytree(first, second)
-    return first, second
 
 
 @pytest.fixture

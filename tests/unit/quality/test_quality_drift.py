@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge, run_on_sim, timeout_error
+from tests.conftest import FakeJudge, copied_runs, run_on_sim, timeout_error
 from touchstone.errors import JudgeAborted
 from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.pack import Pack
@@ -35,10 +35,7 @@ def judge(reply: str, script: list[str | Exception] | None = None) -> FakeJudge:
 @pytest.fixture
 def two_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
     """The same 6 answers in two run dirs; the first judged by a lenient judge (cached)."""
-    first = tmp_path / "a"
-    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
-    second = tmp_path / "b"
-    shutil.copytree(first, second)
+    first, second = copied_runs(sim, tiny_pack_path, tmp_path)
     execute_judge(first, config=config(), backend=judge(LENIENT))
     return first, second
 
