@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import FakeJudge, run_cli
+from tests.conftest import FakeJudge
 from tests.gui.gui_support import gui_client
 from touchstone.engine import run_blocking
 from touchstone.judge import JudgeConfig, JudgeEndpoint, OpenAIJudgeBackend
@@ -98,13 +99,22 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, "text/event-stream", events.encode())
 
 
-@pytest.fixture
-def hostile() -> Iterator[_Server]:
+@contextmanager
+def serving() -> Iterator[_Server]:
+    """The scripted server on a free loopback port, for the test's duration."""
     server = _Server(("127.0.0.1", 0), _Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def hostile() -> Iterator[_Server]:
+    with serving() as server:
+        yield server
 
 
 def base_url(server: _Server) -> str:
@@ -168,34 +178,6 @@ def test_plausible_usage_from_a_server_is_kept(hostile: _Server, stream: bool) -
     )
 
 
-@pytest.mark.parametrize("value", [10**400, -24390], ids=["huge", "negative"])
-def test_run_judge_and_report_survive_impossible_usage(
-    hostile: _Server, tiny_pack_path: Path, tmp_path: Path, value: int
-) -> None:
-    """Before: 10**400 was stored, then judge and report died of an OverflowError; a negative
-    count became "-24390 Tok/s" in the scorecard."""
-    hostile.usage = usage_of(value)
-    out = tmp_path / "runs" / "tiny"
-    execute_run(pack_path=tiny_pack_path, models=["m"], out=out, base_url=base_url(hostile))
-    responses = RunDir(out).load_responses()
-    assert responses and all(r.ok for r in responses)
-    assert {(r.prompt_tokens, r.completion_tokens) for r in responses} == {(None, None)}
-    config = tmp_path / "judge.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{base_url(hostile)}'}}\nmodel: j\ncall_timeout_s: 5\n"
-        "price_per_million: {input: 2.5, output: 10}\n",
-        encoding="utf-8",
-    )
-    outcome = execute_judge(out, config=config)
-    assert outcome.health.completion_tokens == 0 and outcome.health.prompt_tokens == 0
-    assert [row.tokens_per_s for row in outcome.card.rows] == [None, None]  # two variants
-    assert all(v.judge_completion_tokens is None for v in RunDir(out).load_verdicts())
-    result = run_cli("report", str(out), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
-    assert "Tok/s" not in result.stdout
-
-
 # -- a shared run dir that holds them already ------------------------------------------------
 
 
@@ -208,8 +190,7 @@ def rewrite(path: Path, change: Any) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
-@pytest.fixture
-def tampered_run(answered_run: Path) -> Path:
+def tamper(answered_run: Path) -> Path:
     """sim-gut's answers carry impossible counts, as an older touchstone stored them;
     sim-schwach's are plausible. Verdicts carry impossible judge counts."""
     execute_judge(answered_run, config=UNUSED, backend=FakeJudge())
@@ -227,6 +208,11 @@ def tampered_run(answered_run: Path) -> Path:
     rewrite(answered_run / RESPONSES, answers)
     rewrite(answered_run / JUDGEMENTS, verdicts)
     return answered_run
+
+
+@pytest.fixture
+def tampered_run(answered_run: Path) -> Path:
+    return tamper(answered_run)
 
 
 def test_impossible_counts_in_a_run_dir_are_unknown_with_one_warning(tampered_run: Path) -> None:
@@ -263,16 +249,6 @@ def test_a_bad_field_beside_an_impossible_count_is_still_bad_input(answered_run:
     rewrite(answered_run / RESPONSES, change)
     with pytest.raises(InputError, match=r"Zeile 2: .*'reasoning'"):
         RunDir(answered_run).load_responses()
-
-
-def test_report_of_a_run_dir_with_impossible_counts(tampered_run: Path, tmp_path: Path) -> None:
-    result = run_cli("report", str(tampered_run), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
-    assert "unbekannt" in result.stderr
-    rows = {r["model"]: r for r in json.loads((tampered_run / SCORECARD_JSON).read_text())["rows"]}
-    assert rows["sim-gut"]["tokens_per_s"] is None
-    assert rows["sim-schwach"]["tokens_per_s"] > 0
 
 
 def test_the_gui_lists_a_run_dir_with_impossible_counts(tampered_run: Path) -> None:
@@ -411,11 +387,3 @@ def test_deep_json_in_run_dir_files_is_bad_input_or_ignored(
     (answered_run / MANIFEST).write_text('{"name": ' + deep + "}", encoding="utf-8")
     with pytest.raises(InputError, match=r"run\.json"):
         RunDir(answered_run).read_manifest()
-
-
-def test_a_deep_manifest_is_exit_2(answered_run: Path, tmp_path: Path) -> None:
-    (answered_run / MANIFEST).write_text("[" * DEPTH + "]" * DEPTH, encoding="utf-8")
-    result = run_cli("report", str(answered_run), cwd=tmp_path)
-    assert result.returncode == 2, result.stderr
-    assert "Traceback" not in result.stderr + result.stdout
-    assert "run.json" in result.stderr and len(result.stderr) < 1500
