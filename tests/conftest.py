@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,6 +23,9 @@ from touchstone.transport.seam import ChatSeam
 
 # The library's fake in the judging role (its ``model`` is "fake-judge").
 FakeJudge = FakeChat
+
+if TYPE_CHECKING:
+    from touchstone.stages.run import RunOutcome
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -82,6 +87,22 @@ def sim() -> Iterator[SimServer]:
         yield server
 
 
+def run_on_sim(sim: SimServer, **options: Any) -> RunOutcome:
+    """``execute_run`` with the settings a test names, against the simulator."""
+    from touchstone.stages import execute_run
+
+    return execute_run(base_url=sim.base_url, **options)
+
+
+def copied_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """One answered run and its copy in ``tmp_path/a`` and ``tmp_path/b``: 6 answers of sim-gut."""
+    first = tmp_path / "a"
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=first)
+    second = tmp_path / "b"
+    shutil.copytree(first, second)
+    return first, second
+
+
 @pytest.fixture
 def tiny_pack_path(tmp_path: Path) -> Path:
     path = tmp_path / "tiny.yaml"
@@ -92,26 +113,20 @@ def tiny_pack_path(tmp_path: Path) -> Path:
 @pytest.fixture
 def answered_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     """12 answered cells: 3 prompts x 2 variants x 2 models (sim-gut, sim-schwach)."""
-    from touchstone.stages import execute_run
-
     out = tmp_path / "runs" / "tiny"
-    execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=out, base_url=sim.base_url
-    )
+    run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], out=out)
     return out
 
 
 @pytest.fixture
 def four_model_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     """24 answered cells with distinct answers: 3 prompts x 2 variants x 4 models."""
-    from touchstone.stages import execute_run
-
     out = tmp_path / "runs" / "tiny"
-    execute_run(
+    run_on_sim(
+        sim,
         pack_path=tiny_pack_path,
         models=["sim-gut", "sim-mittel", "sim-schwach", "sim-denker"],
         out=out,
-        base_url=sim.base_url,
     )
     return out
 
@@ -185,6 +200,16 @@ def stage_seconds(events: Path) -> float:
     start = next(e["ts"] for e in stamps if e["event"] == "start")
     end = stamps[-1]["ts"]
     return (dt.datetime.fromisoformat(end) - dt.datetime.fromisoformat(start)).total_seconds()
+
+
+def run_args(
+    pack: Path, base_url: str, out: Path, *models: str, variants: Sequence[str] = ()
+) -> list[str]:
+    """``touchstone run``'s arguments for ``run_cli``: the pack, each model and variant, the
+    endpoint, the run dir."""
+    chosen = [arg for model in models for arg in ("--model", model)]
+    chosen += [arg for variant in variants for arg in ("--variant", variant)]
+    return ["run", "--pack", str(pack), *chosen, "--base-url", base_url, "--out", str(out)]
 
 
 def run_cli(

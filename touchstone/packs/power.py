@@ -11,8 +11,8 @@ where V is the variance of one prompt's paired difference (row a's mean on the p
 row b's). V has two parts: how much the two models' gap changes from prompt to prompt (P),
 which no repeat removes, and the noise of one answer and its verdict (R, for the difference
 of two single cells), which k repeats divide: V(k) = P + R / k. The t + t form is the usual
-approximation of the non-central t (``stats/power.py``); ``tests/test_power.py`` checks its power
-by simulation.
+approximation of the non-central t (``stats/power.py``); ``tests/unit/stats/test_power.py``
+checks its power by simulation.
 
 Where V comes from:
 

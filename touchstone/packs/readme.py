@@ -4,7 +4,7 @@
 
 rewrites the block between ``<!-- power-table -->`` and ``<!-- /power-table -->`` in place
 (README is English: decimal points there, not the terminal's German commas).
-``tests/test_pack_check.py`` fails when the README's table is not the pack's.
+``tests/unit/packs/test_pack_check.py`` fails when the README's table is not the pack's.
 """
 
 from __future__ import annotations

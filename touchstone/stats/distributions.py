@@ -1,7 +1,7 @@
 """The few quantiles the intervals need (``stats``), in pure Python: Student's t by bisection
 on its CDF (the regularized incomplete beta function, a continued fraction as in Numerical
 Recipes) and chi-squared by Wilson-Hilferty. Checked against printed tables in
-``tests/test_stats.py``.
+``tests/unit/stats/test_stats.py``.
 """
 
 from __future__ import annotations

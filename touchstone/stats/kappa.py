@@ -1,7 +1,8 @@
 """Quadratic-weighted Cohen's kappa (the one kappa of touchstone: re-judged cells, the spot
 check, a jury's pairs): 1 = full agreement, 0 = what chance gives, below 0 = systematic
 disagreement; undefined when both raters give one and the same score throughout. Checked
-against the definition over the full confusion matrix in ``tests/test_agreement.py``."""
+against the definition over the full confusion matrix in
+``tests/unit/quality/test_agreement.py``."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ For a paired t test over n prompts at two-sided ``level`` and ``power``,
     difference = (t(1 - (1 - level) / 2, n - 1) + t(power, n - 1)) * sqrt(V / n)
 
 with V the variance of one prompt's paired difference: the usual approximation of the
-non-central t (``tests/test_power.py`` checks its power by simulation). ``packs/power.py``
-says where V comes from (a pack's assumed spread, a run's measured one).
+non-central t (``tests/unit/stats/test_power.py`` checks its power by simulation).
+``packs/power.py`` says where V comes from (a pack's assumed spread, a run's measured one).
 """
 
 from __future__ import annotations

@@ -1,0 +1,73 @@
+"""touchstone starts on Linux, macOS and Windows, and declares every package it imports."""
+
+import ast
+import importlib.metadata
+import sys
+import tomllib
+
+from tests.conftest import REPO
+
+# Modules that exist on POSIX only: an import of one at module level breaks Windows.
+POSIX_ONLY = ("fcntl", "resource", "termios", "pwd", "grp", "tty", "pty", "syslog", "crypt")
+
+
+def _module_level_imports(tree: ast.Module) -> set[str]:
+    """Top-level module names imported when the module loads (not inside functions)."""
+    names = set()
+    for node in tree.body:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
+                break
+            if isinstance(inner, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in inner.names)
+            elif isinstance(inner, ast.ImportFrom) and inner.level == 0 and inner.module:
+                names.add(inner.module.split(".")[0])
+    return names
+
+
+def test_no_posix_only_module_is_imported_at_module_level() -> None:
+    offenders = {}
+    for path in sorted((REPO / "touchstone").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = _module_level_imports(tree) & set(POSIX_ONLY)
+        if found:
+            offenders[str(path.relative_to(REPO))] = sorted(found)
+    assert not offenders, offenders
+
+
+def _imported_top_level_names() -> set[str]:
+    names = set()
+    for path in (REPO / "touchstone").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_imported_package_is_a_declared_dependency() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {
+        requirement.split(">")[0].split("=")[0].split("[")[0].strip().lower()
+        for requirement in project["dependencies"]
+    }
+    distributions = importlib.metadata.packages_distributions()
+    third_party = {
+        name
+        for name in _imported_top_level_names()
+        if name not in sys.stdlib_module_names and name != "touchstone"
+    }
+    undeclared = {
+        name: distributions.get(name)
+        for name in third_party
+        if not {d.lower() for d in distributions.get(name, [name])} & declared
+    }
+    assert not undeclared, undeclared
+
+
+def test_every_uv_install_is_byte_compiled() -> None:
+    # With PYTHONDONTWRITEBYTECODE set (as on many CI machines) an install that is not compiled
+    # makes every CLI start compile the openai SDK from source again.
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert pyproject["tool"]["uv"]["compile-bytecode"] is True
