@@ -1,10 +1,10 @@
-"""The power table of a pack for README.md ("Writing a pack"), from the code that computes it.
+"""The power table of a pack for the manual's page on packs, from the code that computes it.
 
-    uv run python -m touchstone.packs.readme packs/buero.yaml README.md
+    uv run python -m touchstone.packs.readme packs/buero.yaml docs/packs.md
 
-rewrites the block between ``<!-- power-table -->`` and ``<!-- /power-table -->`` in place
-(README is English: decimal points there, not the terminal's German commas).
-``tests/unit/packs/test_pack_check.py`` fails when the README's table is not the pack's.
+rewrites the block between ``<!-- power-table -->`` and ``<!-- /power-table -->`` in place, in
+the German of the page it stands in (decimal commas, as the terminal prints them).
+``tests/unit/packs/test_pack_check.py`` fails when the page's table is not the pack's.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 import sys
 from pathlib import Path
 
+from touchstone import german
 from touchstone.pack import load_pack
 from touchstone.packs.power import ASSUMED_REPEAT_SHARE, ASSUMED_SD_SHARE, about
 from touchstone.packs.power_table import power
@@ -28,35 +29,37 @@ def power_table(pack_path: Path) -> str:
     span = pack.scale.max - pack.scale.min
     lines = [
         START,
-        f"`{pack.id}`: {result.prompts} prompts, scale {pack.scale.min}..{pack.scale.max}, "
-        f"assumed spread (SD of a paired per-prompt difference {ASSUMED_SD_SHARE * span:.2f} "
-        f"points, {ASSUMED_REPEAT_SHARE:.0%} of its variance from repeats):",
+        f"`{pack.id}`: {result.prompts} Prompts, Skala {pack.scale.min}–{pack.scale.max}, "
+        "angenommene Streuung (Standardabweichung des Unterschieds je Prompt "
+        f"{german.number(ASSUMED_SD_SHARE * span)} Punkte, "
+        f"{german.percent(ASSUMED_REPEAT_SHARE)} ihrer Varianz aus Wiederholungen):",
         "",
-        f"| repeats | smallest difference told apart | prompts needed for {result.target:.1f} |",
+        "| Wiederholungen | kleinster trennbarer Unterschied "
+        f"| Prompts für {german.number(result.target, 1)} Punkte |",
         "| ---: | ---: | ---: |",
     ]
     for row in result.rows:
-        difference = "–" if row.difference is None else f"{row.difference:.2f}"
-        needed = "–" if row.needed is None else f"about {about(row.needed)}"
+        difference = german.DASH if row.difference is None else german.number(row.difference)
+        needed = german.DASH if row.needed is None else f"etwa {german.count(about(row.needed))}"
         lines.append(f"| {row.repeats} | {difference} | {needed} |")
     lines.append(END)
     return "\n".join(lines)
 
 
-def refresh(pack_path: Path, readme: Path) -> bool:
-    """Rewrite the table in ``readme``; whether it changed."""
-    text = readme.read_text(encoding="utf-8")
+def refresh(pack_path: Path, page: Path) -> bool:
+    """Rewrite the table in ``page``; whether it changed."""
+    text = page.read_text(encoding="utf-8")
     if not _BLOCK.search(text):
-        raise SystemExit(f"{readme}: no {START} … {END} block")
+        raise SystemExit(f"{page}: no {START} … {END} block")
     new = _BLOCK.sub(lambda _: power_table(pack_path), text, count=1)
     if new != text:
-        readme.write_text(new, encoding="utf-8")
+        page.write_text(new, encoding="utf-8")
     return new != text
 
 
-def readme_table(readme: Path) -> str | None:
-    """The table block as ``readme`` has it, or None."""
-    found = _BLOCK.search(readme.read_text(encoding="utf-8"))
+def page_table(page: Path) -> str | None:
+    """The table block as ``page`` has it, or None."""
+    found = _BLOCK.search(page.read_text(encoding="utf-8"))
     return found.group(0) if found else None
 
 

@@ -206,13 +206,13 @@ def test_a_runs_measured_spread(
     assert resolution["power"] == 0.8 and resolution["level"] == 0.95
 
 
-def test_the_readmes_power_table_is_buero_s() -> None:
-    from touchstone.packs.readme import power_table, readme_table
+def test_the_packs_pages_power_table_is_buero_s() -> None:
+    from touchstone.packs.readme import page_table, power_table
 
-    shown = readme_table(REPO / "README.md")
+    shown = page_table(REPO / "docs" / "packs.md")
     assert shown == power_table(REPO / "packs" / "buero.yaml"), (
-        "README's power table is stale: "
-        "uv run python -m touchstone.packs.readme packs/buero.yaml README.md"
+        "docs/packs.md's power table is stale: "
+        "uv run python -m touchstone.packs.readme packs/buero.yaml docs/packs.md"
     )
 
 
