@@ -36,13 +36,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import report, write_run
+from _common import BUERO, report, write_run
 
 import touchstone
 from touchstone.judge.cache import VerdictCache, default_cache_path
+from touchstone.pack import load_pack
 from touchstone.sim import SimServer
 from touchstone.store import JUDGE_STATE, JUDGEMENTS, REPORTS, RESPONSES, input_stamps
 
+CELLS = 100_000
+MODELS = 10
 CACHE_ENTRIES = 300_000
 ROUNDS = 3
 FIRST_RATIO = 3.0
@@ -75,6 +78,13 @@ def fill_cache(entries: int) -> Path:
     with sqlite3.connect(path) as db:
         db.executemany("INSERT INTO verdicts VALUES (?, ?, ?, ?, ?, ?)", rows)
     return path
+
+
+def repeats_for(cells: int) -> int:
+    """The repeats that make about ``cells`` cells of ``MODELS`` models on ``buero`` (it grows)."""
+    pack = load_pack(BUERO)
+    per_repeat = MODELS * len(pack.variants) * sum(1 for _ in pack.all_prompts())
+    return max(1, round(cells / per_repeat))
 
 
 def child(args: list[str]) -> Child:
@@ -118,7 +128,7 @@ def main() -> None:
         os.environ["TOUCHSTONE_CACHE_DIR"] = str(Path(tmp) / "cache")
         cache = fill_cache(CACHE_ENTRIES)
         run = Path(tmp) / "gross"
-        cells = write_run(run, models=10, repeats=185, judged=True)
+        cells = write_run(run, models=MODELS, repeats=repeats_for(CELLS), judged=True)
         print(f"cells: {cells}, verdict cache: {CACHE_ENTRIES} entries in {cache}")
         config = Path(tmp) / "judge.yaml"
         config.write_text(
