@@ -14,7 +14,6 @@ import sys
 from typing import Annotated
 
 import typer
-import typer.rich_utils
 from pydantic import ValidationError
 
 # Typer vendors click as ``typer._click``; its exceptions are only reachable there.
@@ -25,14 +24,6 @@ from touchstone.cli.helptext import germanize
 from touchstone.cli.packs import pack_app
 from touchstone.cli.ui import say_error, stdout
 from touchstone.engine import raise_terminated
-
-# Typer's help panels, in the language of the rest of the tool.
-typer.rich_utils.OPTIONS_PANEL_TITLE = "Optionen"
-typer.rich_utils.COMMANDS_PANEL_TITLE = "Befehle"
-typer.rich_utils.ARGUMENTS_PANEL_TITLE = "Argumente"
-typer.rich_utils.ERRORS_PANEL_TITLE = "Fehler"
-typer.rich_utils.DEFAULT_STRING = "[Standard: {}]"
-typer.rich_utils.REQUIRED_LONG_STRING = "[Pflicht]"
 
 app = typer.Typer(
     name="touchstone",

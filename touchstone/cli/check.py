@@ -13,7 +13,6 @@ from touchstone.cli.pipeline import ConfigOption, EventsOption, JudgeModelOption
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
-from touchstone.jury.check import execute_jury_check
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.quality.fitness import FitnessCard
 from touchstone.scorecard import render_fitness_card
@@ -42,6 +41,9 @@ def judge_check(
         judge_pack = check_pack(pack, run_dir)
         judge_config = load_config(config)
         if isinstance(judge_config, JuryConfig):
+            # A jury's check only for a jury: other commands start without it.
+            from touchstone.jury.check import execute_jury_check
+
             no_model_override(model)
             with ProgressView("Proben") as view:
                 fitness = execute_jury_check(

@@ -1,10 +1,12 @@
 """``--help`` entirely in German (DESIGN §22).
 
-Typer translates its panel titles through module constants (set in ``app.py``); the rest of a
-help page comes from its vendored click, in English and without a hook: the usage line
-("Usage: … [OPTIONS] COMMAND [ARGS]..."), the help option's "Show this message and exit." and
-the value types ("<int>", "<path>", "<list[str]>"). ``germanize`` replaces them on the built
-command tree, once, before it runs.
+Typer translates its panel titles through module constants of ``typer.rich_utils``, set when a
+help page is drawn: that module brings rich's markdown and syntax highlighting, which a command
+that shows no help need not load (start-up, DESIGN §10). The rest of a help page comes from
+its vendored click, in English and without a hook: the usage line ("Usage: … [OPTIONS] COMMAND
+[ARGS]..."), the help option's "Show this message and exit." and the value types ("<int>",
+"<path>", "<list[str]>"). ``germanize`` replaces them on the built command tree, once, before
+it runs.
 """
 
 from __future__ import annotations
@@ -95,6 +97,27 @@ def _germanize_usage(command: click_core.Command) -> None:
     command.format_usage = format_usage  # type: ignore[method-assign]
 
 
+def _german_panels() -> None:
+    import typer.rich_utils
+
+    typer.rich_utils.OPTIONS_PANEL_TITLE = "Optionen"
+    typer.rich_utils.COMMANDS_PANEL_TITLE = "Befehle"
+    typer.rich_utils.ARGUMENTS_PANEL_TITLE = "Argumente"
+    typer.rich_utils.ERRORS_PANEL_TITLE = "Fehler"
+    typer.rich_utils.DEFAULT_STRING = "[Standard: {}]"
+    typer.rich_utils.REQUIRED_LONG_STRING = "[Pflicht]"
+
+
+def _germanize_panels(command: click_core.Command) -> None:
+    original = command.format_help
+
+    def format_help(ctx: click_core.Context, formatter: Any) -> None:
+        _german_panels()
+        original(ctx, formatter)
+
+    command.format_help = format_help  # type: ignore[method-assign]
+
+
 def germanize(command: click_core.Command) -> click_core.Command:
     """``command`` and its subcommands with German help pages (changed in place)."""
     ctx = click_core.Context(command)
@@ -103,6 +126,7 @@ def germanize(command: click_core.Command) -> click_core.Command:
         _germanize_param(param, ctx)
     _germanize_help_option(command)
     _germanize_usage(command)
+    _germanize_panels(command)
     if isinstance(command, TyperGroup):
         command.subcommand_metavar = SUBCOMMAND_METAVAR
         for sub in command.commands.values():

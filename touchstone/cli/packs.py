@@ -12,9 +12,6 @@ from touchstone.cli.ui import handled, show_warnings, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.german import counted
 from touchstone.pack import load_pack
-from touchstone.packs.check import check
-from touchstone.packs.importer import import_pack
-from touchstone.packs.terminal import render_pack_check
 from touchstone.stages.view import load_run
 from touchstone.store import atomic_write_text
 
@@ -46,6 +43,10 @@ def pack_check(
     ] = None,
 ) -> None:
     """Prüft ein Paket und sagt, welche Unterschiede es trennt: Exit 0 brauchbar, 1 Fehler."""
+    # The pack tools load only for the ``pack`` commands: other commands start without them.
+    from touchstone.packs.check import check
+    from touchstone.packs.terminal import render_pack_check
+
     with handled():
         loaded = load_pack(pack)
         spread = None
@@ -81,6 +82,10 @@ def pack_import(
     force: Annotated[bool, typer.Option("--force", help="Ein vorhandenes --out ersetzen.")] = False,
 ) -> None:
     """Legt aus CSV oder JSONL ein Paket an und prüft es: Exit 0 brauchbar, 1 Fehler im Paket."""
+    from touchstone.packs.check import check
+    from touchstone.packs.importer import import_pack
+    from touchstone.packs.terminal import render_pack_check
+
     with handled():
         imported = import_pack(source, out, pack_id=pack_id, title=title, scale=scale, force=force)
         # The file as written: it must load like any pack.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.padding import Padding
@@ -26,10 +26,12 @@ from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
-from touchstone.stages.preview import JuryPreview, Preview, preview_judge, preview_run
 from touchstone.stages.run import RunOptions
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
+
+if TYPE_CHECKING:
+    from touchstone.stages.preview import JuryPreview, Preview
 
 
 class RejudgeChoice(enum.StrEnum):
@@ -174,6 +176,9 @@ def run(
             "budget": budget,
         }
         if dry_run:
+            # The estimate's modules only for ``--dry-run``: a run or judge starts without them.
+            from touchstone.stages.preview import preview_run
+
             show_preview(preview_run(**options))
             return
         with ProgressView("Antworten") as view:
@@ -213,6 +218,8 @@ def judge(
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
     with handled(None if dry_run else events) as event_log:
         if dry_run:
+            from touchstone.stages.preview import preview_judge
+
             preview = preview_judge(
                 run_dir,
                 config=config,

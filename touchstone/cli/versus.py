@@ -13,9 +13,6 @@ from touchstone.cli.app import app
 from touchstone.cli.ui import handled, stdout
 from touchstone.stages import load_run
 from touchstone.store import atomic_write_text
-from touchstone.versus import compare_runs, gate
-from touchstone.versus.gate import check_margin
-from touchstone.versus.terminal import render_comparison
 
 
 class FailOn(enum.StrEnum):
@@ -90,6 +87,11 @@ def compare(
         ),
     ] = None,
 ) -> None:
+    # Comparing loads its statistics only when asked: other commands start without them.
+    from touchstone.versus import compare_runs, gate
+    from touchstone.versus.gate import check_margin
+    from touchstone.versus.terminal import render_comparison
+
     code = 0
     with handled():
         new_view = load_run(new)

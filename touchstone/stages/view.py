@@ -19,7 +19,6 @@ from touchstone.pack import Pack
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
 from touchstone.quality.ratings import HumanRating
-from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells
@@ -163,6 +162,9 @@ def report_html(
     """The text of ``report.html`` for ``view``; ``csv_link``: see ``render_report`` (the GUI
     renders the report itself and no verdicts.csv lies beside it); ``human``: the run's
     agreement card (``RunView.human``)."""
+    # Jinja2 only for a command that writes a page: a settled ``judge`` starts without it.
+    from touchstone.report import render_report
+
     return render_report(
         run_name=view.run_dir.name,
         pack=view.pack,
