@@ -9,10 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import run_cli
 from touchstone.sim import SimServer
 from touchstone.store import JUDGE_STATE
-
-from .conftest import run_cli
 
 NOT_LOADED = ("openai", "httpx", "jinja2", "fastapi", "uvicorn", "typer.rich_utils")
 
