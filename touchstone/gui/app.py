@@ -115,7 +115,7 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None
         return None
     loaded, checksum = load_pack(pack), file_sha256(pack)
     manifest = with_vouched_inputs(run, run.read_manifest(), loaded, checksum)
-    cap = manifest.get("max_tokens")
+    cap = manifest.max_tokens
     asked = AskedRun(
         pack_id=loaded.id,
         pack_sha256=checksum,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json, verdict_csv_lines
@@ -36,6 +35,7 @@ from touchstone.store import (
     input_stamps,
 )
 from touchstone.store.files import atomic_write
+from touchstone.store.manifest import Manifest
 
 
 @dataclass
@@ -44,7 +44,7 @@ class RunView:
 
     run_dir: RunDir
     pack: Pack
-    manifest: dict[str, Any]
+    manifest: Manifest
     responses: list[EvalResponse]
     verdicts: list[Verdict]
     reports: list[ModelReport]
@@ -163,7 +163,7 @@ def report_html(
         responses=view.responses,
         verdicts=view.verdicts,
         reports=view.reports,
-        created_at=str(view.manifest.get("created_at", "")),
+        created_at=view.manifest.created_at,
         card=card,
         csv_link=csv_link,
         human=human,

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from touchstone.errors import InputError
 from touchstone.regular import open_regular
-from touchstone.store.rundir import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES
+from touchstone.store.manifest import MANIFEST
+from touchstone.store.rundir import JUDGEMENTS, REPORTS, RESPONSES
 
 # The files every view of a run is built from: while they keep their stamps, so does it.
 INPUTS = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)
