@@ -145,11 +145,14 @@ def test_cli_report_ends_with_the_bias_lines(biased: Path) -> None:
 
 
 def test_the_settled_state_keeps_the_bias_figures(biased: Path) -> None:
-    from touchstone.stages.settled import SettledRun
+    from touchstone.scorecard import Scorecard
+    from touchstone.store.settled import SettledRun
 
     card = load_run(biased).scorecard()
-    state = SettledRun(format=0, touchstone_version="", inputs=(), pack="", cells=60, card=card)
-    again = SettledRun.model_validate_json(state.model_dump_json()).card
+    state = SettledRun[Scorecard](
+        format=0, touchstone_version="", inputs=(), pack="", cells=60, card=card
+    )
+    again = SettledRun[Scorecard].model_validate_json(state.model_dump_json()).card
     assert again.length_effect == card.length_effect
     assert [r.judge_family for r in again.rows] == ["qwen", None]
     assert again.as_dict()["length_effect"] == card.as_dict()["length_effect"]

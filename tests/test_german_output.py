@@ -13,7 +13,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from touchstone import german
-from touchstone.export import verdict_csv_lines
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint
@@ -21,6 +20,7 @@ from touchstone.pack import Pack
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, load_run, write_report
+from touchstone.store.exports import verdict_csv_lines
 
 from .conftest import FakeJudge, make_response
 from .gui_support import make_workspace

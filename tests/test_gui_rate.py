@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
-from touchstone.quality.ratings import HUMAN
+from touchstone.store.ratings import HUMAN
 
 from .gui_support import gui_process
 from .test_gui_e2e import ARTIFACTS, chromium

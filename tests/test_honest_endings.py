@@ -10,7 +10,6 @@ from fastapi.testclient import TestClient
 from touchstone.cli import ui
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventLog, fan_out, read_events
-from touchstone.export import verdict_csv_lines
 from touchstone.gui.app import create_app
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.job_state import final_state, job_progress
@@ -19,6 +18,7 @@ from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_judge_check, execute_run, load_run
 from touchstone.store import RunDir
+from touchstone.store.exports import verdict_csv_lines
 
 from .test_cli import judge_config
 

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from touchstone.cli import app
 from touchstone.cli.rate import run_spot_check
 from touchstone.errors import InputError
-from touchstone.quality.ratings import HUMAN
 from touchstone.stages import load_run
+from touchstone.store.ratings import HUMAN
 
 from .versus_support import make_run
 

@@ -21,13 +21,13 @@ from rich.table import Table
 
 from touchstone.cli import ui
 from touchstone.errors import RunIncomplete
-from touchstone.export import CSV_COLUMNS, verdict_csv_lines
 from touchstone.pack import load_pack
 from touchstone.plain import clean, plain
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages.manifest import run_manifest
 from touchstone.store import RunDir
+from touchstone.store.exports import CSV_COLUMNS, verdict_csv_lines
 
 from .conftest import make_response, run_cli
 from .test_cli import judge_config

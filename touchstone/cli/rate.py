@@ -25,10 +25,10 @@ from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
-from touchstone.quality.ratings import checked_rater, default_rater
 from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.stages import load_run
 from touchstone.stages.human import QUIT, SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
+from touchstone.store.ratings import checked_rater, default_rater
 
 # An answer longer than this is cut in the terminal (the GUI shows it whole).
 ANSWER_SHOWN = 20_000

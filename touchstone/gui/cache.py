@@ -17,11 +17,11 @@ from typing import Any
 
 from touchstone import jsontext
 from touchstone.errors import InputError
-from touchstone.export import recorded_inputs
 from touchstone.regular import read_regular
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
 from touchstone.store import SCORECARD_JSON, Stamp, input_mtimes, input_stamps, stamps
+from touchstone.store.exports import recorded_inputs
 
 
 @dataclass

@@ -23,11 +23,11 @@ from touchstone.gui.cache import (
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.gui.rate import human_of
 from touchstone.pack import id_problem
-from touchstone.quality.ratings import HUMAN
 from touchstone.stages import report_html
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
 from touchstone.store import MANIFEST, REPORT_HTML, Manifest, RunDir, Stamp, resolve_inside
+from touchstone.store.ratings import HUMAN
 
 # The config `touchstone judge` reads without --config: the GUI offers it first too.
 DEFAULT_JUDGE_CONFIG = "judge.yaml"

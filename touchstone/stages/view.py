@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from touchstone.errors import InputError
-from touchstone.export import scorecard_json, verdict_csv_lines
+from touchstone.export import scorecard_json
 from touchstone.german import counted
 from touchstone.jury.aggregate import combine
 from touchstone.jury.summary import JurySummary
@@ -16,7 +16,6 @@ from touchstone.jury.verdicts import member_verdicts
 from touchstone.pack import Pack
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
-from touchstone.quality.ratings import HumanRating
 from touchstone.report import render_report
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
@@ -34,8 +33,10 @@ from touchstone.store import (
     atomic_write_text,
     input_stamps,
 )
+from touchstone.store.exports import verdict_csv_lines
 from touchstone.store.files import atomic_write
 from touchstone.store.manifest import Manifest
+from touchstone.store.ratings import HumanRating
 
 
 @dataclass
