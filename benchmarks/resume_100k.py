@@ -2,7 +2,7 @@
 
 Targets: under 0.5 s (DESIGN §16) and under 300 MB RSS, with the verdict cache on (the
 default) holding 300 000 entries. The target is the resume of a run that is all judged: the
-judge run that judged it left ``judge-state.json`` (stages/settled.py), so the resume reads
+judge run that judged it left ``judge-state.json`` (store/settled.py), so the resume reads
 no record; it hashes the run's files to know they are unchanged. The time of that hashing
 alone is printed beside it.
 Beside it, for the record, two resumes that must read every record: one with the holistic
@@ -27,10 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import report, rss_mb, write_run
 
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.judge.cache import VerdictCache, default_cache_path
+from touchstone.judge.cache import VerdictCache
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
 from touchstone.store import JUDGE_STATE, JUDGEMENTS, REPORTS, RESPONSES, input_stamps
+from touchstone.store.verdict_cache import default_cache_path
 
 CACHE_ENTRIES = 300_000
 

@@ -11,18 +11,12 @@ from touchstone.cli import ui
 from touchstone.errors import InputError
 from touchstone.gui.job_state import final_state
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_bundle
-from touchstone.judge.cache import (
-    CACHE_FILE,
-    CachedVerdict,
-    VerdictCache,
-    cache_key,
-    cache_stats,
-    clear_cache,
-)
+from touchstone.judge.cache import CachedVerdict, VerdictCache, cache_key
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
 from touchstone.store import RunDir
+from touchstone.store.verdict_cache import CACHE_FILE, cache_stats, clear_cache
 
 from .conftest import FakeJudge, make_response, run_cli, timeout_error
 

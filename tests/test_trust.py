@@ -22,13 +22,14 @@ from touchstone.judge import (
     score_dimensions,
     score_response,
 )
-from touchstone.judge.cache import CACHE_FILE, VerdictCache
+from touchstone.judge.cache import VerdictCache
 from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample
 from touchstone.pack import Pack, Scale
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
 from touchstone.store import JUDGEMENTS, REPORTS, RESPONSES, RunDir
+from touchstone.store.verdict_cache import CACHE_FILE
 
 from .conftest import TINY_PACK, FakeJudge, make_response, run_cli
 from .test_cli import assert_clean_failure, judge_config

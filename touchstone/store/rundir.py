@@ -5,7 +5,7 @@ runs/<name>/responses.jsonl   one EvalResponse per line, appended as answers lan
 runs/<name>/judgements.jsonl  one Verdict per line, appended, then rewritten clean
 runs/<name>/reports.json      holistic ModelReports of the last judge run
 runs/<name>/report.html       written by ``touchstone report``
-runs/<name>/judge-state.json  a fully judged run at rest (see ``stages/settled.py``)
+runs/<name>/judge-state.json  a fully judged run at rest (see ``store/settled.py``)
 runs/<name>/.lock             held by ``run`` and ``judge`` (``.lock.holder``: its PID)
 """
 
