@@ -11,10 +11,15 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
+from touchstone import jsontext
+from touchstone.errors import InputError
+from touchstone.regular import read_regular
 from touchstone.results import EvalResponse, Verdict, unscored_label
-from touchstone.store.stamps import INPUTS, Stamp
+from touchstone.store.rundir import SCORECARD_JSON
+from touchstone.store.stamps import INPUTS, Stamp, input_stamps
 
 # German headers: the file is read by people in a German spreadsheet (DESIGN §22); scripts
 # read scorecard.json.
@@ -71,6 +76,24 @@ def recorded_inputs(data: dict[str, object]) -> tuple[Stamp, ...] | None:
             return None
         stamps.append((size, digest))
     return tuple(stamps)
+
+
+def current_scorecard(
+    run_path: Path, inputs: tuple[Stamp, ...] | None = None
+) -> dict[str, Any] | None:
+    """The object in the run's ``scorecard.json`` if it records the stamps its input files
+    have now (``inputs``, when the caller has just taken them), else None; a file that cannot
+    be read is derived data: None too, the run is loaded instead."""
+    try:
+        data = jsontext.loads(read_regular(run_path / SCORECARD_JSON))
+    except (OSError, ValueError, InputError):
+        return None
+    # Times can lie (a same-size edit with the old mtime kept, a file from someone else with
+    # one in the future): only the content of the files it was built from makes it current.
+    current = input_stamps(run_path) if inputs is None else inputs
+    if not isinstance(data, dict) or recorded_inputs(data) != current:
+        return None
+    return data
 
 
 def _csv_text(values: Sequence[object]) -> str:
