@@ -38,10 +38,10 @@ from _common import report
 
 from touchstone.pack import Scale
 from touchstone.quality.human import human_agreement
-from touchstone.quality.ratings import HumanRating
 from touchstone.quality.rows_differ import RowKey, rows_test, welch
 from touchstone.results import Verdict
 from touchstone.stats.distributions import t_upper
+from touchstone.store.ratings import HumanRating
 
 CARDS = 2000
 END_TO_END = 600

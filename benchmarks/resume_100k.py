@@ -8,7 +8,7 @@ JSONL files (machines are noisy: ratios, not absolute times).
 - A first resume (every cell has its verdict, but no ``judge-state.json``: a run judged by an
   older touchstone, or whose files were touched since) reads every record: at most 3× the
   floor, and under 2 s.
-- A settled resume (the judge run that judged it left ``judge-state.json``, stages/settled.py)
+- A settled resume (the judge run that judged it left ``judge-state.json``, store/settled.py)
   reads no record; it hashes the run's files to know they are unchanged: at most 0.6× the
   floor, and under 0.5 s (DESIGN §16). The time of that hashing alone is printed beside it.
 - Under 300 MB RSS (the largest resume process), with the verdict cache on (the default)
@@ -40,10 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import BUERO, report, write_run
 
 import touchstone
-from touchstone.judge.cache import VerdictCache, default_cache_path
+from touchstone.judge.cache import VerdictCache
 from touchstone.pack import load_pack
 from touchstone.sim import SimServer
 from touchstone.store import JUDGE_STATE, JUDGEMENTS, REPORTS, RESPONSES, input_stamps
+from touchstone.store.verdict_cache import default_cache_path
 
 CELLS = 100_000
 MODELS = 10

@@ -1,45 +1,14 @@
-"""Exports beside ``report.html``: ``scorecard.json`` for scripts and CI gates, and
-``verdicts.csv``, every verdict with its answer (DESIGN §13), for a German spreadsheet: UTF-8
-with a byte order mark, ``;`` between fields, decimal comma, ja/nein, German headers (§22)."""
+"""``scorecard.json``'s content: a scorecard with the run's spot check (DESIGN §17), for scripts
+and CI gates. Its file format, and ``verdicts.csv``'s, are the store's (``store.exports``)."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 
 from touchstone.quality.human import HumanAgreement
-from touchstone.results import EvalResponse, Verdict, unscored_label
 from touchstone.scorecard import Scorecard
-from touchstone.store.stamps import INPUTS, Stamp
-
-# German headers: the file is read by people in a German spreadsheet (DESIGN §22); scripts
-# read scorecard.json.
-CSV_COLUMNS = (
-    "Modell",
-    "Variante",
-    "Prompt",
-    "Kategorie",
-    "Wiederholung",
-    "Wertung",
-    "Warnsignal",
-    "sicherheitskritisch",
-    "unbewertet",
-    "Grund",
-    "Begründung",
-    "Judge-Modell",
-    "aus Cache",
-    "Antwort",
-    "Antwortfehler",
-    "Zeichen Reasoning",
-    "Latenz (s)",
-    "Ausgabe-Tokens",
-)
-# A German Excel splits at ";" (its list separator), reads "1,25" as a number and takes the
-# file as UTF-8 only with a byte order mark (else umlauts turn into mojibake).
-CSV_DELIMITER = ";"
-CSV_BOM = "\ufeff"
+from touchstone.store.exports import scorecard_text
+from touchstone.store.stamps import Stamp
 
 
 def scorecard_json(
@@ -51,89 +20,4 @@ def scorecard_json(
     data = card.as_dict()
     if human is not None:
         data["human_agreement"] = human.as_dict()
-    if inputs:
-        data["inputs"] = {
-            name: {"bytes": size, "sha256": digest}
-            for name, (size, digest) in zip(INPUTS, inputs, strict=True)
-        }
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
-def recorded_inputs(data: dict[str, object]) -> tuple[Stamp, ...] | None:
-    """The input stamps a ``scorecard.json`` records (``scorecard_json``), or None."""
-    inputs = data.get("inputs")
-    if not isinstance(inputs, dict):
-        return None
-    stamps = []
-    for name in INPUTS:
-        entry = inputs.get(name)
-        if not isinstance(entry, dict):
-            return None
-        size, digest = entry.get("bytes"), entry.get("sha256")
-        if not isinstance(size, int) or not isinstance(digest, str):
-            return None
-        stamps.append((size, digest))
-    return tuple(stamps)
-
-
-def _csv_text(values: Sequence[object]) -> str:
-    # The writer quotes a field that holds a character of its line terminator, and no other
-    # line break: with "\n" alone a bare CR stayed unquoted, and a reader (a spreadsheet,
-    # the csv module) started a new row there. Written with "\r\n", ended with "\n".
-    buffer = io.StringIO()
-    csv.writer(buffer, delimiter=CSV_DELIMITER, lineterminator="\r\n").writerow(values)
-    return buffer.getvalue()[:-2] + "\n"
-
-
-# A spreadsheet runs a cell that starts with = + - @ as a formula, and strips a leading tab
-# or CR before it looks (OWASP, "CSV injection").
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _text(value: str) -> str:
-    """Text from a model, a judge or a pack, never read as a formula."""
-    if value[:1] in _FORMULA_STARTS:
-        return "'" + value
-    return value
-
-
-def _yes(value: bool) -> str:
-    return "ja" if value else "nein"
-
-
-def _decimal(value: float | None) -> str:
-    """``1,25``: a decimal comma and no thousands point (a spreadsheet reads it as a number)."""
-    if value is None:
-        return ""
-    return f"{value:.3f}".rstrip("0").rstrip(".").replace(".", ",")
-
-
-def verdict_csv_lines(
-    verdicts: Iterable[Verdict], responses: Iterable[EvalResponse]
-) -> Iterator[str]:
-    """``verdicts.csv`` line by line (a header first): it streams, 100k rows never sit whole."""
-    answers = {r.key: r for r in responses}
-    yield CSV_BOM + _csv_text(CSV_COLUMNS)
-    for v in verdicts:
-        answer = answers.get(v.key)
-        row = (
-            _text(v.model),
-            _text(v.variant),
-            _text(v.prompt_id),
-            _text(v.category),
-            str(v.repeat),
-            "" if v.unscored else _decimal(v.score),  # a jury's cell may be 3,5
-            _yes(v.red_flag),
-            _yes(v.safety_critical),
-            _yes(v.unscored),
-            unscored_label(v) if v.unscored else "",
-            _text(v.rationale),
-            _text(v.judge_model),
-            _yes(v.cached),
-            _text(answer.response_text) if answer else "",
-            _text(answer.error) if answer else "",
-            str(answer.reasoning_chars) if answer else "",
-            _decimal(answer.latency_s) if answer else "",
-            str(answer.completion_tokens) if answer and answer.completion_tokens else "",
-        )
-        yield _csv_text(row)
+    return scorecard_text(data, inputs)

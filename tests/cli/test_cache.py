@@ -7,9 +7,7 @@ from pathlib import Path
 
 from tests.conftest import run_cli
 from tests.unit.judge.test_cache import damaged_cache
-from touchstone.judge.cache import (
-    CACHE_FILE,
-)
+from touchstone.store.verdict_cache import CACHE_FILE
 
 
 def test_cache_commands_on_a_garbage_file_exit_2_naming_the_file(

@@ -15,11 +15,11 @@ from touchstone.judge import (
     JudgeConfig,
     JudgeEndpoint,
 )
-from touchstone.judge.cache import CACHE_FILE
 from touchstone.jury.verdicts import run_cells
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
 from touchstone.store import JUDGEMENTS, REPORTS, RunDir
+from touchstone.store.verdict_cache import CACHE_FILE
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from tests.gui.gui_support import ARTIFACTS, ORIGIN, chromium, gui_client, gui_process, job_manager
 from tests.gui.test_gui_phone import DESKTOP, PHONE, watch
 from tests.unit.versus.versus_support import BUERO, make_run
-from touchstone.quality.ratings import HUMAN
+from touchstone.store.ratings import HUMAN
 
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_response
-from touchstone.export import verdict_csv_lines
 from touchstone.pack import Pack
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
+from touchstone.store.exports import verdict_csv_lines
 
 # "4.85", "0.672" or "2.5" between non-digits: a number in English notation. "4.762" is a
 # German thousands point ("4.762 Tok/s"); a version "1.2.3" would continue with a point.

@@ -22,14 +22,13 @@ from touchstone import german
 from touchstone.cli.app import app
 from touchstone.cli.ui import handled, show_warnings, stdout
 from touchstone.errors import InputError
-from touchstone.jury.verdicts import MANIFEST_KEY as JURY_KEY
 from touchstone.pack import Scale
 from touchstone.plain import plain
 from touchstone.quality.card import render_human_card
-from touchstone.quality.ratings import checked_rater, default_rater
 from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.stages import load_run
 from touchstone.stages.human import QUIT, SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
+from touchstone.store.ratings import checked_rater, default_rater
 
 # An answer longer than this is cut in the terminal (the GUI shows it whole).
 ANSWER_SHOWN = 20_000
@@ -140,7 +139,7 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
     view = load_run(run_dir)
     ratings = view.ratings()
     # A jury's disputed cells first: where the judges disagree, a person's word counts most.
-    jury = view.scorecard().jury_card if view.manifest.get(JURY_KEY) else None
+    jury = view.scorecard().jury_card if view.manifest.jury else None
     disputed = jury.disputed if jury is not None else None
     cells = spot_cells(
         view.pack, view.responses, view.verdicts, ratings, rater=name, n=n, disputed=disputed

@@ -13,8 +13,8 @@ from touchstone.cli.app import app
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.german import count, counted, number
-from touchstone.judge.cache import cache_stats, clear_cache, default_cache_path
 from touchstone.limits import check_count, check_port
+from touchstone.store.verdict_cache import cache_stats, clear_cache, default_cache_path
 
 
 @app.command()

@@ -34,7 +34,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
-from touchstone.export import verdict_csv_lines
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.comparisons import ComparisonQuery, comparison_page
 from touchstone.gui.guards import (
@@ -69,12 +68,13 @@ from touchstone.gui.views import Gui, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
-from touchstone.quality.ratings import MAX_RATER
 from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.report import MeansChart, template_environment
 from touchstone.stages.extend import AskedRun, RunConflict, answer_inputs, check_settings
 from touchstone.stages.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
+from touchstone.store.exports import verdict_csv_lines
+from touchstone.store.ratings import MAX_RATER
 from touchstone.transport import without_credentials
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -115,7 +115,7 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None
         return None
     loaded, checksum = load_pack(pack), file_sha256(pack)
     manifest = with_vouched_inputs(run, run.read_manifest(), loaded, checksum)
-    cap = manifest.get("max_tokens")
+    cap = manifest.max_tokens
     asked = AskedRun(
         pack_id=loaded.id,
         pack_sha256=checksum,

@@ -15,13 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from touchstone import jsontext
-from touchstone.errors import InputError
-from touchstone.export import recorded_inputs
-from touchstone.regular import read_regular
 from touchstone.scorecard import Scorecard
 from touchstone.stages import RunView, load_run
 from touchstone.store import SCORECARD_JSON, Stamp, input_mtimes, input_stamps, stamps
+from touchstone.store.exports import current_scorecard
 
 
 @dataclass
@@ -139,14 +136,8 @@ def fresh_scorecard(path: Path, inputs: tuple[Stamp, ...] | None = None) -> dict
     """
     if not is_fresh(path, SCORECARD_JSON):
         return None
-    try:
-        data = jsontext.loads(read_regular(path / SCORECARD_JSON))
-    except (OSError, ValueError, InputError):  # a derived file: ignored, the run is loaded
-        return None
-    # Times can lie (a same-size edit with the old mtime kept, a file from someone else with
-    # one in the future): only the content of the files it was built from makes it current.
-    current = input_stamps(path) if inputs is None else inputs
-    if not isinstance(data, dict) or recorded_inputs(data) != current:
+    data = current_scorecard(path, inputs)
+    if data is None:
         return None
     rows = data.get("rows")
     if not isinstance(rows, list) or not all(_summary_row(row) for row in rows):

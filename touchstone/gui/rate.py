@@ -23,7 +23,11 @@ from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, file_stamp
 from touchstone.quality.card import card_view
 from touchstone.quality.human import HumanAgreement, human_agreement
-from touchstone.quality.ratings import (
+from touchstone.quality.sample import DEFAULT_SAMPLE
+from touchstone.results import VerdictKey
+from touchstone.stages.human import SpotCell, run_ratings, save_rating, spot_cells
+from touchstone.store import Stamp
+from touchstone.store.ratings import (
     HUMAN,
     MAX_NOTE,
     MAX_RATER,
@@ -31,10 +35,6 @@ from touchstone.quality.ratings import (
     default_rater,
     rating_for,
 )
-from touchstone.quality.sample import DEFAULT_SAMPLE
-from touchstone.results import VerdictKey
-from touchstone.stages.human import SpotCell, run_ratings, save_rating, spot_cells
-from touchstone.store import Stamp
 
 MAX_SAMPLE = 100_000
 

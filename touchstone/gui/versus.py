@@ -41,8 +41,8 @@ def baselines(gui: Gui, name: str, pack_id: str) -> list[dict[str, Any]]:
             manifest = RunDir(gui.runs_dir / other).read_manifest()
         except InputError:
             continue  # a damaged or half-made run: its own page says what is wrong
-        if manifest.get("pack_id") == pack_id:
-            created = str(manifest.get("created_at") or "")
+        if manifest.pack_id == pack_id:
+            created = manifest.created_at
             found.append((judged(gui.runs_dir / other), created, other))
     return [{"name": other, "judged": ok} for ok, _, other in sorted(found, reverse=True)]
 

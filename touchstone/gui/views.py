@@ -23,11 +23,11 @@ from touchstone.gui.cache import (
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.gui.rate import human_of
 from touchstone.pack import id_problem
-from touchstone.quality.ratings import HUMAN
 from touchstone.stages import report_html
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.manifest import pack_of_run
-from touchstone.store import MANIFEST, REPORT_HTML, RunDir, Stamp, resolve_inside
+from touchstone.store import MANIFEST, REPORT_HTML, Manifest, RunDir, Stamp, resolve_inside
+from touchstone.store.ratings import HUMAN
 
 # The config `touchstone judge` reads without --config: the GUI offers it first too.
 DEFAULT_JUDGE_CONFIG = "judge.yaml"
@@ -177,9 +177,9 @@ class Gui:
         expected = sum(planned_cells(manifest, pack.prompt_count).values())
         unscored = sum(sum(row["unscored"].values()) for row in rows)
         return {
-            "pack": manifest.get("pack_id", ""),
-            "models": manifest.get("models", []),
-            "created_at": manifest.get("created_at", ""),
+            "pack": manifest.pack_id,
+            "models": manifest.models,
+            "created_at": manifest.created_at,
             "cells": sum(row["cells"] for row in rows),
             "expected": expected,
             "judged": sum(row["n_scored"] for row in rows) + unscored,
@@ -198,15 +198,11 @@ class Gui:
             },
         }, self._pack_files(manifest)
 
-    def _pack_files(self, manifest: dict[str, Any]) -> tuple[Path, ...]:
+    def _pack_files(self, manifest: Manifest) -> tuple[Path, ...]:
         """Every file ``pack_of_run`` may read for the run of ``manifest``: the paths it
         names that lie inside the working dir. Only those: the overview stamps them (hashes
         their content) on every request, and a run.json someone shared may name anything."""
-        named = [
-            n
-            for key in ("pack_path", "pack_abspath")
-            if isinstance(n := manifest.get(key), str) and n
-        ]
+        named = [n for n in (manifest.pack_path, manifest.pack_abspath) if n]
         inside = [resolve_inside(self.workdir, n) for n in named]
         # touchstone's own packs (the demo's) are read wherever they are.
         inside += [p for n in named if is_bundled(p := Path(n).resolve())]
@@ -248,7 +244,9 @@ class Gui:
             "categories": {c.id: c.title for c in view.pack.categories},
             "dimensions": {d.id: d.title for d in view.pack.dimensions},
             "prompts": [p.id for _, p in view.pack.all_prompts()],
-            "manifest": {k: v for k, v in view.manifest.items() if "key" not in k.lower()},
+            "manifest": {
+                k: v for k, v in view.manifest.as_json().items() if "key" not in k.lower()
+            },
             "scorecard": card.as_dict(),
             "verdict_count": len(view.verdicts),
             "reports": [r.as_dict() for r in view.reports],
@@ -264,13 +262,12 @@ class Gui:
         }
         return detail, run
 
-    def continue_url(self, name: str, manifest: Mapping[str, Any]) -> str:
+    def continue_url(self, name: str, manifest: Manifest) -> str:
         """The overview with its run form filled in to go on with run ``name``: its name,
         its pack (when inside the working dir) and the endpoint it used last."""
         fields = {"name": name}
-        for key in ("pack_path", "pack_abspath"):
-            named = manifest.get(key)
-            path = resolve_inside(self.workdir, named) if isinstance(named, str) and named else None
+        for named in (manifest.pack_path, manifest.pack_abspath):
+            path = resolve_inside(self.workdir, named) if named else None
             if path is not None:
                 fields["pack"] = str(path.relative_to(self.workdir))
                 break
@@ -296,10 +293,10 @@ def last_endpoint(runs: list[dict[str, Any]]) -> str:
     return max(jobs, key=lambda job: str(job["id"]))["base_url"] if jobs else ""
 
 
-def endpoints(manifest: Mapping[str, Any]) -> list[str]:
-    """The endpoints run.json names (a run dir may be someone else's: only strings count)."""
-    named = manifest.get("base_urls")
-    return [url for url in named if isinstance(url, str)] if isinstance(named, list) else []
+def endpoints(manifest: Manifest) -> list[str]:
+    """The endpoints run.json names (a run dir may be someone else's: its types are checked
+    when it is read)."""
+    return list(manifest.base_urls)
 
 
 def _human_json(run: LoadedRun) -> dict[str, Any] | None:

@@ -271,8 +271,7 @@ def _no_quorum(members: Sequence[MemberRun], quorum: int) -> JudgeAborted:
 
 def _record_settings(run: RunDir, settings: JurySettings) -> None:
     """run.json ``jury``: how the cells' verdicts are made, who judged, who was dropped."""
-    manifest = run.read_manifest()
-    manifest[MANIFEST_KEY] = settings.as_manifest()
+    manifest = run.read_manifest().model_copy(update={MANIFEST_KEY: settings.as_manifest()})
     run.write_manifest(manifest)
 
 

@@ -13,7 +13,7 @@ and a quorum of more than half of the members its lines name.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from touchstone.jury.members import MemberId, of_verdict
 from touchstone.results import Verdict, VerdictKey, cell_key
 
 if TYPE_CHECKING:
+    from touchstone.store.manifest import Manifest
     from touchstone.store.rundir import Judgements, RunDir
 
 MANIFEST_KEY = "jury"
@@ -62,10 +63,10 @@ class JurySettings:
         }
 
     @classmethod
-    def of(cls, manifest: Mapping[str, Any], lines: Iterable[Verdict]) -> JurySettings:
+    def of(cls, manifest: Manifest, lines: Iterable[Verdict]) -> JurySettings:
         """The settings run.json records; without them, from the members' lines."""
         named = list(dict.fromkeys(map(of_verdict, lines)))
-        raw = manifest.get(MANIFEST_KEY)
+        raw = manifest.jury
         raw = raw if isinstance(raw, dict) else {}
         listed = raw.get("members")
         members = [

@@ -43,7 +43,7 @@ from typing import Any, Literal
 
 from touchstone import german
 from touchstone.jsontext import loads
-from touchstone.judge.cache import VerdictCache, default_cache_dir
+from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import CellTask
 from touchstone.judge.frames import Frames
 from touchstone.judge.passes import judge_cells
@@ -53,6 +53,7 @@ from touchstone.quality.fitness import REPEAT_TOLERANCE, ProbeResult
 from touchstone.regular import read_regular
 from touchstone.results import EvalResponse
 from touchstone.store.files import atomic_write_text
+from touchstone.store.verdict_cache import default_cache_dir
 
 PROBES_DIR = "judge-probes"
 RECHECK_CELLS = 3

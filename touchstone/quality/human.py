@@ -30,13 +30,13 @@ from typing import Any, Literal
 
 from touchstone import german
 from touchstone.pack import Scale
-from touchstone.quality.ratings import HumanRating
 from touchstone.quality.rows_differ import RowKey, RowsTest, rows_test
 from touchstone.quality.spot_intervals import kappa_interval, mean_difference_interval
 from touchstone.results import Verdict, VerdictKey, cell_key
 from touchstone.stats.bootstrap import bootstrap_replicates, percentile_interval
 from touchstone.stats.distributions import LEVEL
 from touchstone.stats.kappa import kappa_of_sums, weighted_kappa
+from touchstone.store.ratings import HumanRating
 
 MIN_RATINGS = 10
 MIN_KAPPA = 0.6

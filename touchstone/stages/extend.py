@@ -24,12 +24,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeGuard
+from typing import Literal, TypeGuard
 
 from touchstone.errors import InputError
 from touchstone.german import counted
 from touchstone.pack import Pack
 from touchstone.results import VerdictKey
+from touchstone.store.manifest import Manifest
 
 Pair = tuple[str, str]
 Surface = Literal["cli", "gui"]
@@ -51,7 +52,6 @@ class AskedRun:
 
 
 # The manifest's key for ``answer_inputs`` of the pack a run's answers were asked from.
-ANSWER_INPUTS = "answer_inputs"
 
 
 def _fingerprint(text: str) -> str:
@@ -87,52 +87,51 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(names) or "–"
 
 
-def differences(manifest: Mapping[str, Any], asked: AskedRun) -> list[Difference]:
+def differences(manifest: Manifest | None, asked: AskedRun) -> list[Difference]:
     """How ``asked`` differs from an existing run's ``manifest`` (empty: it resumes; no
     manifest: a new run, nothing to differ from)."""
     found: list[Difference] = []
-    if not manifest:
+    if manifest is None or manifest.empty:
         return found
-    stored_id = manifest.get("pack_id")
-    stored_sha = manifest.get("pack_sha256")
+    stored_id = manifest.pack_id
+    stored_sha = manifest.pack_sha256
     if stored_id and stored_id != asked.pack_id:
         found.append(
             Difference(f"Paket: gespeichert „{stored_id}“, verlangt „{asked.pack_id}“", False)
         )
     elif stored_sha and stored_sha != asked.pack_sha256:
-        found.extend(_pack_change(manifest, asked, str(stored_sha)))
+        found.extend(_pack_change(manifest, asked, stored_sha))
     # Runs from before the cap was recorded have no key: their cap is unknown, not compared.
-    if "max_tokens" in manifest and manifest["max_tokens"] != asked.max_tokens:
+    if manifest.recorded("max_tokens") and manifest.max_tokens != asked.max_tokens:
         found.append(
             Difference(
-                f"Antwortlänge (max_tokens): gespeichert {_cap(manifest['max_tokens'])}, "
+                f"Antwortlänge (max_tokens): gespeichert {_cap(manifest.max_tokens)}, "
                 f"verlangt {_cap(asked.max_tokens)}",
                 False,
             )
         )
-    stored_urls = [_url(u) for u in manifest.get("base_urls") or []]
+    stored_urls = [_url(u) for u in manifest.base_urls]
     # A run without a model that answered (a wrong URL, a misspelt model) has no answers an
     # endpoint could have made: another one is no difference yet.
-    if stored_urls and manifest.get("models") and _url(asked.base_url) not in stored_urls:
+    if stored_urls and manifest.models and _url(asked.base_url) not in stored_urls:
         found.append(
             Difference(
                 f"Endpunkt: gespeichert {_names(stored_urls)}, verlangt {_url(asked.base_url)}",
                 True,
             )
         )
-    for title, key, wanted in (
-        ("Modelle", "models", asked.models),
-        ("Varianten", "variants", asked.variants or []),
+    # A model asked before but stopped before its first answer resumes, not extends.
+    for title, stored, also_known, wanted in (
+        ("Modelle", manifest.models, manifest.asked_models, asked.models),
+        ("Varianten", manifest.variants, [], asked.variants or []),
     ):
-        stored = list(manifest.get(key) or [])
-        # A model asked before but stopped before its first answer resumes, not extends.
-        known = [*stored, *(manifest.get("asked_models") or [])] if key == "models" else stored
+        known = [*stored, *also_known]
         new = [name for name in wanted if name not in known]
         if stored and new:
             found.append(
                 Difference(f"{title}: neu {_names(new)} (gespeichert: {_names(stored)})", True)
             )
-    stored_repeats = int(manifest.get("repeats") or 1)
+    stored_repeats = manifest.repeats
     if asked.repeats is not None and asked.repeats > stored_repeats:
         found.append(
             Difference(
@@ -142,10 +141,10 @@ def differences(manifest: Mapping[str, Any], asked: AskedRun) -> list[Difference
     return found
 
 
-def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) -> list[Difference]:
+def _pack_change(manifest: Manifest, asked: AskedRun, stored_sha: str) -> list[Difference]:
     """How a pack with the run's id but another checksum differs: nothing (only rubrics
     changed), new prompts (extendable), or changed answer inputs (never extendable)."""
-    stored = _inputs(manifest.get(ANSWER_INPUTS))
+    stored = _inputs(manifest.answer_inputs)
     now = _inputs(asked.answer_inputs)
     if stored is None or now is None:
         return [
@@ -155,7 +154,7 @@ def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) 
                 False,
             )
         ]
-    change = _compare(stored, now, manifest.get("variants"))
+    change = _compare(stored, now, manifest.variants)
     changed, removed, system, added = change.changed, change.removed, change.system, change.added
     head = f"Paket: „{asked.pack_id}“ wurde seit dem Run geändert"
     problems = [
@@ -178,14 +177,14 @@ def _pack_change(manifest: Mapping[str, Any], asked: AskedRun, stored_sha: str) 
     ]
 
 
-def new_prompts(manifest: Mapping[str, Any], pack: Pack) -> list[str] | None:
+def new_prompts(manifest: Manifest, pack: Pack) -> list[str] | None:
     """The prompts ``pack`` has beyond those the run's answers were asked from, when it only
     grew (every recorded prompt text and system prompt as it was); None when it changed
     otherwise or the run recorded no fingerprints."""
-    stored, now = _inputs(manifest.get(ANSWER_INPUTS)), _inputs(answer_inputs(pack))
+    stored, now = _inputs(manifest.answer_inputs), _inputs(answer_inputs(pack))
     if stored is None or now is None:
         return None
-    change = _compare(stored, now, manifest.get("variants"))
+    change = _compare(stored, now, manifest.variants)
     return None if change.changed or change.removed or change.system else change.added
 
 
@@ -203,9 +202,8 @@ class _Change:
 Inputs = tuple[dict[str, str], dict[str, str]]
 
 
-def _compare(stored: Inputs, now: Inputs, run_variants: object) -> _Change:
+def _compare(stored: Inputs, now: Inputs, used: list[str]) -> _Change:
     (old_prompts, old_variants), (prompts, variants) = stored, now
-    used = run_variants if isinstance(run_variants, list) else []
     return _Change(
         changed=[p for p, fp in old_prompts.items() if p in prompts and prompts[p] != fp],
         removed=[p for p in old_prompts if p not in prompts],
@@ -243,7 +241,7 @@ def _cap(value: object) -> str:
 
 def check_settings(
     run_path: object,
-    manifest: Mapping[str, Any],
+    manifest: Manifest | None,
     asked: AskedRun,
     *,
     extend: bool,
@@ -274,21 +272,18 @@ def check_settings(
     )
 
 
-def resumed_plan(manifest: Mapping[str, Any], asked: AskedRun) -> tuple[list[str], int]:
+def resumed_plan(manifest: Manifest | None, asked: AskedRun) -> tuple[list[str], int]:
     """Variants and repeats of this call: as asked, else the existing run's."""
-    variants = asked.variants or list(manifest.get("variants") or [])
-    repeats = asked.repeats if asked.repeats is not None else int(manifest.get("repeats") or 1)
+    stored = manifest or Manifest()
+    variants = asked.variants or list(stored.variants)
+    repeats = asked.repeats if asked.repeats is not None else stored.repeats
     return variants, repeats
 
 
-def planned_cells(manifest: Mapping[str, Any], prompt_count: int) -> dict[Pair, int]:
+def planned_cells(manifest: Manifest, prompt_count: int) -> dict[Pair, int]:
     """Cells per (model, variant) the run plans: every model × variant × repeat × prompt."""
-    per_row = int(manifest.get("repeats") or 1) * prompt_count
-    return {
-        (model, variant): per_row
-        for model in manifest.get("models") or []
-        for variant in manifest.get("variants") or []
-    }
+    per_row = manifest.repeats * prompt_count
+    return {(model, variant): per_row for model in manifest.models for variant in manifest.variants}
 
 
 def open_per_model(planned_keys: Iterable[VerdictKey], answered: set[VerdictKey]) -> dict[str, int]:

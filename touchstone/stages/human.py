@@ -14,16 +14,16 @@ from touchstone.errors import InputError
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, Prompt
 from touchstone.quality.human import HumanAgreement, human_agreement
-from touchstone.quality.ratings import (
+from touchstone.quality.sample import sample_order, to_rate
+from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
+from touchstone.store import RunDir
+from touchstone.store.ratings import (
     HUMAN,
     HumanRating,
     append_rating,
     load_ratings,
     rating_for,
 )
-from touchstone.quality.sample import sample_order, to_rate
-from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
-from touchstone.store import RunDir
 
 
 def run_ratings(

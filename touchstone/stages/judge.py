@@ -28,17 +28,17 @@ from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
-from touchstone.scorecard import build_scorecard
+from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.drift import check_drift_first
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.human import judged_card
 from touchstone.stages.judge_outcome import JudgeOutcome, budget_field, emit_done, verdict_event
 from touchstone.stages.judge_stop import StoppedRun
 from touchstone.stages.manifest import pack_of_run
-from touchstone.stages.settled import SettledRun, clear_settled, read_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
+from touchstone.store.settled import SettledRun, clear_settled, read_settled, write_settled
 
 if TYPE_CHECKING:
     from touchstone.budget import Budget
@@ -87,7 +87,7 @@ def execute_judge(
             )
         if backend is None:
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
-        settled = read_settled(run, pack) if rejudge == "none" else None
+        settled = read_settled(run, pack, Scorecard) if rejudge == "none" else None
         if settled is not None:
             # Named as the session would name it, without building a backend (and importing
             # the openai SDK) for no call.
@@ -139,7 +139,7 @@ def no_answers(run: RunDir) -> InputError:
 def _nothing_to_do(
     run: RunDir,
     pack: Pack,
-    settled: SettledRun,
+    settled: SettledRun[Scorecard],
     config: JudgeConfig,
     judge_model: str,
     on_event: EventSink | None,

@@ -23,9 +23,9 @@ from touchstone.scorecard import build_scorecard
 from touchstone.stages.extend import planned_cells
 from touchstone.stages.judge import no_answers
 from touchstone.stages.judge_outcome import JudgeOutcome, emit_done
-from touchstone.stages.settled import clear_settled, write_settled
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RunDir, input_stamps
+from touchstone.store.settled import clear_settled, write_settled
 
 
 def judge_with_jury(

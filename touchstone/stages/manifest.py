@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
 
 from touchstone import __version__
 from touchstone.bundled import is_bundled
@@ -13,8 +12,9 @@ from touchstone.german import counted
 from touchstone.judge.rubric import RubricHashes
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, file_sha256, load_pack
-from touchstone.stages.extend import ANSWER_INPUTS, answer_inputs, new_prompts
+from touchstone.stages.extend import answer_inputs, new_prompts
 from touchstone.store import MANIFEST, RunDir, resolve_inside
+from touchstone.store.manifest import ANSWER_INPUTS, Manifest
 
 
 def now_iso() -> str:
@@ -34,7 +34,7 @@ def run_manifest(
     variants: list[str],
     repeats: int,
     asked_models: list[str] | None = None,
-) -> dict[str, Any]:
+) -> Manifest:
     """The manifest after this run: what the directory had, united with what is asked now.
 
     ``models``: the models to record now, those with an answer in the run; a model asked for
@@ -45,35 +45,32 @@ def run_manifest(
     """
     # Another pack was refused before (stages.extend.check_settings, with the difference
     # named): what is here belongs to this pack.
-    manifest = run.read_manifest() if run.file(MANIFEST).exists() else {}
+    manifest = run.read_manifest() if run.file(MANIFEST).exists() else Manifest()
 
-    def union(key: str, new: list[str]) -> list[str]:
-        old = manifest.get(key) or []
+    def union(old: list[str], new: list[str]) -> list[str]:
         return list(dict.fromkeys([*old, *new]))
 
-    return {
-        "name": run.name,
-        "pack_id": pack.id,
-        "pack_path": str(pack_path),
-        "pack_abspath": str(pack_path.resolve()),
-        "pack_sha256": file_sha256(pack_path),
+    return Manifest(
+        name=run.name,
+        pack_id=pack.id,
+        pack_path=str(pack_path),
+        pack_abspath=str(pack_path.resolve()),
+        pack_sha256=file_sha256(pack_path),
         # What the answers were asked with: a later, grown pack can then be told from a
         # changed one (``stages.extend``).
-        ANSWER_INPUTS: answer_inputs(pack),
-        "base_urls": union("base_urls", [base_url]),
-        "models": union("models", models),
-        "asked_models": union("asked_models", [*models, *(asked_models or [])]),
-        "variants": union("variants", variants),
-        "repeats": max(int(manifest.get("repeats") or 0), repeats),
-        "created_at": manifest.get("created_at") or now_iso(),
-        "updated_at": now_iso(),
-        "touchstone_version": __version__,
-    }
+        answer_inputs=answer_inputs(pack),
+        base_urls=union(manifest.base_urls, [base_url]),
+        models=union(manifest.models, models),
+        asked_models=union(manifest.asked_models, [*models, *(asked_models or [])]),
+        variants=union(manifest.variants, variants),
+        repeats=max(manifest.repeats, repeats),
+        created_at=manifest.created_at or now_iso(),
+        updated_at=now_iso(),
+        touchstone_version=__version__,
+    )
 
 
-def with_vouched_inputs(
-    run: RunDir, manifest: dict[str, Any], pack: Pack, pack_sha256: str
-) -> dict[str, Any]:
+def with_vouched_inputs(run: RunDir, manifest: Manifest, pack: Pack, pack_sha256: str) -> Manifest:
     """``manifest``, for a run that recorded no ``answer_inputs`` (made before they were kept)
     and whose pack changed since, with those its verdicts vouch for.
 
@@ -83,10 +80,10 @@ def with_vouched_inputs(
     it is (the changed pack is refused, as before). Failed answers (no text) need no verdict.
     """
     if (
-        not manifest
-        or ANSWER_INPUTS in manifest
-        or manifest.get("pack_id") != pack.id  # another pack: refused by its id
-        or manifest.get("pack_sha256") == pack_sha256
+        manifest.empty
+        or manifest.recorded(ANSWER_INPUTS)
+        or manifest.pack_id != pack.id  # another pack: refused by its id
+        or manifest.pack_sha256 == pack_sha256
     ):
         return manifest
     asked = {(r.prompt_id, r.variant) for r in run.load_responses() if r.ok}
@@ -103,16 +100,14 @@ def with_vouched_inputs(
         return manifest
     now = answer_inputs(pack)
     prompts, variants = {p for p, _ in asked}, {v for _, v in asked}
-    return {
-        **manifest,
-        ANSWER_INPUTS: {
-            "prompts": {p: fp for p, fp in now["prompts"].items() if p in prompts},
-            "variants": {v: fp for v, fp in now["variants"].items() if v in variants},
-        },
+    vouched_inputs = {
+        "prompts": {p: fp for p, fp in now["prompts"].items() if p in prompts},
+        "variants": {v: fp for v, fp in now["variants"].items() if v in variants},
     }
+    return manifest.model_copy(update={ANSWER_INPUTS: vouched_inputs})
 
 
-def _changed(path: str, manifest: dict[str, Any], pack: Pack) -> str:
+def _changed(path: str, manifest: Manifest, pack: Pack) -> str:
     """The warning for a run whose pack changed since: what a grown pack means for it."""
     added = new_prompts(manifest, pack)
     if not added:
@@ -132,7 +127,7 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
     read, and quote in its messages, any YAML file on the machine.
     """
     manifest = run.read_manifest()
-    named = [str(c) for c in (manifest.get("pack_path"), manifest.get("pack_abspath")) if c]
+    named = [c for c in (manifest.pack_path, manifest.pack_abspath) if c]
     outside = []
     for candidate in named:
         path = Path(candidate) if within is None else resolve_inside(within, candidate)
@@ -143,24 +138,26 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
             outside.append(candidate)
         elif path.is_file():
             pack = load_pack(path)
-            if manifest.get("pack_sha256") and file_sha256(path) != manifest["pack_sha256"]:
+            if manifest.pack_sha256 and file_sha256(path) != manifest.pack_sha256:
                 run.warnings.append(_changed(candidate, manifest, pack))
             return pack
     if outside and within is not None:
         raise InputError(_outside(run.path.name, manifest, within))
+    # A run.json without the key names None, as the dict it was read as once did.
+    recorded = manifest.pack_path if manifest.recorded("pack_path") else None
     raise InputError(
         f"Das Paket dieses Runs ist nicht auffindbar (run.json nennt "
-        f"{manifest.get('pack_path')!r}). Starten Sie touchstone im Verzeichnis des Runs "
+        f"{recorded!r}). Starten Sie touchstone im Verzeichnis des Runs "
         "oder legen Sie das Paket wieder dorthin."
     )
 
 
-def _outside(name: str, manifest: dict[str, Any], within: Path) -> str:
+def _outside(name: str, manifest: Manifest, within: Path) -> str:
     """A pack outside the GUI's working dir, said for a browser user: the run, the pack as
     run.json names it (once), and where to start the GUI so that it is inside. Only whether
     the pack is still where the run was made is looked at, nothing is read."""
-    recorded = str(manifest.get("pack_path") or manifest.get("pack_abspath") or "")
-    absolute = Path(str(manifest.get("pack_abspath") or recorded))
+    recorded = manifest.pack_path or manifest.pack_abspath
+    absolute = Path(manifest.pack_abspath or recorded)
     relative = Path(recorded)
     # Where the run was made: the absolute path without the relative one it was given as.
     root = absolute.parent

@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Required, TypedDict, Unpack
+from typing import Required, TypedDict, Unpack
 
 from touchstone.advice import close_names
 from touchstone.answers import (
@@ -50,6 +50,7 @@ from touchstone.stages.extend import (
 from touchstone.stages.manifest import default_run_name, run_manifest, with_vouched_inputs
 from touchstone.stages.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
+from touchstone.store.manifest import Manifest
 from touchstone.transport import without_credentials
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 
@@ -153,14 +154,15 @@ class RunPlan:
     budget: float | None
     variants: list[str] = field(default_factory=list)
     repeats: int = 1
-    stored: dict[str, Any] = field(default_factory=dict)
+    stored: Manifest | None = None
 
     def resolve(self) -> None:
         """The run's settings against those asked (``stages.extend``): fills ``variants``,
         ``repeats`` and ``stored``, or ``InputError``."""
         run = self.run
-        self.stored = run.read_manifest() if run.file(MANIFEST).exists() else {}
-        self.stored = with_vouched_inputs(run, self.stored, self.pack, self.asked.pack_sha256)
+        if run.file(MANIFEST).exists():
+            read = run.read_manifest()
+            self.stored = with_vouched_inputs(run, read, self.pack, self.asked.pack_sha256)
         check_settings(run.path, self.stored, self.asked, extend=self.extend, surface="cli")
         chosen_variants, self.repeats = resumed_plan(self.stored, self.asked)
         self.variants = chosen_variants or list(self.pack.variants)
@@ -274,7 +276,7 @@ def execute_run(
             asked_models=list(chosen_models),
         )
         run.path.mkdir(parents=True, exist_ok=True)
-        manifest["max_tokens"] = plan.max_tokens
+        manifest = manifest.model_copy(update={"max_tokens": plan.max_tokens})
         run.write_manifest(manifest)
         answer_backend = backend or OpenAIAnswerBackend(
             url,
@@ -311,11 +313,12 @@ def execute_run(
         with run.response_appender() as appender:
 
             def keep(resp: EvalResponse) -> None:
+                nonlocal manifest
                 appender.append(resp.as_dict())
                 landed.add(cell_key(resp))
-                if resp.model not in manifest["models"]:
+                if resp.model not in manifest.models:
                     # After the answer: a run.json never names a model without one.
-                    manifest["models"].append(resp.model)
+                    manifest = manifest.with_model(resp.model)
                     run.write_manifest(manifest)
 
             summary = run_cells(
@@ -342,7 +345,7 @@ def execute_run(
             stopped_models={m: e.kind for m, e in summary.stop_causes.items()},
             **({} if cost_cap is None else {"budget": cost_cap.as_dict()}),
         )
-        whole = (manifest["models"], manifest["variants"], manifest["repeats"])
+        whole = (manifest.models, manifest.variants, manifest.repeats)
         if whole != (chosen_models, chosen_variants, chosen_repeats):
             planned = [c.key for c in plan_cells(pack, *whole)]
         open_in_run = open_per_model(planned, done | landed)
@@ -351,6 +354,6 @@ def execute_run(
             summary,
             open_in_run,
             without_credentials(url),
-            list(manifest["models"]),
+            list(manifest.models),
             list(chosen_models),
         )

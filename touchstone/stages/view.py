@@ -6,10 +6,9 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from touchstone.errors import InputError
-from touchstone.export import scorecard_json, verdict_csv_lines
+from touchstone.export import scorecard_json
 from touchstone.german import counted
 from touchstone.jury.aggregate import combine
 from touchstone.jury.summary import JurySummary
@@ -18,7 +17,6 @@ from touchstone.jury.verdicts import JurySettings, by_cell, run_cells
 from touchstone.pack import Pack
 from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
-from touchstone.quality.ratings import HumanRating
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
 from touchstone.stages.extend import planned_cells
@@ -35,7 +33,10 @@ from touchstone.store import (
     atomic_write_text,
     input_stamps,
 )
+from touchstone.store.exports import verdict_csv_lines
 from touchstone.store.files import atomic_write
+from touchstone.store.manifest import Manifest
+from touchstone.store.ratings import HumanRating
 
 
 @dataclass
@@ -44,7 +45,7 @@ class RunView:
 
     run_dir: RunDir
     pack: Pack
-    manifest: dict[str, Any]
+    manifest: Manifest
     responses: list[EvalResponse]
     verdicts: list[Verdict]
     reports: list[ModelReport]
@@ -171,7 +172,7 @@ def report_html(
         responses=view.responses,
         verdicts=view.verdicts,
         reports=view.reports,
-        created_at=str(view.manifest.get("created_at", "")),
+        created_at=view.manifest.created_at,
         card=card,
         csv_link=csv_link,
         human=human,

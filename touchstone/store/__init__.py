@@ -2,16 +2,17 @@
 
 files.py    atomic writes, the inside-a-directory check
 jsonl.py    JSON Lines reading and appending
+manifest.py run.json: the typed ``Manifest``, read and written
 rundir.py   RunDir: manifest, streams, reports, lock
 stamps.py   content stamps of a run's input files (what a kept view is keyed by)
 """
 
 from touchstone.store.files import atomic_write_text, resolve_inside
+from touchstone.store.manifest import MANIFEST, Manifest
 from touchstone.store.rundir import (
     JUDGE_STATE,
     JUDGEMENTS,
     LOCK,
-    MANIFEST,
     REPORT_HTML,
     REPORTS,
     RESPONSES,
@@ -31,6 +32,7 @@ __all__ = [
     "RESPONSES",
     "SCORECARD_JSON",
     "VERDICTS_CSV",
+    "Manifest",
     "RunDir",
     "Stamp",
     "atomic_write_text",

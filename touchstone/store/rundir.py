@@ -5,7 +5,7 @@ runs/<name>/responses.jsonl   one EvalResponse per line, appended as answers lan
 runs/<name>/judgements.jsonl  one Verdict per line, appended, then rewritten clean
 runs/<name>/reports.json      holistic ModelReports of the last judge run
 runs/<name>/report.html       written by ``touchstone report``
-runs/<name>/judge-state.json  a fully judged run at rest (see ``stages/settled.py``)
+runs/<name>/judge-state.json  a fully judged run at rest (see ``store/settled.py``)
 runs/<name>/.lock             held by ``run`` and ``judge`` (``.lock.holder``: its PID)
 """
 
@@ -18,10 +18,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import filelock
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from touchstone import jsontext
 from touchstone.errors import InputError
@@ -37,30 +36,9 @@ from touchstone.results import (
 )
 from touchstone.store.files import atomic_write_text
 from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, bulk_allocation, iter_jsonl
-from touchstone.yamlfile import validation_message
-
-
-class _Manifest(BaseModel):
-    """What ``run.json`` must look like (keys of newer versions pass)."""
-
-    model_config = ConfigDict(extra="allow", strict=True)
-
-    name: str = ""
-    pack_id: str = ""
-    pack_path: str = ""
-    pack_abspath: str = ""
-    pack_sha256: str = ""
-    base_urls: list[str] = Field(default_factory=list)
-    models: list[str] = Field(default_factory=list)
-    variants: list[str] = Field(default_factory=list)
-    repeats: int = Field(default=1, ge=1)
-    created_at: str = ""
-    updated_at: str = ""
-    touchstone_version: str = ""
-
+from touchstone.store.manifest import MANIFEST, Manifest, load_manifest, write_manifest
 
 _REPORTS = TypeAdapter(list[ModelReport])
-MANIFEST = "run.json"
 RESPONSES = "responses.jsonl"
 JUDGEMENTS = "judgements.jsonl"
 REPORTS = "reports.json"
@@ -144,26 +122,12 @@ class RunDir:
         finally:
             lock.release()
 
-    def read_manifest(self) -> dict[str, Any]:
+    def read_manifest(self) -> Manifest:
         """The manifest, its types checked (a hand-edited file is bad input, named)."""
-        path = self.file(MANIFEST)
-        try:
-            data = jsontext.loads(read_regular(path))
-        except FileNotFoundError:
-            raise InputError(f"{path} fehlt.") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: kein gültiges JSON ({exc}).") from exc
-        if not isinstance(data, dict):
-            raise InputError(f"{path}: erwartet ein JSON-Objekt.")
-        try:
-            _Manifest.model_validate(data)
-        except ValidationError as exc:
-            raise InputError(validation_message(path, exc)) from exc
-        return data
+        return load_manifest(self.file(MANIFEST))
 
-    def write_manifest(self, manifest: dict[str, Any]) -> None:
-        text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-        atomic_write_text(self.file(MANIFEST), text)
+    def write_manifest(self, manifest: Manifest) -> None:
+        write_manifest(self.file(MANIFEST), manifest)
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)

@@ -1,6 +1,6 @@
 """What a run's input files hold, in a few bytes: the key of every view built from them.
 
-The settled state (``stages/settled.py``) and the GUI's run cache (``gui/cache.py``) keep a
+The settled state (``store/settled.py``) and the GUI's run cache (``gui/cache.py``) keep a
 view of a run while its input files keep their stamps. A stamp is a file's length and the
 SHA-256 of its bytes, never its times: a same-size edit within a filesystem's timestamp
 granularity (2 s on FAT/exFAT, 1 s on HFS+), a restore from a backup or a tool that keeps
@@ -19,7 +19,8 @@ from pathlib import Path
 
 from touchstone.errors import InputError
 from touchstone.regular import open_regular
-from touchstone.store.rundir import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES
+from touchstone.store.manifest import MANIFEST
+from touchstone.store.rundir import JUDGEMENTS, REPORTS, RESPONSES
 
 # The files every view of a run is built from: while they keep their stamps, so does it.
 INPUTS = (MANIFEST, RESPONSES, JUDGEMENTS, REPORTS)

@@ -17,9 +17,9 @@ from rich.table import Table
 from tests.conftest import make_response
 from touchstone.cli import ui
 from touchstone.errors import RunIncomplete
-from touchstone.export import CSV_COLUMNS, verdict_csv_lines
 from touchstone.plain import clean, plain
 from touchstone.results import Verdict
+from touchstone.store.exports import CSV_COLUMNS, verdict_csv_lines
 
 ESC = "\x1b"
 # Clears the screen, sets the window title, moves the cursor home: what a name could do.

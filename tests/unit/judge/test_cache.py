@@ -12,19 +12,13 @@ from touchstone.cli import ui
 from touchstone.errors import InputError
 from touchstone.gui.job_state import final_state
 from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_bundle
-from touchstone.judge.cache import (
-    CACHE_FILE,
-    CachedVerdict,
-    VerdictCache,
-    cache_key,
-    cache_stats,
-    clear_cache,
-)
+from touchstone.judge.cache import CachedVerdict, VerdictCache, cache_key
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
 from touchstone.store import RunDir
+from touchstone.store.verdict_cache import CACHE_FILE, cache_stats, clear_cache
 
 
 def test_96_cells_with_6_distinct_answers_cost_at_most_7_calls(tiny_pack: Pack) -> None:

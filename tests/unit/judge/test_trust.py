@@ -23,7 +23,7 @@ from touchstone.judge import (
     score_response,
 )
 from touchstone.judge.backend import ask_judge
-from touchstone.judge.cache import CACHE_FILE, VerdictCache
+from touchstone.judge.cache import VerdictCache
 from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, Scale
@@ -31,6 +31,7 @@ from touchstone.results import Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
 from touchstone.store import RESPONSES, RunDir
+from touchstone.store.verdict_cache import CACHE_FILE
 
 SCALE = Scale(min=0, max=5)
 GOOD = '{"score": 4, "red_flag": false, "rationale": "gut"}'

@@ -227,7 +227,8 @@ def test_runaway_is_dropped_within_its_guards_bound_and_the_run_is_not_settled(
     import time
 
     from touchstone.pack import load_pack
-    from touchstone.stages.settled import read_settled
+    from touchstone.scorecard import Scorecard
+    from touchstone.store.settled import read_settled
 
     pack = load_pack(answered_run.parent.parent / "tiny.yaml")
     jury = JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict"), runaway(sim)])
@@ -236,11 +237,11 @@ def test_runaway_is_dropped_within_its_guards_bound_and_the_run_is_not_settled(
     # The runaway's guard: 2 calls of 0.4 s in a row; the others are fast.
     assert time.monotonic() - started < coarse(2 * 0.4 + 1)
     # The dropped member's verdicts are missing: a later run asks it again.
-    assert read_settled(RunDir(answered_run), pack) is None
+    assert read_settled(RunDir(answered_run), pack, Scorecard) is None
     # Without it the jury is complete: settled, and its card (with the jury) reads back.
     outcome = execute_judge(
         answered_run, config=JuryConfig([member(sim, "sim-judge"), member(sim, "sim-strict")])
     )
-    settled = read_settled(RunDir(answered_run), pack)
+    settled = read_settled(RunDir(answered_run), pack, Scorecard)
     assert settled is not None and settled.card.jury == outcome.card.jury
     assert settled.card.jury is not None and len(settled.card.jury.members) == 2

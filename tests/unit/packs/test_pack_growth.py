@@ -23,8 +23,9 @@ from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run, load_run
-from touchstone.stages.extend import ANSWER_INPUTS, AskedRun, answer_inputs, differences
+from touchstone.stages.extend import AskedRun, answer_inputs, differences
 from touchstone.store import MANIFEST, RunDir
+from touchstone.store.manifest import ANSWER_INPUTS, Manifest
 
 BUERO = REPO / "packs" / "buero.yaml"
 # The prompts of the first buero (27): their rubrics are what existing runs were judged by.
@@ -166,9 +167,10 @@ def test_fingerprints_missing_or_malformed_in_run_json_refuse_the_changed_pack(
 ) -> None:
     # A run from before the fingerprints, or a run.json someone edited: the change cannot be
     # told a growth, so it is refused as any changed pack was.
-    manifest = {"pack_id": "buero", "pack_sha256": "a" * 64, "variants": ["none"]}
+    data: dict[str, object] = {"pack_id": "buero", "pack_sha256": "a" * 64, "variants": ["none"]}
     if stored is not None:
-        manifest[ANSWER_INPUTS] = stored
+        data[ANSWER_INPUTS] = stored
+    manifest = Manifest.model_validate(data)
     asked = AskedRun(
         pack_id="buero",
         pack_sha256="b" * 64,

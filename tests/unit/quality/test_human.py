@@ -14,10 +14,12 @@ import pytest
 
 from touchstone.errors import InputError
 from touchstone.pack import Scale
-from touchstone.quality import ratings as ratings_module
 from touchstone.quality.card import figures_de
 from touchstone.quality.human import MIN_RATINGS, human_agreement, pairs_of
-from touchstone.quality.ratings import (
+from touchstone.quality.sample import band, sample_order, to_rate
+from touchstone.results import Verdict, VerdictKey
+from touchstone.store import ratings as ratings_module
+from touchstone.store.ratings import (
     HUMAN,
     HumanRating,
     append_rating,
@@ -25,8 +27,6 @@ from touchstone.quality.ratings import (
     load_ratings,
     rating_for,
 )
-from touchstone.quality.sample import band, sample_order, to_rate
-from touchstone.results import Verdict, VerdictKey
 
 SCALE = Scale(min=0, max=5)
 

@@ -15,8 +15,8 @@ from tests.unit.versus.versus_support import make_run
 from touchstone.cli import app
 from touchstone.cli.rate import run_spot_check
 from touchstone.errors import InputError
-from touchstone.quality.ratings import HUMAN
 from touchstone.stages import load_run
+from touchstone.store.ratings import HUMAN
 
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
 

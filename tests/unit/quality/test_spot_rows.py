@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from tests.unit.versus.versus_support import BUERO, InProcessSimJudge, StatedQuality
 from touchstone.cli import app
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.quality.ratings import HUMAN
 from touchstone.quality.rows_differ import MAX_PAIRWISE_ROWS, RowKey, RowsTest, rows_test, welch
 from touchstone.stages import execute_judge, execute_run, load_run
+from touchstone.store.ratings import HUMAN
 
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
 

@@ -114,11 +114,14 @@ def test_the_terminal_marks_the_row_and_shows_the_length_effect(biased: Path) ->
 
 
 def test_the_settled_state_keeps_the_bias_figures(biased: Path) -> None:
-    from touchstone.stages.settled import SettledRun
+    from touchstone.scorecard import Scorecard
+    from touchstone.store.settled import SettledRun
 
     card = load_run(biased).scorecard()
-    state = SettledRun(format=0, touchstone_version="", inputs=(), pack="", cells=60, card=card)
-    again = SettledRun.model_validate_json(state.model_dump_json()).card
+    state = SettledRun[Scorecard](
+        format=0, touchstone_version="", inputs=(), pack="", cells=60, card=card
+    )
+    again = SettledRun[Scorecard].model_validate_json(state.model_dump_json()).card
     assert again.length_effect == card.length_effect
     assert [r.judge_family for r in again.rows] == ["qwen", None]
     assert again.as_dict()["length_effect"] == card.as_dict()["length_effect"]

@@ -266,7 +266,7 @@ def test_csv_export_defuses_spreadsheet_formulas() -> None:
     import csv
     import io
 
-    from touchstone.export import verdict_csv_lines
+    from touchstone.store.exports import verdict_csv_lines
 
     responses, verdicts = scored_run({"a": [5]})
     responses[0].response_text = '=HYPERLINK("http://evil")'

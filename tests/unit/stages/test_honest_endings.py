@@ -11,7 +11,6 @@ from tests.conftest import run_on_sim
 from touchstone.cli import ui
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventLog, fan_out, read_events
-from touchstone.export import verdict_csv_lines
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.job_state import final_state, job_progress
 from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
@@ -20,6 +19,7 @@ from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_judge_check, load_run
 from touchstone.store import RunDir
+from touchstone.store.exports import verdict_csv_lines
 
 
 def loaded(run: Path) -> LoadedRun:

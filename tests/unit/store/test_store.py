@@ -169,14 +169,15 @@ def test_appending_to_a_fifo_is_bad_input_not_a_hang(tmp_path: Path) -> None:
 
 @needs_fifo
 def test_a_fifo_as_judge_state_is_bad_input_not_a_hang(answered_run: Path) -> None:
+    from touchstone.scorecard import Scorecard
     from touchstone.stages.manifest import pack_of_run
-    from touchstone.stages.settled import read_settled
+    from touchstone.store.settled import read_settled
 
     run = RunDir.existing(answered_run)
     pack = pack_of_run(run)
     fifo = make_fifo(run.file(JUDGE_STATE))
     with pytest.raises(InputError, match="keine reguläre Datei"):
-        within(3, lambda: read_settled(run, pack), fifo)
+        within(3, lambda: read_settled(run, pack, Scorecard), fifo)
 
 
 @needs_fifo

@@ -3,7 +3,8 @@
 A judge run that ends *settled* (``JudgeRunResult.settled``: no cell left, none stale, every
 holistic report answering its input) writes, after its last write to the run, what it found:
 the stamps of the run's input files (length and SHA-256 of each, ``store.input_stamps``), the
-pack it judged by, the number of cells and the scorecard whole. The next judge run without
+pack it judged by, the number of cells and the scorecard whole (the store knows no scorecard:
+the writer hands it the card, the reader names the card's type). The next judge run without
 ``--rejudge`` whose files and pack are still exactly those would judge nothing and call
 nobody: it shows that card instead of reading 100k records to learn so (DESIGN §10). An
 appended answer, a verdict edited by hand (even one that keeps the file's size and times), a
@@ -19,14 +20,19 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from touchstone import __version__
 from touchstone.pack import Pack
 from touchstone.regular import read_regular
-from touchstone.scorecard import Scorecard
-from touchstone.store import JUDGE_STATE, RunDir, Stamp, atomic_write_text, input_stamps
+from touchstone.store.files import atomic_write_text
+from touchstone.store.rundir import JUDGE_STATE, RunDir
+from touchstone.store.stamps import Stamp, input_stamps
+
+# The card is any type pydantic validates (the scorecard is a dataclass).
+Card = TypeVar("Card")
 
 # Raise it whenever what a stored card means changes without the touchstone version doing so.
 # 2: input stamps are length and SHA-256, no longer times; failed answers score the minimum,
@@ -46,7 +52,7 @@ class _Origin(BaseModel):
     touchstone_version: str
 
 
-class SettledRun(BaseModel):
+class SettledRun(BaseModel, Generic[Card]):
     """What ``judge-state.json`` holds; validated whole, so a damaged file is never used."""
 
     model_config = ConfigDict(extra="forbid")
@@ -56,7 +62,13 @@ class SettledRun(BaseModel):
     inputs: tuple[Stamp, ...]
     pack: str
     cells: int = Field(ge=0)
-    card: Scorecard
+    card: Card
+
+
+def _holding(card: type[Card]) -> type[SettledRun[Card]]:
+    """The state's model for ``card``: validated and written as that type."""
+    # mypy takes a subscript by a variable for a type expression; pydantic builds the class.
+    return SettledRun[card]  # type: ignore[valid-type]
 
 
 def pack_fingerprint(pack: Pack) -> str:
@@ -69,11 +81,11 @@ def write_settled(
     pack: Pack,
     *,
     cells: int,
-    card: Scorecard,
+    card: Card,
     inputs: tuple[Stamp, ...] | None = None,
 ) -> None:
     """``inputs``: the run files' stamps when the caller has just taken them."""
-    state = SettledRun(
+    state = _holding(type(card))(
         format=FORMAT,
         touchstone_version=__version__,
         inputs=input_stamps(run.path) if inputs is None else inputs,
@@ -90,8 +102,9 @@ def clear_settled(run: RunDir) -> None:
         run.file(JUDGE_STATE).unlink()
 
 
-def read_settled(run: RunDir, pack: Pack) -> SettledRun | None:
+def read_settled(run: RunDir, pack: Pack, card: type[Card]) -> SettledRun[Card] | None:
     """The state, if it still describes the run's files and ``pack``; else ``None``.
+    ``card``: the type of the card it holds.
 
     A damaged state is ignored with a warning: the run is then read in full, and its state
     written anew.
@@ -103,7 +116,7 @@ def read_settled(run: RunDir, pack: Pack) -> SettledRun | None:
         origin = _Origin.model_validate_json(data)
         if (origin.format, origin.touchstone_version) != (FORMAT, __version__):
             return None
-        state = SettledRun.model_validate_json(data)
+        state = _holding(card).model_validate_json(data)
     except FileNotFoundError:
         return None
     except (OSError, ValidationError) as exc:

@@ -1,0 +1,90 @@
+"""``run.json``, the run's manifest: its typed record, how it is read and written.
+
+A run dir may be someone else's (DESIGN §15): the file is checked against ``Manifest`` when
+read, a damaged one is bad input named by file and key. Keys of newer versions pass and are
+kept. What touchstone writes is the record's keys in their declared order (the order the run
+stage always wrote them), so a file written, read and written again is the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from touchstone import jsontext
+from touchstone.errors import InputError
+from touchstone.regular import read_regular
+from touchstone.store.files import atomic_write_text
+from touchstone.yamlfile import validation_message
+
+MANIFEST = "run.json"
+ANSWER_INPUTS = "answer_inputs"
+
+
+class Manifest(BaseModel):
+    """What ``run.json`` records. A key the file lacks reads as its default here and is not
+    written back (``as_json``); ``recorded`` tells a missing key from one written."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    name: str = ""
+    pack_id: str = ""
+    pack_path: str = ""
+    pack_abspath: str = ""
+    pack_sha256: str = ""
+    # The prompts' and variants' fingerprints the answers were asked with (stages.extend).
+    # Read leniently there: a malformed value counts as none recorded, as before.
+    answer_inputs: Any = None
+    base_urls: list[str] = Field(default_factory=list)
+    models: list[str] = Field(default_factory=list)
+    asked_models: list[str] = Field(default_factory=list)
+    variants: list[str] = Field(default_factory=list)
+    repeats: int = Field(default=1, ge=1)
+    created_at: str = ""
+    updated_at: str = ""
+    touchstone_version: str = ""
+    # The answers' cap; ``None`` is "no cap", a run from before it was kept has no key.
+    max_tokens: Any = None
+    # A jury's settings (jury.verdicts reads them leniently: someone else's file).
+    jury: Any = None
+
+    def recorded(self, key: str) -> bool:
+        """Whether the file holds ``key`` (or it was set since)."""
+        return key in self.model_fields_set
+
+    @property
+    def empty(self) -> bool:
+        """A manifest that records nothing (``{}``): no run to differ from."""
+        return not self.model_fields_set
+
+    def with_model(self, model: str) -> Manifest:
+        """This manifest with ``model`` recorded as answered."""
+        return self.model_copy(update={"models": [*self.models, model]})
+
+    def as_json(self) -> dict[str, Any]:
+        """The keys recorded, as ``run.json`` holds them."""
+        return self.model_dump(exclude_unset=True)
+
+
+def load_manifest(path: Path) -> Manifest:
+    """The manifest at ``path``, its types checked (a hand-edited file is bad input, named)."""
+    try:
+        data = jsontext.loads(read_regular(path))
+    except FileNotFoundError:
+        raise InputError(f"{path} fehlt.") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: kein gültiges JSON ({exc}).") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: erwartet ein JSON-Objekt.")
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(validation_message(path, exc)) from exc
+
+
+def write_manifest(path: Path, manifest: Manifest) -> None:
+    text = json.dumps(manifest.as_json(), ensure_ascii=False, indent=2) + "\n"
+    atomic_write_text(path, text)
