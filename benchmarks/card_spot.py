@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import report
 
 from touchstone.pack import Scale
-from touchstone.quality.human import human_agreement
-from touchstone.quality.rows_differ import RowKey, rows_test, welch
 from touchstone.results import Verdict
+from touchstone.spot.agreement import human_agreement
+from touchstone.spot.rows_differ import RowKey, rows_test, welch
 from touchstone.stats.distributions import t_upper
 from touchstone.store.ratings import HumanRating
 

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from touchstone.engine import run_blocking
 from touchstone.errors import JudgeCallError
 from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse
 from touchstone.sim import SimServer
 from touchstone.transport import ChatReply
+from touchstone.transport.engine import run_blocking
 from touchstone.transport.fake import FakeChat
 from touchstone.transport.seam import ChatSeam
 
@@ -25,7 +25,7 @@ from touchstone.transport.seam import ChatSeam
 FakeJudge = FakeChat
 
 if TYPE_CHECKING:
-    from touchstone.stages.run import RunOutcome
+    from touchstone.stages.run.run import RunOutcome
 
 REPO = Path(__file__).resolve().parent.parent
 

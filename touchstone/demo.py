@@ -9,7 +9,7 @@
    member is dropped by its own guard within seconds; the jury completes with quorum 2 and
    its cells' verdicts are the median of the two that remain. Scorecard and ``report.html``
    follow.
-7. A simulated person rates a blind sample (``sim/human.py``: stricter with ``sim-gut``, so
+7. A simulated person rates a blind sample (``sim/person.py``: stricter with ``sim-gut``, so
    the judge is in effect lenient to it): the agreement card says "Judge weicht ab".
 """
 
@@ -31,10 +31,10 @@ from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
 from touchstone.pack import load_pack
 from touchstone.plain import plain
-from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_fitness_card, render_run_scorecard
 from touchstone.sim import SimServer
-from touchstone.sim.human import STRICT_WITH, simulated_rating
+from touchstone.sim.person import STRICT_WITH, simulated_rating
+from touchstone.spot.card import render_human_card
 from touchstone.stages import (
     RunView,
     default_run_name,
@@ -44,7 +44,7 @@ from touchstone.stages import (
     load_run,
     write_report,
 )
-from touchstone.stages.human import SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
+from touchstone.stages.spot_check import SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"

@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from touchstone import jsontext
-from touchstone.engine import InFlight
 from touchstone.errors import InputError
 from touchstone.german import counted, seconds
 from touchstone.regular import read_regular
+from touchstone.transport.engine import InFlight
 
 EventSink = Callable[[str, dict[str, Any]], None]
 

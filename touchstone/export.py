@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from touchstone.quality.human import HumanAgreement
 from touchstone.scorecard import Scorecard
+from touchstone.spot.agreement import HumanAgreement
 from touchstone.store.exports import scorecard_text
 from touchstone.store.stamps import Stamp
 

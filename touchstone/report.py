@@ -23,8 +23,6 @@ from markupsafe import Markup, escape
 from touchstone import german
 from touchstone.pack import Pack, Prompt
 from touchstone.packs.power import resolution_text
-from touchstone.quality.card import card_view
-from touchstone.quality.human import HumanAgreement
 from touchstone.results import (
     UNSCORED_REASONS,
     EvalResponse,
@@ -36,6 +34,8 @@ from touchstone.results import (
 from touchstone.scorecard import Scorecard, unscored_text
 from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
 from touchstone.scorecard.texts import failed_text, speed_text, zero_counts
+from touchstone.spot.agreement import HumanAgreement
+from touchstone.spot.card import card_view
 from touchstone.stats.intervals import Interval
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"

@@ -24,7 +24,7 @@ from tests.unit.cli.test_terminal_output import (
 )
 from touchstone.pack import load_pack
 from touchstone.sim import SimServer
-from touchstone.stages.manifest import run_manifest
+from touchstone.stages.run.manifest import run_manifest
 from touchstone.store import RunDir
 
 

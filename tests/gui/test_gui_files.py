@@ -204,7 +204,8 @@ def test_a_job_that_cannot_start_leaves_no_run_behind(workspace: Path) -> None:
 def test_a_repeat_overview_parses_no_pack_again(
     client: TestClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from touchstone.stages import load_run, manifest
+    from touchstone.stages import load_run
+    from touchstone.stages.run import manifest
     from touchstone.stages.view import write_scorecard
 
     runs = workspace / "runs"

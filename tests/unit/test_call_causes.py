@@ -13,13 +13,13 @@ import openai
 import pytest
 
 from tests.conftest import run_on_sim
-from touchstone.classify import call_error
 from touchstone.errors import ERROR_LABELS, JudgeAborted, JudgeCallError, ModelCallError
 from touchstone.judge.policy import Breaker
 from touchstone.pack import load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
-from touchstone.stages.check import execute_judge_check
+from touchstone.stages.judge_check import execute_judge_check
+from touchstone.transport.classify import call_error
 
 SDK_WORDS = ("NotFoundError", "Error code", "DeadlineExceeded", "APIStatusError", "README: „")
 
@@ -146,7 +146,7 @@ def test_the_breaker_names_the_kind_in_german_not_the_exception_class() -> None:
 
 
 def test_one_map_of_german_kind_names() -> None:
-    import touchstone.stages.unfinished as unfinished
+    import touchstone.stages.run.unfinished as unfinished
 
     assert not hasattr(unfinished, "_WHAT")
 

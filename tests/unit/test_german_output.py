@@ -207,7 +207,7 @@ def test_messages_say_1_antwort_not_1_antworten(
     from touchstone.errors import RunIncomplete
     from touchstone.scorecard import build_scorecard
     from touchstone.stages import JudgeOutcome, RunOutcome
-    from touchstone.stages.answering import RunSummary
+    from touchstone.stages.run.answering import RunSummary
     from touchstone.store import RunDir
 
     run = RunDir(answered_run)

@@ -3,14 +3,14 @@
 app.py       the Typer app, ``--version``, ``main`` (SIGTERM -> Terminated)
 ui.py        consoles, the error guard, progress bars, outcome printing
 pipeline.py  run, judge, report
-check.py     judge-check
+judge_check.py  judge-check
 tools.py     gui, sim, demo, cache
 versus.py    compare (a run against a baseline, the CI gate)
 packs.py     pack check, pack import (the ``pack`` group)
 rate.py      rate (the human spot check in the terminal)
 """
 
-from touchstone.cli import check, pipeline, rate, tools, versus
+from touchstone.cli import judge_check, pipeline, rate, tools, versus
 from touchstone.cli.app import app, main
 
-__all__ = ["app", "check", "main", "pipeline", "rate", "tools", "versus"]
+__all__ = ["app", "judge_check", "main", "pipeline", "rate", "tools", "versus"]

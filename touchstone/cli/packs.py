@@ -45,7 +45,7 @@ def pack_check(
     """Prüft ein Paket und sagt, welche Unterschiede es trennt: Exit 0 brauchbar, 1 Fehler."""
     # The pack tools load only for the ``pack`` commands: other commands start without them.
     from touchstone.packs.check import check
-    from touchstone.packs.terminal import render_pack_check
+    from touchstone.packs.check_text import render_pack_check
 
     with handled():
         loaded = load_pack(pack)
@@ -83,8 +83,8 @@ def pack_import(
 ) -> None:
     """Legt aus CSV oder JSONL ein Paket an und prüft es: Exit 0 brauchbar, 1 Fehler im Paket."""
     from touchstone.packs.check import check
+    from touchstone.packs.check_text import render_pack_check
     from touchstone.packs.importer import import_pack
-    from touchstone.packs.terminal import render_pack_check
 
     with handled():
         imported = import_pack(source, out, pack_id=pack_id, title=title, scale=scale, force=force)

@@ -10,7 +10,6 @@ import typer
 from rich.padding import Padding
 
 from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
-from touchstone.budget import parse_price
 from touchstone.cli.app import app
 from touchstone.cli.ui import (
     ProgressView,
@@ -23,15 +22,16 @@ from touchstone.cli.ui import (
 )
 from touchstone.events import fan_out
 from touchstone.plain import plain
-from touchstone.quality.card import render_human_card
 from touchstone.scorecard import render_run_scorecard
+from touchstone.spot.card import render_human_card
 from touchstone.stages import execute_judge, execute_run, load_run, write_report
-from touchstone.stages.run import RunOptions
+from touchstone.stages.run.run import RunOptions
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
+from touchstone.transport.budget import parse_price
 
 if TYPE_CHECKING:
-    from touchstone.stages.preview import JuryPreview, Preview
+    from touchstone.stages.preview.preview import JuryPreview, Preview
 
 
 class RejudgeChoice(enum.StrEnum):
@@ -177,7 +177,7 @@ def run(
         }
         if dry_run:
             # The estimate's modules only for ``--dry-run``: a run or judge starts without them.
-            from touchstone.stages.preview import preview_run
+            from touchstone.stages.preview.preview import preview_run
 
             show_preview(preview_run(**options))
             return
@@ -218,7 +218,7 @@ def judge(
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
     with handled(None if dry_run else events) as event_log:
         if dry_run:
-            from touchstone.stages.preview import preview_judge
+            from touchstone.stages.preview.preview import preview_judge
 
             preview = preview_judge(
                 run_dir,

@@ -24,10 +24,18 @@ from touchstone.cli.ui import handled, show_warnings, stdout
 from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.plain import plain
-from touchstone.quality.card import render_human_card
-from touchstone.quality.sample import DEFAULT_SAMPLE
+from touchstone.spot.card import render_human_card
+from touchstone.spot.sample import DEFAULT_SAMPLE
 from touchstone.stages import load_run
-from touchstone.stages.human import QUIT, SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
+from touchstone.stages.spot_check import (
+    QUIT,
+    SKIP,
+    Decision,
+    Rated,
+    SpotCell,
+    rate_cells,
+    spot_cells,
+)
 from touchstone.store.ratings import checked_rater, default_rater
 
 # An answer longer than this is cut in the terminal (the GUI shows it whole).

@@ -23,7 +23,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from touchstone import german
-from touchstone.budget import Budget
 from touchstone.errors import (
     BudgetReached,
     InputError,
@@ -35,10 +34,11 @@ from touchstone.errors import (
 from touchstone.events import EventLog, in_flight_text
 from touchstone.german import count, counted
 from touchstone.plain import clean, plain
-from touchstone.quality.card import render_human_card
 from touchstone.results import UNSCORED_REASONS
 from touchstone.scorecard import render_run_scorecard
+from touchstone.spot.card import render_human_card
 from touchstone.stages import JudgeOutcome, RunOutcome
+from touchstone.transport.budget import Budget
 
 
 class PlainConsole(Console):

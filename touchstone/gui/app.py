@@ -68,10 +68,10 @@ from touchstone.gui.views import Gui, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
-from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.report import MeansChart, template_environment
-from touchstone.stages.extend import AskedRun, RunConflict, answer_inputs, check_settings
-from touchstone.stages.manifest import with_vouched_inputs
+from touchstone.spot.sample import DEFAULT_SAMPLE
+from touchstone.stages.run.extend import AskedRun, RunConflict, answer_inputs, check_settings
+from touchstone.stages.run.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.exports import verdict_csv_lines
 from touchstone.store.ratings import MAX_RATER

@@ -21,11 +21,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, file_stamp
-from touchstone.quality.card import card_view
-from touchstone.quality.human import HumanAgreement, human_agreement
-from touchstone.quality.sample import DEFAULT_SAMPLE
 from touchstone.results import VerdictKey
-from touchstone.stages.human import SpotCell, run_ratings, save_rating, spot_cells
+from touchstone.spot.agreement import HumanAgreement, human_agreement
+from touchstone.spot.card import card_view
+from touchstone.spot.sample import DEFAULT_SAMPLE
+from touchstone.stages.spot_check import SpotCell, run_ratings, save_rating, spot_cells
 from touchstone.store import Stamp
 from touchstone.store.ratings import (
     HUMAN,

@@ -13,12 +13,12 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
 
-from touchstone.budget import Budget, Price, budget_problem
 from touchstone.errors import InputError
 from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.health import JudgeHealth
 from touchstone.limits import MAX_CONCURRENCY, MAX_REPLY_MB, MAX_TEMPERATURE, MAX_TIMEOUT_S
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
+from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.yamlfile import load_yaml_model
 
 # What touchstone puts into every request body itself. ``extra_body`` is merged last, so any

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from touchstone import german
-from touchstone.budget import Price
-from touchstone.engine import Done
 from touchstone.errors import kind_label
 from touchstone.transport import ChatReply
+from touchstone.transport.budget import Price
+from touchstone.transport.engine import Done
 
 
 def percentile(values: Sequence[float], share: float) -> float | None:

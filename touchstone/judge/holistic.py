@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from touchstone.advice import cause
-from touchstone.engine import completed
 from touchstone.errors import JudgeCallError
 from touchstone.judge.backend import JudgeBackend, ask_judge
 from touchstone.judge.cells import JUDGE_ERROR_RATIONALE
@@ -26,6 +25,7 @@ from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
 from touchstone.transport import ChatReply
+from touchstone.transport.engine import completed
 
 # The holistic prompt shows at most this many single verdicts (red flags first): a run of
 # 100k cells must not become a prompt of 100k lines.

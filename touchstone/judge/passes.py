@@ -23,7 +23,6 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from touchstone.engine import completed, run_blocking
 from touchstone.errors import InputError
 from touchstone.judge.backend import JudgeBackend
 from touchstone.judge.cache import CachedVerdict, VerdictCache
@@ -36,6 +35,7 @@ from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.transport import ChatReply
+from touchstone.transport.engine import completed, run_blocking
 
 OnVerdict = Callable[[Verdict], None]
 

@@ -7,8 +7,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from touchstone.advice import close_names, known_models
-from touchstone.budget import Budget
-from touchstone.engine import InFlight
 from touchstone.errors import JudgeAborted
 from touchstone.judge.advice import advice
 from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller
@@ -16,6 +14,8 @@ from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import Judge
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.policy import Stop
+from touchstone.transport.budget import Budget
+from touchstone.transport.engine import InFlight
 
 
 @dataclass

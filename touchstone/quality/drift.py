@@ -15,7 +15,7 @@ behind the same name gets the old verdicts from the cache. Two checks notice it:
   prompts, taken evenly from the cells to judge); a cell differs when its new score is at
   least ``off_by`` points from the cached one (2 points; on wide scales a fifth of the scale).
   These calls go through a session with the run's judge, guard settings, health and budget
-  (``stages/drift.py``, before the run dir is opened): the same deadline, breaker and cap as
+  (``stages/judge/drift.py``, before the run dir is opened): the same deadline, breaker and cap as
   every judge call. Their verdicts are not kept: the run stays as the cache has it.
 
 Either way, ``MIN_DIFFERING`` differing verdicts are drift: one can be the noise of a

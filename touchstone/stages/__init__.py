@@ -1,23 +1,26 @@
-"""The stages as the CLI, the demo and the GUI drive them: run, judge, report.
+"""The application layer: one sub-folder per step, as the CLI, the demo and the GUI drive them.
 
-    run.py       execute_run: answers of the evaluated models -> responses.jsonl
-    answering.py the cells a run plans, asked under the failure policy (run_cells)
-    judge.py     execute_judge: verdicts -> judgements.jsonl, reports.json
-    jury.py      a jury's judge run (DESIGN §18): the members' lines, the card, the events
-    view.py      load_run, report_html, write_report: the run read back -> report.html
-    check.py     execute_judge_check: the probe battery -> the judge's fitness card
-    manifest.py  run.json and the pack a run was made with
+    run/          execute_run: answers of the evaluated models -> responses.jsonl
+    judge/        execute_judge: verdicts -> judgements.jsonl, reports.json, scorecard.json
+    jury/         the judge step with a jury, and judge-check per member
+    preview/      --dry-run: calls, tokens, cost and time, before anything starts
+    judge_check.py  execute_judge_check: the probe battery -> the judge's fitness card
+    spot_check.py   the human spot check against a run: its sample, ratings and card
+    view.py       load_run, report_html, write_report: the run read back -> report.html
 
-Each stage owns its run-dir bookkeeping (manifest, append streams, clean rewrite) and reports
-what happens through an ``on_event(kind, data)`` callback; it never prints. Errors leave as
-the exceptions of ``errors``; ``cli`` turns them into messages and exit codes.
+A step's stage sits here, above its core (``judge/``, ``jury/``, ``spot/``, ...), because it
+ties that core to the store, the scorecard and the report, which all sit above the core (the
+scorecard reads judge quality, which reads the judge). Each stage owns its run-dir
+bookkeeping and reports what happens through an ``on_event(kind, data)`` callback; it never
+prints. Errors leave as the exceptions of ``errors``; ``cli`` turns them into messages and exit
+codes.
 """
 
-from touchstone.stages.check import check_pack, execute_judge_check
-from touchstone.stages.judge import execute_judge
-from touchstone.stages.judge_outcome import JudgeOutcome
-from touchstone.stages.manifest import default_run_name, now_iso
-from touchstone.stages.run import RunOutcome, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.judge.outcome import JudgeOutcome
+from touchstone.stages.judge_check import check_pack, execute_judge_check
+from touchstone.stages.run.manifest import default_run_name, now_iso
+from touchstone.stages.run.run import RunOutcome, execute_run
 from touchstone.stages.view import RunView, load_run, report_html, write_report
 
 __all__ = [

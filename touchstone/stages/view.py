@@ -15,13 +15,13 @@ from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
 from touchstone.jury.verdicts import JurySettings, by_cell, run_cells
 from touchstone.pack import Pack
-from touchstone.quality.human import HumanAgreement, human_agreement
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
-from touchstone.stages.extend import planned_cells
-from touchstone.stages.human import run_ratings
-from touchstone.stages.manifest import pack_of_run
+from touchstone.spot.agreement import HumanAgreement, human_agreement
+from touchstone.stages.run.extend import planned_cells
+from touchstone.stages.run.manifest import pack_of_run
+from touchstone.stages.spot_check import run_ratings
 from touchstone.store import (
     JUDGEMENTS,
     REPORT_HTML,

@@ -26,9 +26,9 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from touchstone.classify import call_error, refused_connection, unread_by_server
 from touchstone.errors import CallError, DeadlineExceeded
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
+from touchstone.transport.classify import call_error, refused_connection, unread_by_server
 from touchstone.transport.pool import ClientPool, NetworkStream
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
 

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from touchstone.classify import call_error
 from touchstone.errors import CallError, ReasoningOnly
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
 from touchstone.transport.chat import ChatTransport, without_credentials
+from touchstone.transport.classify import call_error
 from touchstone.transport.replies import ChatReply, split_think
 
 

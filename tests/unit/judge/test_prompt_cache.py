@@ -221,7 +221,7 @@ def test_cached_tokens_are_read_from_streamed_and_whole_replies(
 
 
 def test_cached_input_tokens_are_priced_at_their_own_price() -> None:
-    from touchstone.budget import Price
+    from touchstone.transport.budget import Price
 
     assert Price(2.0, 8.0).cost(1_000_000, 0, cached_tokens=600_000) == 2.0  # no cached price
     cheap = Price(2.0, 8.0, cached_input=0.5)
@@ -231,7 +231,7 @@ def test_cached_input_tokens_are_priced_at_their_own_price() -> None:
 
 
 def test_a_budget_counts_cached_input_at_its_price() -> None:
-    from touchstone.budget import Budget, Price
+    from touchstone.transport.budget import Budget, Price
 
     budget = Budget(10.0, Price(2.0, 8.0, cached_input=0.5), max_output_tokens=100)
     assert budget.admit("call", 4_000_000, in_flight=False)
@@ -265,8 +265,8 @@ def test_cached_tokens_are_recorded_shown_and_priced(
 ) -> None:
     from rich.console import Console
 
-    from touchstone.budget import Price
     from touchstone.judge.config import PricePerMillion
+    from touchstone.transport.budget import Price
 
     with SimServer() as own:  # its prefix cache has seen nothing of other tests
         config = JudgeConfig(

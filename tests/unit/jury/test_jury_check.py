@@ -2,10 +2,10 @@
 
 from tests.conftest import REPO
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.jury.check import execute_jury_check
 from touchstone.jury.config import JuryConfig
 from touchstone.pack import load_pack
 from touchstone.sim import SimServer
+from touchstone.stages.jury.member_check import execute_jury_check
 
 BUERO = REPO / "packs" / "buero.yaml"
 

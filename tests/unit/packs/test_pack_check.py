@@ -219,7 +219,7 @@ def test_the_packs_pages_power_table_is_buero_s() -> None:
 def test_the_check_reads_at_80_columns() -> None:
     from rich.console import Console
 
-    from touchstone.packs.terminal import render_pack_check
+    from touchstone.packs.check_text import render_pack_check
 
     data = json.loads(json.dumps(GOOD))
     data["categories"][0]["prompts"][0]["expectations"] = []

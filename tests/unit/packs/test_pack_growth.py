@@ -23,7 +23,7 @@ from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run, load_run
-from touchstone.stages.extend import AskedRun, answer_inputs, differences
+from touchstone.stages.run.extend import AskedRun, answer_inputs, differences
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.manifest import ANSWER_INPUTS, Manifest
 

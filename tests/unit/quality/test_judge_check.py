@@ -284,7 +284,7 @@ def test_on_a_terminal_a_suitable_verdict_is_said_once(
 ) -> None:
     from rich.console import Console
 
-    from touchstone.cli import check as check_command
+    from touchstone.cli import judge_check as check_command
 
     card = check(buero, ProbeJudge(buero))
     assert card.suitable

@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FakeJudge
-from touchstone.budget import Budget, Price, parse_price
-from touchstone.engine import completed, run_blocking
 from touchstone.errors import BudgetReached, CallError, InputError
 from touchstone.gui.job_state import final_state
 from touchstone.judge import JudgeConfig, load_judge_config
@@ -21,8 +19,10 @@ from touchstone.judge.config import JudgeEndpoint, PricePerMillion
 from touchstone.results import EvalResponse, Verdict
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge, execute_run
-from touchstone.stages.preview import preview_judge, preview_run
+from touchstone.stages.preview.preview import preview_judge, preview_run
 from touchstone.store.jsonl import iter_jsonl
+from touchstone.transport.budget import Budget, Price, parse_price
+from touchstone.transport.engine import completed, run_blocking
 
 # One currency unit per output token, input free: what a call cost is what it wrote.
 PER_OUTPUT_TOKEN = Price(0.0, 1_000_000.0)

@@ -11,7 +11,7 @@ from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages import execute_run
-from touchstone.stages.answering import run_cells
+from touchstone.stages.run.answering import run_cells
 from touchstone.store import RunDir
 from touchstone.transport import ChatReply
 from touchstone.transport.fake import FakeChat, SentCall

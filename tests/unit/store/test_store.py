@@ -170,7 +170,7 @@ def test_appending_to_a_fifo_is_bad_input_not_a_hang(tmp_path: Path) -> None:
 @needs_fifo
 def test_a_fifo_as_judge_state_is_bad_input_not_a_hang(answered_run: Path) -> None:
     from touchstone.scorecard import Scorecard
-    from touchstone.stages.manifest import pack_of_run
+    from touchstone.stages.run.manifest import pack_of_run
     from touchstone.store.settled import read_settled
 
     run = RunDir.existing(answered_run)

@@ -109,7 +109,7 @@ def test_retry_after_is_read_under_every_name_a_server_or_proxy_uses() -> None:
     import httpx2
     import openai
 
-    from touchstone.classify import retry_after_s
+    from touchstone.transport.classify import retry_after_s
 
     def error(headers: dict[str, str]) -> openai.RateLimitError:
         request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
@@ -129,7 +129,7 @@ def test_a_proxy_timeout_is_a_timeout() -> None:
     import httpx2
     import openai
 
-    from touchstone.classify import classify
+    from touchstone.transport.classify import classify
 
     request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
     body = {

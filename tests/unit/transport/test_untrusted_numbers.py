@@ -20,7 +20,6 @@ import pytest
 
 from tests.conftest import FakeJudge
 from tests.gui.gui_support import gui_client
-from touchstone.engine import run_blocking
 from touchstone.judge import JudgeConfig, JudgeEndpoint, OpenAIJudgeBackend
 from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
 from touchstone.jury.verdicts import run_cells
@@ -28,6 +27,7 @@ from touchstone.limits import MAX_TOKEN_COUNT, token_count
 from touchstone.pack import Scale
 from touchstone.stages import execute_judge, execute_run
 from touchstone.store import JUDGEMENTS, MANIFEST, RESPONSES, SCORECARD_JSON, RunDir
+from touchstone.transport.engine import run_blocking
 
 # A judge config for stages that get a fake backend: its endpoint is never called.
 UNUSED = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "unused")
@@ -297,8 +297,8 @@ def rate_limit_error(headers: dict[str, str]) -> Any:
 @pytest.mark.parametrize("name", ["retry-after", "retry-after-ms", "llm_provider-retry-after"])
 @pytest.mark.parametrize("value", HOSTILE_WAITS, ids=repr)
 def test_an_unusable_retry_after_is_ignored(name: str, value: str) -> None:
-    from touchstone.classify import call_error, retry_after_s
     from touchstone.errors import JudgeCallError
+    from touchstone.transport.classify import call_error, retry_after_s
 
     error = rate_limit_error({name: value})
     assert retry_after_s(error) is None
@@ -309,7 +309,7 @@ def test_a_usable_retry_after_still_counts() -> None:
     import email.utils
     import time
 
-    from touchstone.classify import retry_after_s
+    from touchstone.transport.classify import retry_after_s
 
     soon = email.utils.formatdate(time.time() + 30, usegmt=True)
     assert 25 < (retry_after_s(rate_limit_error({"retry-after": soon})) or 0) <= 30

@@ -14,15 +14,15 @@ from touchstone.events import EventSink, emit
 from touchstone.judge import Rejudge
 from touchstone.judge.cache import open_cache
 from touchstone.jury.config import JuryConfig
-from touchstone.jury.stage import MemberRun, judge_members
 from touchstone.jury.summary import of_run as jury_summary
 from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, cell_key
 from touchstone.scorecard import build_scorecard
-from touchstone.stages.extend import planned_cells
-from touchstone.stages.judge import no_answers
-from touchstone.stages.judge_outcome import JudgeOutcome, emit_done
+from touchstone.stages.judge.judge import no_answers
+from touchstone.stages.judge.outcome import JudgeOutcome, emit_done
+from touchstone.stages.jury.sessions import MemberRun, judge_members
+from touchstone.stages.run.extend import planned_cells
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RunDir, input_stamps
 from touchstone.store.settled import clear_settled, write_settled

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge.config import JudgeConfig
@@ -34,8 +33,9 @@ from touchstone.jury.verdicts import MANIFEST_KEY, JuryMember, JurySettings
 from touchstone.pack import Pack
 from touchstone.quality.drift import recheck_cached
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
-from touchstone.stages.judge_outcome import verdict_event
+from touchstone.stages.judge.outcome import verdict_event
 from touchstone.store import RunDir
+from touchstone.transport.engine import run_blocking
 
 
 @dataclass

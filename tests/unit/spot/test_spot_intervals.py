@@ -10,11 +10,11 @@ import statistics
 
 import pytest
 
-from tests.unit.quality.test_human import SCALE, rating, verdict
+from tests.unit.spot.test_human import SCALE, rating, verdict
 from touchstone.pack import Scale
-from touchstone.quality.card import figures_de, row_lines
-from touchstone.quality.human import human_agreement
 from touchstone.results import Verdict
+from touchstone.spot.agreement import human_agreement
+from touchstone.spot.card import figures_de, row_lines
 
 
 def card_of(rows: dict[str, list[int]], human: int = 2, scale: Scale = SCALE):  # type: ignore[no-untyped-def]
@@ -129,7 +129,7 @@ def test_the_card_says_what_95_percent_refers_to() -> None:
 def test_a_rows_interval_covers_the_true_mean_difference(
     weights: tuple[int, int, int], n: int
 ) -> None:
-    from touchstone.quality.spot_intervals import mean_difference_interval
+    from touchstone.spot.intervals import mean_difference_interval
 
     values = (-1, 0, 1)
     truth = sum(v * w for v, w in zip(values, weights, strict=True)) / sum(weights)

@@ -13,9 +13,9 @@ from typing import Final, Literal
 from touchstone.errors import InputError
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, Prompt
-from touchstone.quality.human import HumanAgreement, human_agreement
-from touchstone.quality.sample import sample_order, to_rate
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
+from touchstone.spot.agreement import HumanAgreement, human_agreement
+from touchstone.spot.sample import sample_order, to_rate
 from touchstone.store import RunDir
 from touchstone.store.ratings import (
     HUMAN,

@@ -12,7 +12,7 @@ from rich.text import Text
 from touchstone import german
 from touchstone.german import DASH
 from touchstone.plain import plain
-from touchstone.quality.human import HumanAgreement, milder_de, row_label
+from touchstone.spot.agreement import HumanAgreement, milder_de, row_label
 
 TITLE = "Stichprobe: stimmt der Judge mit Ihnen überein?"
 

@@ -12,7 +12,7 @@ from touchstone.german import counted
 from touchstone.judge.rubric import RubricHashes
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, file_sha256, load_pack
-from touchstone.stages.extend import answer_inputs, new_prompts
+from touchstone.stages.run.extend import answer_inputs, new_prompts
 from touchstone.store import MANIFEST, RunDir, resolve_inside
 from touchstone.store.manifest import ANSWER_INPUTS, Manifest
 

@@ -14,10 +14,10 @@ import pytest
 
 from touchstone.errors import InputError
 from touchstone.pack import Scale
-from touchstone.quality.card import figures_de
-from touchstone.quality.human import MIN_RATINGS, human_agreement, pairs_of
-from touchstone.quality.sample import band, sample_order, to_rate
 from touchstone.results import Verdict, VerdictKey
+from touchstone.spot.agreement import MIN_RATINGS, human_agreement, pairs_of
+from touchstone.spot.card import figures_de
+from touchstone.spot.sample import band, sample_order, to_rate
 from touchstone.store import ratings as ratings_module
 from touchstone.store.ratings import (
     HUMAN,
@@ -196,7 +196,7 @@ def test_a_judge_lenient_to_one_model_deviates() -> None:
 
 
 def test_the_card_counts_cells_and_ratings_apart_with_several_raters() -> None:
-    from touchstone.quality.card import figures_de
+    from touchstone.spot.card import figures_de
 
     verdicts, ratings = mixed(n=12)
     card = human_agreement(ratings, verdicts, SCALE)

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from tests.unit.versus.versus_support import BUERO, InProcessSimJudge, StatedQuality
 from touchstone.cli import app
 from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.quality.rows_differ import MAX_PAIRWISE_ROWS, RowKey, RowsTest, rows_test, welch
+from touchstone.spot.rows_differ import MAX_PAIRWISE_ROWS, RowKey, RowsTest, rows_test, welch
 from touchstone.stages import execute_judge, execute_run, load_run
 from touchstone.store.ratings import HUMAN
 

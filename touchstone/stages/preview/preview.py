@@ -21,20 +21,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Unpack
 
-from touchstone.budget import estimate_tokens
 from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.results import cell_key
-from touchstone.stages.answering import plan_cells
-from touchstone.stages.estimate import Preview, mean_of, output_source
-from touchstone.stages.judge import no_answers
-from touchstone.stages.judge_preview import CACHE_NOTE, estimate_judge
-from touchstone.stages.jury_preview import JuryPreview, preview_jury
-from touchstone.stages.manifest import pack_of_run
-from touchstone.stages.run import RunOptions, plan_run
+from touchstone.stages.judge.judge import no_answers
+from touchstone.stages.preview.estimate import Preview, mean_of, output_source
+from touchstone.stages.preview.judge_calls import CACHE_NOTE, estimate_judge
+from touchstone.stages.preview.jury_calls import JuryPreview, preview_jury
+from touchstone.stages.run.answering import plan_cells
+from touchstone.stages.run.manifest import pack_of_run
+from touchstone.stages.run.run import RunOptions, plan_run
 from touchstone.store import RESPONSES, RunDir
+from touchstone.transport.budget import estimate_tokens
 
 __all__ = ["JuryPreview", "Preview", "preview_judge", "preview_run"]
 

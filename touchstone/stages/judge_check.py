@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from touchstone.engine import run_blocking
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
@@ -22,8 +21,9 @@ from touchstone.quality.drift import compare_probes
 from touchstone.quality.fitness import FitnessCard, assess
 from touchstone.quality.probes import probe_battery, probe_variant
 from touchstone.results import Verdict
-from touchstone.stages.manifest import pack_of_run
+from touchstone.stages.run.manifest import pack_of_run
 from touchstone.store import RunDir
+from touchstone.transport.engine import run_blocking
 
 
 def check_pack(pack_path: Path | None, run_path: Path | None) -> Pack:

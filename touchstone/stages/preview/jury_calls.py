@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from touchstone import german
-from touchstone.budget import money
 from touchstone.judge import Rejudge
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.members import MemberId, of_verdict
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict
-from touchstone.stages.estimate import HEADER, Preview
-from touchstone.stages.judge_preview import CACHE_NOTE, estimate_judge
+from touchstone.stages.preview.estimate import HEADER, Preview
+from touchstone.stages.preview.judge_calls import CACHE_NOTE, estimate_judge
+from touchstone.transport.budget import money
 
 # A member that reaches its budget is dropped, not the run stopped (``jury.stage``).
 MEMBER_BUDGET_STOP = (

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from touchstone.engine import AdaptiveLimit, completed, run_blocking
 from touchstone.errors import CallError
+from touchstone.transport.engine import AdaptiveLimit, completed, run_blocking
 
 
 def collect(items, call, **options):  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ import statistics
 from collections.abc import Sequence
 
 from touchstone import german
-from touchstone.quality.rows_differ import DIFF_RESOLUTION
+from touchstone.spot.rows_differ import DIFF_RESOLUTION
 from touchstone.stats.bootstrap import percentile_interval
 from touchstone.stats.distributions import LEVEL, t_upper
 from touchstone.stats.intervals import Cluster, _widened, mean_interval

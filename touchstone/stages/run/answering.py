@@ -26,12 +26,12 @@ from touchstone.answers import (
     answer_fields,
     failure_fields,
 )
-from touchstone.budget import Budget
-from touchstone.engine import InFlight, completed, run_blocking
 from touchstone.errors import CallError, ErrorKind
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, VerdictKey
 from touchstone.transport import ChatReply
+from touchstone.transport.budget import Budget
+from touchstone.transport.engine import InFlight, completed, run_blocking
 
 PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset(
     {"timeout", "refused", "bad_request", "too_large"}

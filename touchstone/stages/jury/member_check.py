@@ -11,7 +11,7 @@ from touchstone.german import counted
 from touchstone.jury.config import JuryConfig
 from touchstone.pack import Pack
 from touchstone.quality.fitness import FitnessCard
-from touchstone.stages.check import execute_judge_check
+from touchstone.stages.judge_check import execute_judge_check
 
 
 @dataclass

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from touchstone.budget import Budget
-from touchstone.engine import run_blocking
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
 from touchstone.judge import JudgeBackend, JudgeConfig
@@ -19,6 +17,8 @@ from touchstone.pack import Pack
 from touchstone.quality.drift import Drift, recheck_cached
 from touchstone.results import EvalResponse, cell_key
 from touchstone.store import RunDir
+from touchstone.transport.budget import Budget
+from touchstone.transport.engine import run_blocking
 
 
 def check_drift(

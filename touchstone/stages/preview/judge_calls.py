@@ -14,7 +14,6 @@ import statistics
 from collections.abc import Sequence
 
 from touchstone import german
-from touchstone.budget import Price, estimate_tokens
 from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.judge.cells import CellTask, Judge
 from touchstone.judge.frames import Frames
@@ -23,7 +22,8 @@ from touchstone.judge.plan import JudgePlan
 from touchstone.judge.rubric import judge_system_prompt
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
-from touchstone.stages.estimate import Preview, mean_of, output_source
+from touchstone.stages.preview.estimate import Preview, mean_of, output_source
+from touchstone.transport.budget import Price, estimate_tokens
 
 # A rationale's length when the run has none yet to measure (the holistic prompt quotes them).
 TYPICAL_RATIONALE_CHARS = 200

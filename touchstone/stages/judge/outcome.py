@@ -6,15 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from touchstone.budget import Budget
 from touchstone.events import EventSink, emit
 from touchstone.judge.health import JudgeHealth
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
-from touchstone.quality.human import HumanAgreement
 from touchstone.results import Verdict
 from touchstone.scorecard import Scorecard
+from touchstone.spot.agreement import HumanAgreement
 from touchstone.store import RunDir
+from touchstone.transport.budget import Budget
 
 
 @dataclass

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from touchstone import german
-from touchstone.budget import Price, money
+from touchstone.transport.budget import Price, money
 
 HEADER = "Probelauf: nichts wird aufgerufen, nichts geschrieben."
 

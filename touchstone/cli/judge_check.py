@@ -42,7 +42,7 @@ def judge_check(
         judge_config = load_config(config)
         if isinstance(judge_config, JuryConfig):
             # A jury's check only for a jury: other commands start without it.
-            from touchstone.jury.check import execute_jury_check
+            from touchstone.stages.jury.member_check import execute_jury_check
 
             no_model_override(model)
             with ProgressView("Proben") as view:

@@ -30,9 +30,9 @@ from typing import Any, Literal
 
 from touchstone import german
 from touchstone.pack import Scale
-from touchstone.quality.rows_differ import RowKey, RowsTest, rows_test
-from touchstone.quality.spot_intervals import kappa_interval, mean_difference_interval
 from touchstone.results import Verdict, VerdictKey, cell_key
+from touchstone.spot.intervals import kappa_interval, mean_difference_interval
+from touchstone.spot.rows_differ import RowKey, RowsTest, rows_test
 from touchstone.stats.bootstrap import bootstrap_replicates, percentile_interval
 from touchstone.stats.distributions import LEVEL
 from touchstone.stats.kappa import kappa_of_sums, weighted_kappa

@@ -22,7 +22,6 @@ from touchstone.answers import (
     AnswerBackend,
     OpenAIAnswerBackend,
 )
-from touchstone.budget import Budget, Price, budget_problem
 from touchstone.errors import InputError
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.limits import (
@@ -34,25 +33,26 @@ from touchstone.limits import (
 )
 from touchstone.pack import Pack, file_sha256, load_pack
 from touchstone.results import EvalResponse, VerdictKey, cell_key
-from touchstone.stages.answering import (
+from touchstone.stages.run.answering import (
     Cell,
     RunSummary,
     plan_cells,
     run_cells,
 )
-from touchstone.stages.extend import (
+from touchstone.stages.run.extend import (
     AskedRun,
     answer_inputs,
     check_settings,
     open_per_model,
     resumed_plan,
 )
-from touchstone.stages.manifest import default_run_name, run_manifest, with_vouched_inputs
-from touchstone.stages.unfinished import unfinished
+from touchstone.stages.run.manifest import default_run_name, run_manifest, with_vouched_inputs
+from touchstone.stages.run.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.manifest import Manifest
 from touchstone.transport import without_credentials
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
+from touchstone.transport.budget import Budget, Price, budget_problem
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from touchstone.engine import run_blocking
 from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
@@ -29,22 +28,23 @@ from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.scorecard import Scorecard, build_scorecard
-from touchstone.stages.drift import check_drift_first
-from touchstone.stages.extend import planned_cells
-from touchstone.stages.human import judged_card
-from touchstone.stages.judge_outcome import JudgeOutcome, budget_field, emit_done, verdict_event
-from touchstone.stages.judge_stop import StoppedRun
-from touchstone.stages.manifest import pack_of_run
+from touchstone.stages.judge.drift import check_drift_first
+from touchstone.stages.judge.outcome import JudgeOutcome, budget_field, emit_done, verdict_event
+from touchstone.stages.judge.stop import StoppedRun
+from touchstone.stages.run.extend import planned_cells
+from touchstone.stages.run.manifest import pack_of_run
+from touchstone.stages.spot_check import judged_card
 from touchstone.stages.view import answered_verdicts, write_scorecard
 from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
 from touchstone.store.settled import SettledRun, clear_settled, read_settled, write_settled
+from touchstone.transport.engine import run_blocking
 
 if TYPE_CHECKING:
-    from touchstone.budget import Budget
     from touchstone.judge.cache import VerdictCache
     from touchstone.judge.health import JudgeHealth
     from touchstone.results import ModelReport
+    from touchstone.transport.budget import Budget
 
 
 def execute_judge(
@@ -74,7 +74,7 @@ def execute_judge(
             no_model_override(model)
             for member in judge_config.judges:
                 member.endpoint.resolved_api_key()
-            from touchstone.stages.jury import judge_with_jury  # it builds on this module
+            from touchstone.stages.jury.jury import judge_with_jury  # it builds on this module
 
             return judge_with_jury(
                 run,

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from touchstone import german
-from touchstone.engine import Done
 from touchstone.errors import BudgetReached, CallError, ErrorKind, InputError
+from touchstone.transport.engine import Done
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ from touchstone.advice import RUN_SETTINGS, cause, cause_advice
 from touchstone.german import counted
 
 if TYPE_CHECKING:
-    from touchstone.stages.answering import RunSummary
+    from touchstone.stages.run.answering import RunSummary
 
 
 def unfinished(
