@@ -1,4 +1,4 @@
-"""Does `compare`'s gate hold for the whole card? (issue 33 §2, §3; DESIGN §23)
+"""Does `compare`'s gate hold for the whole card? (issue 33 §2, design.md §3; design.md §23)
 
 Two runs of buero (65 prompts, 8 categories) of the same models: every row's score on a
 prompt is its quality plus the prompt's difficulty (the same in both runs: the same prompts)

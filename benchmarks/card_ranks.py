@@ -1,4 +1,4 @@
-"""Do ranks split rows of equal quality? And do they still find a better one? (DESIGN §23)
+"""Do ranks split rows of equal quality? And do they still find a better one? (design.md §23)
 
 A row's rank is 1 + the longest chain of rows better than it. Per pair at 95 %, r rows make
 r(r-1)/2 chances for one false "better": some of r equal rows was ranked 2 or lower in 40 %

@@ -1,4 +1,4 @@
-"""Does the spot check's "rows differ" hold at 95 % for the whole card? (DESIGN §23, issue 33)
+"""Does the spot check's "rows differ" hold at 95 % for the whole card? (design.md §23, issue 33)
 
 Simulated spot checks of known truth: each rated cell's difference judge minus person is
 -1/0/+1, drawn with the same symmetric distribution on every model/variant row (an unbiased

@@ -1,4 +1,4 @@
-"""Do the scorecard's 95 % intervals cover the truth 95 % of the time? (DESIGN §13, §23)
+"""Do the scorecard's 95 % intervals cover the truth 95 % of the time? (design.md §13, §23)
 
 Simulated runs of two models of known quality: each run draws its prompts from a population
 (every prompt has a difficulty), each answer's score is the model's quality plus the
@@ -21,12 +21,12 @@ Four kinds of data (the same noise, sd 0.9 per answer):
 
 Runs of 1, 2 and 6 rows at 3 and 5 prompts (a row's spread is floored by the other rows'
 pooled spread, ``touchstone/stats/pooling.py``: a row alone has none to pool, 6 rows are buero's
-default), two rows from 10 prompts up. Targets (DESIGN §23): at least 92 % at 3 and 5 prompts,
+default), two rows from 10 prompts up. Targets (design.md §23): at least 92 % at 3 and 5 prompts,
 93–97 % from 10 prompts up; the category intervals (24 prompts in 8 categories of 3; every
 category drawn from the same population, so the model's true mean is each category's) at
 least 92 %.
 
-Then the null (DESIGN §16): two models of equal quality, 3 repeats, 1, 2, 3, 5 and 10 prompts;
+Then the null (design.md §16): two models of equal quality, 3 repeats, 1, 2, 3, 5 and 10 prompts;
 the share of runs in which the scorecard calls one of them "better". Target: 0 with one
 prompt (no interval, no decision), at most 7 % (nominal 5 %) from two prompts up.
 Run: uv run python benchmarks/ci_coverage.py  (1.5 minutes of CPU; 4 on a busy shared machine)

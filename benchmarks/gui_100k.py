@@ -1,4 +1,4 @@
-"""The GUI and the report at 100 000 cells (DESIGN §13).
+"""The GUI and the report at 100 000 cells (design.md §13).
 
 Targets: the run page loads in about a second and weighs under 2 MB (the verdict table pages
 through the API; ``GET /api/runs/{name}`` does not inline every verdict), report.html stays

@@ -1,4 +1,4 @@
-"""A jury's wall time against one member's (DESIGN §18): members run in parallel.
+"""A jury's wall time against one member's (design.md §18): members run in parallel.
 
 Three members of equal latency (the simulator's judges at L = 0.2 s per call, concurrency 4
 each) judge the same run; one member alone judges a copy of it. Target: the jury takes at

@@ -1,4 +1,4 @@
-"""Many models: sizes and times bounded by row count as well as by cell count (DESIGN §13, §15).
+"""Many models: sizes and times bounded by row count as well as by cell count (design.md §13, §15).
 
 Every pair of rows grows with rows²: 400 models x 2 prompts (800 cells) made a 20.7 MB
 report.html, an 18.4 MB scorecard.json, a 20.5 MB run page and a ``report`` of 58 s. Beyond

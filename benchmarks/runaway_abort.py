@@ -1,4 +1,4 @@
-"""Time from start to a clean abort with a runaway judge (DESIGN §10).
+"""Time from start to a clean abort with a runaway judge (design.md §10).
 
 Bound: call_timeout_s * ceil(k / concurrency) + 1 s, for a silent (hanging) and a trickling
 judge, here with k = 3 and T = 1 s at concurrency 1 and 3. Measured around the judge stage

@@ -1,4 +1,4 @@
-"""Judge throughput against a simulated judge with fixed latency L = 50 ms (DESIGN §10).
+"""Judge throughput against a simulated judge with fixed latency L = 50 ms (design.md §10).
 
 Targets: at least 95 % of what the bare openai SDK reaches in the same run, through its
 public streaming API and through its low-level ``post`` with the SSE lines unparsed (the

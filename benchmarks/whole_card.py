@@ -1,4 +1,4 @@
-"""Every set-level claim of the card, in one run (issue 33; DESIGN §23): the four benchmarks
+"""Every set-level claim of the card, in one run (issue 33; design.md §23): the four benchmarks
 that measure them, each printing its figures under the null and under a known effect.
 
 - ``card_spot.py``: the spot check's "rows differ" (Holm over the pairs of rows) at 2, 3, 6,

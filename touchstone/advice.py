@@ -1,4 +1,4 @@
-"""What to do about a failed call: advice that fits the cause (DESIGN §12, §22).
+"""What to do about a failed call: advice that fits the cause (design.md §12, §22).
 
 One text per error kind, for the judge (``judge``, ``judge-check``) and for the evaluated
 models (``run``) alike; they differ only in where the user changes a thing: the judge

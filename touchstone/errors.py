@@ -64,7 +64,7 @@ ERROR_LABELS: dict[str, str] = {
     "too_large": "Antwort zu groß",
     "other": "sonstiger Fehler",
     "unparseable": "Judge-Ausgabe unlesbar",
-    # A jury's cell with fewer scored verdicts than its quorum (DESIGN §18).
+    # A jury's cell with fewer scored verdicts than its quorum (design.md §18).
     "no_quorum": "kein Quorum",
 }
 
@@ -131,7 +131,7 @@ class StreamError(CallFailed):
 
 
 class CallError(TouchstoneError):
-    """One call failed; ``kind`` says how (DESIGN §8), ``retry_after_s`` what a 429 asked for.
+    """One call failed; ``kind`` says how (design.md §8), ``retry_after_s`` what a 429 asked for.
 
     ``refused_connection``: the server refused or dropped the connection before it answered
     (kind ``connection``). ``server_busy``: it did so while other calls to it succeeded (set

@@ -21,7 +21,7 @@ suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy}]``). The
 ``drift_message`` (in the GUI's words). Fields are only
 ever added: a reader takes what it knows.
 
-A jury (DESIGN §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
+A jury (design.md §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
 ``error_kind``, ``message``: "Judge X ausgeschieden: … – Rat: …", ``left``: its cells that
 will not come, ``health``), ``jury`` in ``start`` (the members) and in ``done``/``aborted``
 (each member's ``dropped`` reason or null and ``health``); its ``progress`` and

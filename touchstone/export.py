@@ -1,4 +1,4 @@
-"""``scorecard.json``'s content: a scorecard with the run's spot check (DESIGN §17), for scripts
+"""``scorecard.json``'s content: a scorecard with the run's spot check (design.md §17), for scripts
 and CI gates. Its file format, and ``verdicts.csv``'s, are the store's (``store.exports``)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def scorecard_json(
 ) -> str:
     """``scorecard.json``; ``inputs``: the stamps of the run files it was built from
     (``store.INPUTS``), by which a reader tells whether it still says what they say;
-    ``human``: the agreement card of the run's spot check (``human_agreement``, DESIGN §17)."""
+    ``human``: the agreement card of the run's spot check (``human_agreement``, design.md §17)."""
     data = card.as_dict()
     if human is not None:
         data["human_agreement"] = human.as_dict()

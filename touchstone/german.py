@@ -1,4 +1,4 @@
-"""Numbers, intervals, dates and counted words as a German reader expects them (DESIGN §22).
+"""Numbers, intervals, dates and counted words as a German reader expects them (design.md §22).
 
 One format for people everywhere (terminal, GUI, report, CSV): decimal comma and thousands
 point ("4,85", "6.224 Tokens", "16.054 Tok/s"), an interval by its bounds ("4,85 [4,70 – 4,96]")
@@ -82,7 +82,7 @@ def bounds(low: float, high: float, digits: int = 2, *, difference: bool = False
 def interval(mean: float | None, low: float | None, high: float | None, digits: int = 2) -> str:
     """The mean with its 95 % interval: ``4,85 [4,70 – 4,96]`` (``bounds``), or ``4,85 ±0,12``
     when the bounds are symmetric at the digits shown; ``4,85`` alone without an interval (one
-    prompt: no interval, DESIGN §16) and ``–`` without a mean."""
+    prompt: no interval, design.md §16) and ``–`` without a mean."""
     if mean is None:
         return DASH
     if low is None or high is None:

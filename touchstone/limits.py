@@ -1,4 +1,4 @@
-"""The numbers that can work (DESIGN §15), checked before any call.
+"""The numbers that can work (design.md §15), checked before any call.
 
 A timeout of ``inf`` or ``nan`` would turn every call into a failure with the wrong advice;
 a negative ``max_tokens`` would fail every call with a 400. Config files check these through

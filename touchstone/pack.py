@@ -1,4 +1,5 @@
-"""Task packs: YAML files with prompts, rubrics, system-prompt variants and dimensions (§2).
+"""Task packs: YAML files with prompts, rubrics, system-prompt variants and dimensions (design.md
+§2).
 
 Ids (pack, category, prompt, variant, dimension) match ``ID_PATTERN`` in full: no slash, no
 newline, no leading dot, so that a pack id can never place a run outside the runs dir.
@@ -76,7 +77,7 @@ class Prompt(_Strict):
     expectations: list[str] = Field(default_factory=list)
     red_flags: list[str] = Field(default_factory=list)
     safety_critical: bool = False
-    # Probes for `judge-check` (DESIGN §14): a good answer, and one that does what a red flag
+    # Probes for `judge-check` (design.md §14): a good answer, and one that does what a red flag
     # names. Never shown to the judge in a run: the rubric is expectations and red flags.
     # (Blank ones are refused by ``_not_blank``, with a German message.)
     reference: str | None = None

@@ -1,4 +1,4 @@
-"""Text from outside as the terminal shows it: plain (DESIGN §15).
+"""Text from outside as the terminal shows it: plain (design.md §15).
 
 Names, rationales, paths and server messages come from run dirs and servers that nobody here
 controls. Rich reads ``[...]`` in a string as markup (``good[/]`` raises, ``mistral[q4]`` loses

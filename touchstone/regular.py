@@ -1,4 +1,4 @@
-"""Opening only regular files (DESIGN §15).
+"""Opening only regular files (design.md §15).
 
 A run dir is shared between people, so anything in it may be a FIFO or a device in place of
 a file: opening a FIFO blocks until someone writes to it (for ever), reading ``/dev/zero``

@@ -106,7 +106,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
     """A Jinja2 environment over ``directories`` and the shared templates, autoescaping.
 
     ``strict``: a name the template uses but nobody passed is an error, not an empty string.
-    Every number a page shows passes a filter of ``german`` (DESIGN §22): ``number``,
+    Every number a page shows passes a filter of ``german`` (design.md §22): ``number``,
     ``signed``, ``count``, ``percent``, ``seconds``, ``interval`` (of a scorecard interval),
     ``local_time``;
     ``counted(n, "Aufruf", "Aufrufe")`` for a count with its word.

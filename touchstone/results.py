@@ -1,4 +1,5 @@
-"""The data model: answers of evaluated models, verdicts of the judge, holistic reports (§3).
+"""The data model: answers of evaluated models, verdicts of the judge, holistic reports (design.md
+§3).
 
 All three are plain dataclasses that round-trip through ``as_dict()`` / ``from_dict()``.
 ``from_dict`` ignores keys it does not know (a line written by a newer version) and fills
@@ -38,7 +39,7 @@ UNSCORED_REASONS: dict[str, str] = {
 }
 
 
-# Failed answers that say something about the model (DESIGN §16): the scorecard counts them
+# Failed answers that say something about the model (design.md §16): the scorecard counts them
 # with the scale's minimum, apart from judged scores. A key is the verdict's unscored reason
 # ("empty", "reasoning_only") or, for a failed call ("model_error"), its error kind. Trouble of
 # the endpoint (connection, server errors, rate limits) never becomes an answer: the run
@@ -183,7 +184,7 @@ class Verdict(_CellRecord):
     judge_reasoning_tokens: TokenCount | None = None
     # Of the prompt tokens, those the server's prefix cache served (when it says so).
     judge_cached_tokens: TokenCount | None = None
-    # A jury member's verdict (DESIGN §18): one line per member and cell, named by
+    # A jury member's verdict (design.md §18): one line per member and cell, named by
     # ``judge_model`` and ``judge_base_url``; the cell's verdict is their aggregate, made when
     # the run is read (``jury.aggregate``). Both are left out of a single judge's lines, so
     # its files stay as they were.

@@ -1,7 +1,7 @@
 """Loading a YAML file into a pydantic model, with German messages that name file and key.
 
 Packs and judge configs share this so that a typo gets the same kind of message everywhere.
-Every YAML file is someone's mistake or someone's attack (DESIGN §15), so reading is bounded:
+Every YAML file is someone's mistake or someone's attack (design.md §15), so reading is bounded:
 
 - files over ``MAX_BYTES`` are refused before they are read;
 - a duplicate key is an error (a second ``prompts:`` would silently drop the first list);

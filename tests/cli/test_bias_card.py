@@ -1,4 +1,4 @@
-"""The judge's biases measured on the run, where people see them (DESIGN §17): terminal,.
+"""The judge's biases measured on the run, where people see them (design.md §17): terminal,.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/scorecard/test_bias_card.py``."""

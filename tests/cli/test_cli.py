@@ -38,7 +38,7 @@ def test_runaway_judge_aborts_fast_and_a_good_judge_finishes_the_run(
     )
     assert_clean_failure(result, 1)
     assert "Judge abgebrochen:" in result.stderr and "3 Judge-Aufrufe in Folge" in result.stderr
-    # Three deadlines of 1 s, plus 1 s (DESIGN §10): seconds, not the SDK's half hour.
+    # Three deadlines of 1 s, plus 1 s (design.md §10): seconds, not the SDK's half hour.
     assert stage_seconds(events) < coarse(3 * 1 + 1)
     assert time.monotonic() - started < 60
     judgements = answered_run / JUDGEMENTS

@@ -1,4 +1,4 @@
-"""Cost before and during a run (DESIGN §19): the preview (--dry-run) and the hard cap.
+"""Cost before and during a run (design.md §19): the preview (--dry-run) and the hard cap.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/stages/test_cost.py``."""

@@ -1,4 +1,4 @@
-"""Real endpoints (DESIGN §12, issue 13): rate limits, quotas, proxies, advice, tokens, cost.
+"""Real endpoints (design.md §12, issue 13): rate limits, quotas, proxies, advice, tokens, cost.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/transport/test_endpoints.py``."""

@@ -129,7 +129,7 @@ def test_deadline_holds_with_concurrency_against_a_hanging_judge(
     events = tmp_path / "events.jsonl"
     result = judge(four_model_run, config, "--events", str(events))
     assert_clean_failure(result, 1)
-    # One round of three parallel deadlines: T * ceil(k / c) + 1 s (DESIGN §10).
+    # One round of three parallel deadlines: T * ceil(k / c) + 1 s (design.md §10).
     assert stage_seconds(events) < coarse(1 * 1 + 1)
 
 

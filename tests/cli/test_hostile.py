@@ -1,4 +1,4 @@
-"""Hostile input and failing machines (DESIGN §15, issue 12): the CLI as a user runs it.
+"""Hostile input and failing machines (design.md §15, issue 12): the CLI as a user runs it.
 
 Every case: exit 2 (1 where the work itself stopped), a short German message naming the file
 or option and the problem, no traceback, bounded time, and nothing persisted changed.

@@ -1,4 +1,4 @@
-"""``judge-check`` (DESIGN §14, issue 15): each probe kind, each criterion, each verdict.
+"""``judge-check`` (design.md §14, issue 15): each probe kind, each criterion, each verdict.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/quality/test_judge_check.py``."""

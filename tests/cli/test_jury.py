@@ -1,4 +1,4 @@
-"""A jury of judges end to end on the simulator (DESIGN §18): members in parallel, each under.
+"""A jury of judges end to end on the simulator (design.md §18): members in parallel, each under.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/jury/test_jury.py``."""

@@ -1,4 +1,4 @@
-"""judge-check with a jury (DESIGN §14, §18): a card per member, and the jury's verdict.
+"""judge-check with a jury (design.md §14, §18): a card per member, and the jury's verdict.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/jury/test_jury_check.py``."""

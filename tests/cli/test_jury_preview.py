@@ -1,4 +1,4 @@
-"""``touchstone judge --dry-run`` with a jury (DESIGN §18, §19): per member the calls it.
+"""``touchstone judge --dry-run`` with a jury (design.md §18, §19): per member the calls it.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/jury/test_jury_preview.py``."""

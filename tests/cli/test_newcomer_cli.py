@@ -1,4 +1,4 @@
-"""What a newcomer meets on the command line (issue 23, DESIGN §22): report before judge, the
+"""What a newcomer meets on the command line (issue 23, §22): report before judge, the
 legend of what is shown, the judge's cache, the compare table's size."""
 
 from __future__ import annotations

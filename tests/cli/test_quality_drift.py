@@ -1,4 +1,4 @@
-"""Drift (DESIGN §17): a judge whose character changes behind the same name is noticed by the.
+"""Drift (design.md §17): a judge whose character changes behind the same name is noticed by the.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/quality/test_quality_drift.py``."""

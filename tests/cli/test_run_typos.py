@@ -1,4 +1,4 @@
-"""Typos and wrong endpoints in `touchstone run` (issue 23 §2, §4; DESIGN §22, §12).
+"""Typos and wrong endpoints in `touchstone run` (issue 23 §2, design.md §4; design.md §22, §12).
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/stages/test_run_typos.py``."""

@@ -1,4 +1,4 @@
-"""A call touchstone gives up on stops on the server too (DESIGN §6, issue 16).
+"""A call touchstone gives up on stops on the server too (design.md §6, issue 16).
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/transport/test_server_side.py``."""

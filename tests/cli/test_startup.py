@@ -1,4 +1,4 @@
-"""A settled ``judge`` (DESIGN §10) calls no endpoint and writes no page: it starts without the
+"""A settled ``judge`` (design.md §10) calls no endpoint and writes no page: it starts without the
 modules for those (the openai SDK and its transport, jinja2, the GUI stack, typer's rich help).
 Counted in ``sys.modules`` of a fresh process, not timed."""
 

@@ -1,4 +1,4 @@
-"""What reaches the terminal and the exports from outside (DESIGN §15, issue 21).
+"""What reaches the terminal and the exports from outside (design.md §15, issue 21).
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/cli/test_terminal_output.py``."""

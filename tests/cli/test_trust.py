@@ -1,4 +1,4 @@
-"""Verdicts you can trust (DESIGN §11): each test is one defect of issue 11, numbered as there.
+"""Verdicts you can trust (design.md §11): each test is one defect of issue 11, numbered as there.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/judge/test_trust.py``."""

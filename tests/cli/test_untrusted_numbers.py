@@ -1,4 +1,4 @@
-"""Numbers and nesting from outside (DESIGN §15, issue 21): server replies and run dirs.
+"""Numbers and nesting from outside (design.md §15, issue 21): server replies and run dirs.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
 ``tests/unit/transport/test_untrusted_numbers.py``."""

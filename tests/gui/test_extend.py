@@ -1,4 +1,5 @@
-"""An existing run is never changed silently: resume, extend on request, or refuse (#23 §3).
+"""An existing run is never changed silently: resume, extend on request, or refuse (#23 design.md
+§3).
 
 Here the tests through the GUI (FastAPI's TestClient or headless Chromium); the in-process ones
 are in ``tests/unit/stages/test_extend.py``."""

@@ -1,4 +1,4 @@
-"""What a German reader sees (DESIGN §22): numbers with a decimal comma in the report and the.
+"""What a German reader sees (design.md §22): numbers with a decimal comma in the report and the.
 
 Here the tests through the GUI (FastAPI's TestClient or headless Chromium); the in-process ones
 are in ``tests/unit/test_german_output.py``."""

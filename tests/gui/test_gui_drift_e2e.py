@@ -1,4 +1,4 @@
-"""The GUI shows drift (DESIGN §17): a second judge-check of the same judge, started in the
+"""The GUI shows drift (design.md §17): a second judge-check of the same judge, started in the
 browser, shows its comparison with the first on the card."""
 
 from __future__ import annotations

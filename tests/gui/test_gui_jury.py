@@ -1,4 +1,4 @@
-"""The jury card and the "strittig" filter on the GUI's run page (DESIGN §18)."""
+"""The jury card and the "strittig" filter on the GUI's run page (design.md §18)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_a_run_of_one_judge_has_no_jury_card_and_no_filter(judged: Path) -> None
 
 def test_the_spot_check_offers_the_disputed_cell_first(jury_client: TestClient) -> None:
     """Where the judges disagree a person's rating counts most: the blind sample starts
-    there (DESIGN §17/§18)."""
+    there (design.md §17/§18)."""
     from touchstone.gui.rate import _cells
 
     run = jury_client.app.state.gui.cache.get(  # type: ignore[attr-defined]

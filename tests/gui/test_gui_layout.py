@@ -1,4 +1,5 @@
-"""Layout defects from the new-user walk (issue 23 §5, §6), through the FastAPI TestClient:
+"""Layout defects from the new-user walk (issue 23 §5, design.md §6), through the FastAPI
+TestClient:
 names and number-with-unit stay whole, a run without answers says so and offers the next
 step, the overview stamps each run's files once per request, and the judge's latency lines
 tell the same truth about calls cut at their deadline."""

@@ -1,5 +1,6 @@
 """Layout on a phone (390 px) and a desktop (1280 px), measured in headless Chromium (issue 23
-§5, §6): the scorecard's deciding columns, red flags and safety-critical ones included, fit
+design.md §5, §6): the scorecard's deciding columns, red flags and safety-critical ones included,
+fit
 without a sideways scroll; names and a number with its unit never break inside, in the
 server's HTML and in what the page's script writes; the legends read one entry a line."""
 

@@ -1,4 +1,4 @@
-"""The GUI's spot check (DESIGN §17): "Stichprobe bewerten", blind, one cell at a time,
+"""The GUI's spot check (design.md §17): "Stichprobe bewerten", blind, one cell at a time,
 through TestClient and in headless Chromium with the keyboard at 1280 and 390 px."""
 
 from __future__ import annotations

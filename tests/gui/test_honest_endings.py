@@ -1,4 +1,4 @@
-"""Honest endings (DESIGN §22): refused cells are findable, calls in flight show life.
+"""Honest endings (design.md §22): refused cells are findable, calls in flight show life.
 
 Here the tests through the GUI (FastAPI's TestClient or headless Chromium); the in-process ones
 are in ``tests/unit/stages/test_honest_endings.py``."""

@@ -1,4 +1,4 @@
-"""Many rows (DESIGN §13, §15): sizes are bounded by row count as well as by cell count.
+"""Many rows (design.md §13, §15): sizes are bounded by row count as well as by cell count.
 
 Here the tests through the GUI (FastAPI's TestClient or headless Chromium); the in-process ones
 are in ``tests/unit/scorecard/test_many_models.py``."""

@@ -1,4 +1,4 @@
-"""A pack that grows keeps the runs made with it (DESIGN §20, #28 §3).
+"""A pack that grows keeps the runs made with it (design.md §20, #28 design.md §3).
 
 Here the tests through the GUI (FastAPI's TestClient or headless Chromium); the in-process ones
 are in ``tests/unit/packs/test_pack_growth.py``."""

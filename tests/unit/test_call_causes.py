@@ -1,4 +1,5 @@
-"""A failed call told the same way in `run`, `judge` and `judge-check` (issue 23; DESIGN §12, §22).
+"""A failed call told the same way in `run`, `judge` and `judge-check` (issue 23; design.md §12,
+§22).
 
 A 404 for a path the server does not know (a wrong base-URL path) is not a misspelt model;
 the judge's stop reads like `run`'s: the error kind in German, the server's words without the

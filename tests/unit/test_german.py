@@ -1,4 +1,4 @@
-"""The one German format for numbers, intervals, dates and counted words (DESIGN §22)."""
+"""The one German format for numbers, intervals, dates and counted words (design.md §22)."""
 
 import datetime as dt
 

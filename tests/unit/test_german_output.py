@@ -1,4 +1,4 @@
-"""What a German reader sees (DESIGN §22): numbers with a decimal comma in the report and the
+"""What a German reader sees (design.md §22): numbers with a decimal comma in the report and the
 GUI, ``verdicts.csv`` for a German Excel, counted words, error kinds in German."""
 
 from __future__ import annotations

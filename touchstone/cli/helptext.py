@@ -1,8 +1,8 @@
-"""``--help`` entirely in German (DESIGN §22).
+"""``--help`` entirely in German (design.md §22).
 
 Typer translates its panel titles through module constants of ``typer.rich_utils``, set when a
 help page is drawn: that module brings rich's markdown and syntax highlighting, which a command
-that shows no help need not load (start-up, DESIGN §10). The rest of a help page comes from
+that shows no help need not load (start-up, design.md §10). The rest of a help page comes from
 its vendored click, in English and without a hook: the usage line ("Usage: … [OPTIONS] COMMAND
 [ARGS]..."), the help option's "Show this message and exit." and the value types ("<int>",
 "<path>", "<list[str]>"). ``germanize`` replaces them on the built command tree, once, before

@@ -1,4 +1,4 @@
-"""``judge-check``: know a judge before paying for a run with it (DESIGN §14)."""
+"""``judge-check``: know a judge before paying for a run with it (design.md §14)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``touchstone pack check`` and ``pack import``: packs that can decide (DESIGN §20)."""
+"""``touchstone pack check`` and ``pack import``: packs that can decide (design.md §20)."""
 
 from __future__ import annotations
 

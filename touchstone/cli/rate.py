@@ -1,4 +1,4 @@
-"""``rate``: the human spot check in the terminal (DESIGN §17).
+"""``rate``: the human spot check in the terminal (design.md §17).
 
 Blind: each cell shows the task, its expectations and red flags and the answer, never the
 model's name nor the judge's verdict (the model's reasoning is left out: it is not what the

@@ -1,4 +1,4 @@
-"""``compare``: a run against a baseline, and the CI gate over it (DESIGN §19)."""
+"""``compare``: a run against a baseline, and the CI gate over it (design.md §19)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The GUI's guards (DESIGN §9, §15), as plain ASGI middleware.
+"""The GUI's guards (design.md §9, §15), as plain ASGI middleware.
 
 - ``LocalOnly``: the Host header must name this GUI on loopback (DNS rebinding), and every
   request that changes something must carry this GUI's own Origin (CSRF).

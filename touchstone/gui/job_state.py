@@ -89,7 +89,7 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         # How the job ended, as the CLI's events say it (``clean_end``); "" and {} before.
         "fitness": "",
         "end": {},
-        # A jury's members dropped by their guard: one German line each (DESIGN §18).
+        # A jury's members dropped by their guard: one German line each (design.md §18).
         "dropped": [],
         # judge-check of a jury: every member's card, and the jury's verdict.
         "cards": [],

@@ -47,7 +47,7 @@ class VerdictQuery(BaseModel):
     max: float | None = Field(default=None, allow_inf_nan=False)
     red_flag: bool | None = None
     unscored: bool | None = None
-    # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", §18).
+    # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", design.md §18).
     disputed: bool | None = None
     q: str = Field(default="", max_length=200)
     sort: SortKey = "model"

@@ -1,4 +1,4 @@
-"""The GUI's spot check (DESIGN §17): "Stichprobe bewerten", one cell at a time, blind.
+"""The GUI's spot check (design.md §17): "Stichprobe bewerten", one cell at a time, blind.
 
 ``/runs/{name}/rate`` shows the next cell of the sample the rater has not rated (after the
 position ``after``: a skipped cell is passed over, not stored); the page posts a rating to

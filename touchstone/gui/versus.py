@@ -1,4 +1,4 @@
-"""The comparison page (DESIGN §19): a run against another run of its pack, with a URL of
+"""The comparison page (design.md §19): a run against another run of its pack, with a URL of
 its own (``/runs/{new}/compare/{baseline}``, renamed models as ``?pair=NEU=ALT``)."""
 
 from __future__ import annotations

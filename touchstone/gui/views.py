@@ -257,7 +257,7 @@ class Gui:
             "answered": bool(view.responses),
             "endpoints": endpoints(view.manifest),
             "continue_url": self.continue_url(name, view.manifest),
-            # As scorecard.json's human_agreement (DESIGN §17); a broken human.jsonl: null.
+            # As scorecard.json's human_agreement (design.md §17); a broken human.jsonl: null.
             "human_agreement": _human_json(run),
         }
         return detail, run

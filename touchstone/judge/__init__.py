@@ -1,4 +1,4 @@
-"""The LLM judge and its runaway guard (DESIGN §6, §8): the public API.
+"""The LLM judge and its runaway guard (design.md §6, §8): the public API.
 
 config.py    JudgeConfig, JudgeEndpoint, load_judge_config (judge.yaml)
 backend.py   the judge in the call seam: OpenAIJudgeBackend, ask_judge, judge_caller

@@ -1,4 +1,4 @@
-"""What to do when the judge stopped: advice that fits the cause (DESIGN §12).
+"""What to do when the judge stopped: advice that fits the cause (design.md §12).
 
 The advice by cause is ``touchstone.advice``'s, shared with ``run``, naming the judge
 configuration's keys; here are what only a judge has: a filter that refuses its inputs, replies

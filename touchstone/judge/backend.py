@@ -8,7 +8,7 @@ is a call failure too (``transport.endpoint``).
 
 The judge engine calls backends through ``judge_caller``. ``ask_judge`` is the one blocking
 call (``score_response``, ``score_dimensions``); both keep the reply's ``finish_reason``, by
-which a cut-off reply is known (DESIGN §16).
+which a cut-off reply is known (design.md §16).
 """
 
 from __future__ import annotations

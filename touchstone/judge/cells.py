@@ -196,7 +196,7 @@ class CellTask:
     def refused(self, error: CallError, *, shared: bool = False) -> Verdict:
         """The verdict to persist for a cell whose judge call a content filter refused.
 
-        A refusal is data about that cell (DESIGN §8), so it is kept with its reason and
+        A refusal is data about that cell (design.md §8), so it is kept with its reason and
         shows wherever unscored cells do; it is not a judge_error, which is never persisted.
         Which cells a later run judges again is ``judge.plan``'s business: refused ones
         always. ``shared`` as for ``failed``.
@@ -216,7 +216,7 @@ def grouped(
 ) -> list[list[int]]:
     """Judge calls (cell indices, the first one's task asks) by prompt, then variant, then
     model and repeat: calls whose judge prompts share the longest prefix go out back to back,
-    so that a server's prefix cache evaluates the shared part once (DESIGN §21).
+    so that a server's prefix cache evaluates the shared part once (design.md §21).
 
     With ``lanes`` calls at once, that order is cut into as many stretches, taken in turn:
     the calls in flight are each from a stretch of its own, and the call that lands first

@@ -197,7 +197,7 @@ def _budget_key(pair: Pair) -> tuple[str, Pair]:
 
 
 def input_hash(system: str, user: str) -> str:
-    """What a holistic report answered: unchanged input, no new call (DESIGN §11)."""
+    """What a holistic report answered: unchanged input, no new call (design.md §11)."""
     digest = hashlib.sha256()
     for part in (JUDGE_TEMPLATE_VERSION, system, user):
         digest.update(part.encode("utf-8"))

@@ -31,7 +31,7 @@ def _refused(verdict: Verdict) -> bool:
 
 
 def stale_keys(prior: Iterable[Verdict], pack: Pack) -> set[VerdictKey]:
-    """Cells whose verdict was judged by another rubric than the pack's now (DESIGN §11).
+    """Cells whose verdict was judged by another rubric than the pack's now (design.md §11).
 
     A verdict without a rubric hash (written by an older touchstone) cannot be told stale.
     """

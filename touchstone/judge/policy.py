@@ -1,4 +1,4 @@
-"""The breaker: after each judge call, is the judge still worth calling? (DESIGN §6, §8, §11)
+"""The breaker: after each judge call, is the judge still worth calling? (design.md §6, §8, §11)
 
 - ``auth``, ``not_found``, ``quota``: the judge can never work: stop at once.
 - ``refused``: a filter rejected one cell's input: data about that cell, not a judge fault.

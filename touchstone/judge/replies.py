@@ -1,4 +1,5 @@
-"""What the judge answers: strict parsers for its per-answer and holistic replies (§6, §11, §16).
+"""What the judge answers: strict parsers for its per-answer and holistic replies (design.md §6,
+§11, §16).
 
 The verdict is the *last top-level* ``{…}`` span of the reply, fenced or not: judges reason
 first and conclude last, and an object quoted earlier (e.g. from an answer that tries to

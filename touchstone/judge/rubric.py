@@ -59,7 +59,7 @@ def rubric_hash(pack: Pack, prompt: Prompt, variant: str) -> str:
     When the pack changes any of it, verdicts with the old hash are stale. Where the parts
     stand in the judge prompt is no part of it: the hash is taken over ``_rubric_text``, a
     fixed serialization of the parts, so moving them (as for the server's prompt cache,
-    DESIGN §21) re-judges nothing and every hash a verdict stores stays valid.
+    design.md §21) re-judges nothing and every hash a verdict stores stays valid.
     """
     digest = hashlib.sha256()
     for part in (
@@ -103,7 +103,7 @@ def user_prompt_frame(prompt: Prompt, pack: Pack, variant: str) -> tuple[str, st
     """The judge's user prompt around the answer: ``head + answer_as_data(answer) + tail``.
 
     What every answer to this prompt shares comes first, then the variant (shared by its
-    answers), then the answer: a server's prefix cache evaluates each part once (§21). The
+    answers), then the answer: a server's prefix cache evaluates each part once (design.md §21). The
     judge stage renders it once per (prompt, variant), not once per answer.
     """
     head = f"""## Aufgabe {prompt.id} (Kategorie: {pack.category_title(prompt.category)})

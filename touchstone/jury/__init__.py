@@ -1,4 +1,4 @@
-"""A jury of judges (DESIGN §18): several judges, a quorum, each member under its own guard.
+"""A jury of judges (design.md §18): several judges, a quorum, each member under its own guard.
 
 config.py    JuryConfig (``judges: [...]``, ``aggregate``, ``quorum``), ``load_config``
 members.py   who a member is (``MemberId``), marking a verdict as one member's

@@ -1,8 +1,8 @@
-"""A cell's verdict from its members' verdicts (DESIGN §18), made when a run is read.
+"""A cell's verdict from its members' verdicts (design.md §18), made when a run is read.
 
 - An answer that needed no judge call (model error, empty, reasoning only) has the same
   unscored verdict from every member: that verdict is the cell's (a failed answer counts as
-  the model's failure, DESIGN §16, not as a gap of the jury).
+  the model's failure, design.md §16, not as a gap of the jury).
 - Fewer scored verdicts than the quorum: the cell is unscored, reason ``no_quorum``.
 - Else the score is the ``aggregate`` of the scored verdicts: ``median`` (of an even number:
   the mean of the middle two), ``mean``, or ``majority`` (the most frequent score; when

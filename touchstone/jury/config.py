@@ -1,4 +1,4 @@
-"""The jury's configuration: ``judges: [...]`` instead of one endpoint and model (§18).
+"""The jury's configuration: ``judges: [...]`` instead of one endpoint and model (design.md §18).
 
 Each member is a full single-judge config (``JudgeConfig``): endpoint, model, timeouts,
 concurrency, extra_body, stream, price, budget. ``aggregate`` says how a cell's verdict is

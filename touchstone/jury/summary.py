@@ -1,4 +1,4 @@
-"""The jury in the scorecard (``scorecard.json`` ``jury``, DESIGN §18): who judged, each
+"""The jury in the scorecard (``scorecard.json`` ``jury``, design.md §18): who judged, each
 member's mean (who is harsh), who was dropped and why, and how many cells lacked a quorum.
 
 Agreement among the members (alpha, kappa, disputed cells) is built on the members' lines

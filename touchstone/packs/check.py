@@ -1,4 +1,4 @@
-"""``pack check``: is a pack usable, and how small a difference can it show (DESIGN §20)?
+"""``pack check``: is a pack usable, and how small a difference can it show (design.md §20)?
 
 Findings are errors or warnings. An error makes the pack's scores mean less than they say;
 ``pack check`` exits 1 on any. A warning is worth a look and may be intended:

@@ -1,4 +1,4 @@
-"""``pack import``: a CSV or JSONL file of prompts becomes a pack's YAML (DESIGN §20, §15).
+"""``pack import``: a CSV or JSONL file of prompts becomes a pack's YAML (design.md §20, §15).
 
 Columns (CSV) or keys (JSONL): ``id``, ``category``, ``text`` (required), ``expectations``,
 ``red_flags`` (lists: ``;``-separated in a CSV cell, JSON arrays in JSONL), ``reference``,

@@ -1,4 +1,4 @@
-"""How small a difference a pack (or a run) can tell apart (DESIGN §20).
+"""How small a difference a pack (or a run) can tell apart (design.md §20).
 
 The scorecard calls a row better than another when the 95 % interval of their paired
 difference excludes 0 (``stats``: a bootstrap over prompts whose expanded percentiles behave

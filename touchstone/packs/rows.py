@@ -1,4 +1,4 @@
-"""Reading the rows of a CSV or JSONL file for ``pack import`` (DESIGN §15: hostile input).
+"""Reading the rows of a CSV or JSONL file for ``pack import`` (design.md §15: hostile input).
 
 Every row becomes a ``Row`` (its line and its cells by column) or a ``Problem`` naming line
 and column. The file is read whole but bounded (``MAX_BYTES``, as a YAML pack), only if it is

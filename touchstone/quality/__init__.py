@@ -1,4 +1,4 @@
-"""How far the judge's verdicts can be trusted (DESIGN §14, §17): judge quality, not calls.
+"""How far the judge's verdicts can be trusted (design.md §14, §17): judge quality, not calls.
 
 probes.py     the probe battery of judge-check; fitness.py: its fitness card
 agreement.py  weighted_kappa (the one kappa); how re-judged cells agree with their previous

@@ -1,4 +1,4 @@
-"""Agreement between a cell's previous verdict and its new one (DESIGN §14).
+"""Agreement between a cell's previous verdict and its new one (design.md §14).
 
 When ``--rejudge`` (with or without ``--model``) judges cells again that had a scored
 verdict, the end of the run says how far the new judge agrees with the old: exact score,

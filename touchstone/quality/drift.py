@@ -1,4 +1,4 @@
-"""Drift: the judge behind a name answers differently than it did (DESIGN §17).
+"""Drift: the judge behind a name answers differently than it did (design.md §17).
 
 The verdict cache's key covers the judge's identity (model name, endpoint, settings), not its
 weights: a server that now serves new weights, another quantisation or a changed template

@@ -1,4 +1,4 @@
-"""Which model family a model name belongs to (DESIGN §17): a judge tends to prefer answers
+"""Which model family a model name belongs to (design.md §17): a judge tends to prefer answers
 of its own family (self-preference), so a candidate of the judge's family is suspect.
 
 ``family_of("meta-llama/Llama-3.1-8B-Instruct")`` is ``"llama"``. A name is read by its

@@ -1,4 +1,4 @@
-"""How far a jury's judges agree (DESIGN §18): pure figures over the members' scores.
+"""How far a jury's judges agree (design.md §18): pure figures over the members' scores.
 
 Every function takes the members' scores as ``Mapping[cell, Mapping[member, score]]``: a
 cell (any hashable key, a ``VerdictKey`` in a run) maps each member that *scored* it to its
@@ -138,7 +138,7 @@ def mean_without(
 ) -> float | None:
     """The mean over ``cells`` of each cell's ``aggregate`` of its scores without the
     ``excluded`` members; a cell no other member scored drops out. ``floor_cells`` cells
-    count with ``floor`` (failed answers score the scale minimum, DESIGN §16). None when no
+    count with ``floor`` (failed answers score the scale minimum, design.md §16). None when no
     cell is left."""
     values = [
         aggregate(kept)

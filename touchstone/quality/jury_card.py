@@ -1,4 +1,4 @@
-"""The jury card (DESIGN §18): who judged, how far they agree, who is harsh, what is disputed.
+"""The jury card (design.md §18): who judged, how far they agree, who is harsh, what is disputed.
 
 ``build_jury_card`` computes the figures (``jury_agreement``) from the members' scores per
 cell; the result (``JuryCard``) is what the terminal (``JuryLines``, fitted to its width),
@@ -204,7 +204,7 @@ class JuryCard:
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        """``scorecard.json`` ``jury`` (DESIGN §18), with pairwise kappas, the members' means
+        """``scorecard.json`` ``jury`` (design.md §18), with pairwise kappas, the members' means
         on the shared cells and the same-family means beside."""
         return {
             "members": [
@@ -276,7 +276,7 @@ def _joined(parts: Sequence[str], width: int) -> list[str]:
 
 
 class JuryLines:
-    """The jury card for rich: fitted to the console's width, names plain (DESIGN §15)."""
+    """The jury card for rich: fitted to the console's width, names plain (design.md §15)."""
 
     def __init__(self, card: JuryCard) -> None:
         self.card = card

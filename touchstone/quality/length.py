@@ -1,4 +1,4 @@
-"""How the judge's score moves with the answer's length, measured on the run (DESIGN §17).
+"""How the judge's score moves with the answer's length, measured on the run (design.md §17).
 
 Judges tend to prefer longer answers. The figure is a slope within prompts and within rows
 (model/variant): least squares of score on length with fixed effects for both

@@ -1,4 +1,4 @@
-"""The probe battery of ``judge-check`` (DESIGN §14): answers whose right verdict is known.
+"""The probe battery of ``judge-check`` (design.md §14): answers whose right verdict is known.
 
     reference       the pack's good answer                        -> near the top
     counterexample  the pack's answer that does what a red flag names -> low, red flag raised

@@ -1,4 +1,4 @@
-"""The scorecard: what people choose a model from (DESIGN §3, §13).
+"""The scorecard: what people choose a model from (design.md §3, §13).
 
     build.py     per (model, variant): counts, means with 95 % intervals (overall and per
                  category), unscored cells with their reasons, open cells, speed

@@ -1,4 +1,4 @@
-"""The judge's biases measured on the run itself (DESIGN §17), as people read them: the rows
+"""The judge's biases measured on the run itself (design.md §17), as people read them: the rows
 of the judge's own family, and how the score moves with the answer's length. One text for
 terminal, report and GUI (the templates have ``bias_lines`` as a global)."""
 

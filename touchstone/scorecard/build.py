@@ -53,7 +53,7 @@ class ScoreRow:
     safety_red_flags: int = 0
     unscored: Counter[str] = field(default_factory=Counter)
     # Failed answers by reason (error kind, "empty", "reasoning_only"): counted in ``scored``
-    # and in the means with the scale's minimum (DESIGN §16).
+    # and in the means with the scale's minimum (design.md §16).
     failed: Counter[str] = field(default_factory=Counter)
     open: int = 0
     # Of ``open``: cells run.json plans for the row that have no answer yet.
@@ -86,7 +86,7 @@ class ScoreRow:
         return {c: (i.mean if i else None) for c, i in self.category_intervals.items()}
 
     def as_dict(self) -> dict[str, Any]:
-        """The row as ``scorecard.json`` has it (DESIGN §13), with the counts beside."""
+        """The row as ``scorecard.json`` has it (design.md §13), with the counts beside."""
         interval = self.interval
         return {
             "model": self.model,
@@ -138,16 +138,16 @@ class Scorecard:
     comparisons_complete: bool = True
     # How the ranks were split (for the whole card; the comparisons are per pair at 95 %).
     ranks: RankRule = field(default_factory=lambda: RankRule(0))
-    # What differences the run can resolve at all (DESIGN §20); None: no two rows to pair.
+    # What differences the run can resolve at all (design.md §20); None: no two rows to pair.
     resolution: Resolution | None = None
     # The scale's max - min: no difference of two rows lies beyond it (compare.within_span).
     span: float | None = None
     # How the judge's score moves with the answer's length (quality/length.py).
     length_effect: LengthEffect | None = None
-    # The jury that judged the run (DESIGN §18), None for one judge; set by whoever read the
+    # The jury that judged the run (design.md §18), None for one judge; set by whoever read the
     # run (``stages.view``), since only the run dir knows its members apart.
     jury: JurySummary | None = None
-    # A jury's agreement card (DESIGN §18), None for one judge: set by whoever reads the run
+    # A jury's agreement card (design.md §18), None for one judge: set by whoever reads the run
     # with its members' verdicts (``quality.jury_card.build_jury_card``).
     jury_card: JuryCard | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
@@ -190,7 +190,7 @@ class Scorecard:
         ]
 
     def as_dict(self) -> dict[str, Any]:
-        """``scorecard.json`` (DESIGN §13): rows, comparisons, judge models, and the legend."""
+        """``scorecard.json`` (design.md §13): rows, comparisons, judge models, and the legend."""
         data: dict[str, Any] = {
             "rows": [r.as_dict() for r in self.rows],
             "comparisons": [c.as_dict() for c in self.comparisons],
@@ -236,7 +236,7 @@ def build_scorecard(
     planned: Mapping[Pair, int] | None = None,
 ) -> Scorecard:
     """The scorecard; a failed answer (``failure_of``) scores ``scale_min``, the pack's
-    scale minimum, in every mean, interval and comparison (DESIGN §16). ``planned``: the
+    scale minimum, in every mean, interval and comparison (design.md §16). ``planned``: the
     cells run.json plans per row; those without an answer yet are open too (a row with none
     answered is shown, all open). ``scale_max``: a mean's interval never reaches past the
     scale (the floors that keep few prompts honest widen it symmetrically, and a mean of

@@ -4,10 +4,10 @@ For two rows, the mean difference over the prompts both scored, with a paired bo
 interval (``paired.paired_difference``); one row is "better" (``Comparison.better``) only when
 the interval excludes 0: a statement about that pair alone, at 95 %.
 
-A row's rank is 1 + the length of the longest chain of rows better than it (DESIGN §16): no
+A row's rank is 1 + the length of the longest chain of rows better than it (design.md §16): no
 row ranks at or above a row better than it, rows that share a rank cannot be told apart (or
 share no prompt), and rows are listed by rank, then mean. The ranks rest on all r(r-1)/2 pairs
-of ranked rows at once, so for them "better" must hold for the whole card (DESIGN §23): the
+of ranked rows at once, so for them "better" must hold for the whole card (design.md §23): the
 pair's interval widened for all those pairs (Bonferroni, ``multiplicity.widened``) lies above
 0 (``RankRule``). Per pair at 95 %, equal rows were split in 32 % of cards with 6 rows and 71 %
 with 12; ``benchmarks/card_ranks.py`` measures both rules. So a pair can be "better" on its

@@ -1,4 +1,4 @@
-"""How the ranks were split, and how the card says it (DESIGN §23, issue 33 §4).
+"""How the ranks were split, and how the card says it (design.md §23, issue 33 §4).
 
 A rank rests on all pairs of ranked rows at once: "m02 is rank 2" says that some row is better
 than it, and "all share rank 1" that no pair of the r(r-1)/2 differs. So for the ranks a pair

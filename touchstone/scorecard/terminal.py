@@ -1,7 +1,7 @@
 """The scorecard as the terminal shows it (rich): ranked rows, means with their intervals.
 
 Names and titles are data (a shared run dir, its pack): each cell is ``plain`` text. The
-table fits the terminal's width (``columns.FittedTable``, DESIGN §22): rank, model, variant,
+table fits the terminal's width (``columns.FittedTable``, design.md §22): rank, model, variant,
 n/N, the mean with its interval, red flags and the failed/unscored counts are never cut; the
 safety-critical flags move last, after speed, categories and open cells. Numbers are German
 (``touchstone.german``).

@@ -1,4 +1,4 @@
-"""How a row's figures read for people (German, DESIGN §22): means, intervals, speed,
+"""How a row's figures read for people (German, design.md §22): means, intervals, speed,
 unscored and failed counts; terminal, GUI and report use the same words."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ if TYPE_CHECKING:
 
 
 def fmt(value: float | None) -> str:
-    """``4,85``: a mean as people read it (German format, DESIGN §22); ``–`` for none."""
+    """``4,85``: a mean as people read it (German format, design.md §22); ``–`` for none."""
     return german.number(value)
 
 
 def fmt_interval(interval: Interval | None) -> str:
     """``4,85 [4,70 – 4,96]``: the mean with the bounds of its 95 % interval, ``4,85 ±0,12``
-    when they are symmetric, ``4,85`` alone for one prompt (no interval, DESIGN §16)."""
+    when they are symmetric, ``4,85`` alone for one prompt (no interval, design.md §16)."""
     if interval is None:
         return german.DASH
     return german.interval(interval.mean, interval.low, interval.high)

@@ -1,4 +1,4 @@
-"""A simulated OpenAI-compatible server for the demo, the tests and the benchmarks (§7).
+"""A simulated OpenAI-compatible server for the demo, the tests and the benchmarks (design.md §7).
 
 It is a simulator and says so: every answer it writes starts with "Simulierte Antwort".
 Its behaviour is chosen by the requested model name; ``NAME@SECONDS`` (e.g. ``sim-judge@0.2``)

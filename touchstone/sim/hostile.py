@@ -1,4 +1,4 @@
-"""Replies no honest server sends, to show that touchstone stays bounded (DESIGN §15).
+"""Replies no honest server sends, to show that touchstone stays bounded (design.md §15).
 
 The huge ones are written lazily, piece by piece, so that the simulator holds no more of them
 than a piece; a client that hangs up ends them (its next write fails).

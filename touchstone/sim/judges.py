@@ -1,5 +1,5 @@
 """What the simulated judges say: judges of known character for the demo, tests and the
-judge check (DESIGN §7, §14).
+judge check (design.md §7, §14).
 
 ``sim-judge`` (and the judges built on it) reads a simulated answer by the quality it states
 ("Qualitätsstufe N/5"). Any other answer (a pack's reference or counterexample, a probe of

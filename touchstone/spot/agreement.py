@@ -1,4 +1,4 @@
-"""The agreement card: the judge against a person's blind spot check (DESIGN §17).
+"""The agreement card: the judge against a person's blind spot check (design.md §17).
 
 Each kept rating (``ratings.load_ratings``: the last of each rater and cell) whose cell has a
 scored verdict is one pair (judge, human). The card holds n; exact agreement, agreement

@@ -1,4 +1,4 @@
-"""The agreement card's intervals, honest with few ratings (DESIGN §23): never past what the
+"""The agreement card's intervals, honest with few ratings (design.md §23): never past what the
 figure can be, and "–" with the reason where the ratings are too few for one.
 
 - The judge's mean difference to the person (overall, per row): the scorecard's interval

@@ -1,5 +1,5 @@
 """Whether the judge treats the spot check's model/variant rows differently: one decision for
-the whole card (DESIGN §23).
+the whole card (design.md §23).
 
 Each pair of rows with at least 2 ratings gets Welch's t test of the difference of their
 mean differences (judge minus human), each row's variance at least ``DIFF_RESOLUTION`` (what

@@ -1,4 +1,4 @@
-"""The spot check's sample (DESIGN §17): which cells a person rates, in which order.
+"""The spot check's sample (design.md §17): which cells a person rates, in which order.
 
 The sample is one fixed order of the run's judged cells; "30 cells" are its first 30, so
 rating 60 later extends the same sample. The order is

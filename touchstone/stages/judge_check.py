@@ -1,4 +1,4 @@
-"""The judge-check stage: send the probe battery to a judge and assess it (DESIGN §14).
+"""The judge-check stage: send the probe battery to a judge and assess it (design.md §14).
 
 Every probe is judged through the same session, engine and guard as a run's answers, with no
 verdict cache (a cached verdict says nothing about the judge now) and nothing written to any

@@ -68,7 +68,7 @@ class RunView:
         return card
 
     def _jury_card(self, jury: JurySummary, card: Scorecard) -> JuryCard:
-        """How far the jury's members agree, over the cells with an answer (DESIGN §18)."""
+        """How far the jury's members agree, over the cells with an answer (design.md §18)."""
         answered = set(map(cell_key, self.responses))
         members = {k: v for k, v in by_cell(self.member_lines).items() if k in answered}
         rule = jury.aggregate

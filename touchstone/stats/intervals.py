@@ -1,4 +1,4 @@
-"""Confidence intervals by bootstrap, over prompts (DESIGN §13). Pure Python, deterministic.
+"""Confidence intervals by bootstrap, over prompts (design.md §13). Pure Python, deterministic.
 
 A model's score on a pack is a mean over prompts that are a sample of the work it will meet:
 the uncertainty that matters is which prompts happened to be in the pack, so the bootstrap

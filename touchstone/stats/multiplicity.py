@@ -1,4 +1,4 @@
-"""Decisions about a set that hold for the whole set (DESIGN §23, docs/design.md).
+"""Decisions about a set that hold for the whole set (design.md §23, docs/design.md).
 
 A 95 % interval per row is right about that row 95 % of the time; a verdict that rests on
 several of them at once ("some row is worse", "these rows differ", "this row's category is

@@ -1,5 +1,5 @@
 """A slope within prompts and within rows: least squares with two sets of fixed effects and a
-standard error clustered by prompt (DESIGN §17's length effect).
+standard error clustered by prompt (design.md §17's length effect).
 
 The model is ``score = prompt effect + row effect + slope × length + noise``, a row being one
 model/variant. Fitting it by least squares with a dummy per prompt and per row (LSDV) gives the

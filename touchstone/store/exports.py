@@ -1,6 +1,7 @@
-"""The export files' formats: ``verdicts.csv``, every verdict with its answer (DESIGN §13), for a
+"""The export files' formats: ``verdicts.csv``, every verdict with its answer (design.md §13), for a
 German spreadsheet: UTF-8 with a byte order mark, ``;`` between fields, decimal comma, ja/nein,
-German headers (§22), no cell a spreadsheet would run as a formula; and ``scorecard.json``'s
+German headers (design.md §22), no cell a spreadsheet would run as a formula; and
+``scorecard.json``'s
 text with the stamps of the run files it was built from. What a scorecard says is built one
 floor up (``touchstone.export``): the store knows no scorecard.
 """
@@ -21,7 +22,7 @@ from touchstone.results import EvalResponse, Verdict, unscored_label
 from touchstone.store.rundir import SCORECARD_JSON
 from touchstone.store.stamps import INPUTS, Stamp, input_stamps
 
-# German headers: the file is read by people in a German spreadsheet (DESIGN §22); scripts
+# German headers: the file is read by people in a German spreadsheet (design.md §22); scripts
 # read scorecard.json.
 CSV_COLUMNS = (
     "Modell",

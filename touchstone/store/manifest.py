@@ -1,6 +1,6 @@
 """``run.json``, the run's manifest: its typed record, how it is read and written.
 
-A run dir may be someone else's (DESIGN §15): the file is checked against ``Manifest`` when
+A run dir may be someone else's (design.md §15): the file is checked against ``Manifest`` when
 read, a damaged one is bad input named by file and key. Keys of newer versions pass and are
 kept. What touchstone writes is the record's keys in their declared order (the order the run
 stage always wrote them), so a file written, read and written again is the same bytes.

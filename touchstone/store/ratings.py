@@ -1,4 +1,4 @@
-"""Human ratings of a run's cells: ``human.jsonl`` in the run dir (DESIGN §17).
+"""Human ratings of a run's cells: ``human.jsonl`` in the run dir (design.md §17).
 
 One JSON object per line, ``{"model", "variant", "prompt_id", "repeat", "score", "red_flag",
 "note", "rater", "rated_at"}``; scripts and other tools may write it too. Lines are appended

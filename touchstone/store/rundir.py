@@ -1,4 +1,4 @@
-"""The run directory (§4): manifest, answer and verdict streams, reports, the lock.
+"""The run directory (design.md §4): manifest, answer and verdict streams, reports, the lock.
 
 runs/<name>/run.json          manifest (never an API key)
 runs/<name>/responses.jsonl   one EvalResponse per line, appended as answers land
@@ -60,7 +60,7 @@ class Judgements:
 
     # A single judge's verdicts, one per cell (the last line of a cell wins).
     verdicts: list[Verdict]
-    # A jury's members' lines (DESIGN §18), one per cell and member (the last line wins).
+    # A jury's members' lines (design.md §18), one per cell and member (the last line wins).
     member_lines: list[Verdict]
     # The file holds exactly these lines, one each, and read without a warning: a judge run
     # that adds nothing need not rewrite it.

@@ -6,7 +6,7 @@ the stamps of the run's input files (length and SHA-256 of each, ``store.input_s
 pack it judged by, the number of cells and the scorecard whole (the store knows no scorecard:
 the writer hands it the card, the reader names the card's type). The next judge run without
 ``--rejudge`` whose files and pack are still exactly those would judge nothing and call
-nobody: it shows that card instead of reading 100k records to learn so (DESIGN §10). An
+nobody: it shows that card instead of reading 100k records to learn so (design.md §10). An
 appended answer, a verdict edited by hand (even one that keeps the file's size and times), a
 changed pack or another touchstone version and the state no longer matches: the run is read
 and judged as always, and the state written anew (or not, if the run does not end settled).

@@ -1,4 +1,4 @@
-"""The verdict cache's file: one sqlite database shared by all run dirs (DESIGN §4).
+"""The verdict cache's file: one sqlite database shared by all run dirs (design.md §4).
 
 The user-level file (default ``~/.cache/touchstone/verdicts.sqlite3``; ``TOUCHSTONE_CACHE_DIR``
 or ``XDG_CACHE_HOME`` move it), in WAL mode, one row per key, each with its creation time.

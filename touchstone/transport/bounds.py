@@ -1,4 +1,4 @@
-"""Caps on what a server sends (DESIGN §15): the cap of a reply and the lines of a stream.
+"""Caps on what a server sends (design.md §15): the cap of a reply and the lines of a stream.
 
 A reply is capped (``DEFAULT_MAX_REPLY_MB`` unless configured) three ways: its body, inflated
 (``bodies.cap_bodies``), except the total of a successful event stream, which may run as long

@@ -1,4 +1,4 @@
-"""What one invocation may spend: prices, token estimates and the hard cap (DESIGN §19).
+"""What one invocation may spend: prices, token estimates and the hard cap (design.md §19).
 
 One implementation for ``run`` (``--budget`` with ``--price-per-million``) and ``judge``
 (``budget`` with ``price_per_million`` in the judge config):

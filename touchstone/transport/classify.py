@@ -1,4 +1,4 @@
-"""The boundary: every exception of a chat call is classified here, once (DESIGN §8).
+"""The boundary: every exception of a chat call is classified here, once (design.md §8).
 
 ``classify`` maps any exception of a chat call (openai SDK errors, touchstone's own
 ``CallFailed`` subclasses, anything else) onto an error kind; ``retry_after_s`` reads what a
@@ -151,7 +151,7 @@ def _by_text(text: str) -> ErrorKind:
 
 
 def classify(exc: BaseException) -> ErrorKind:
-    """The error kind (DESIGN §8) of an exception raised by a chat call."""
+    """The error kind (design.md §8) of an exception raised by a chat call."""
     if isinstance(exc, CallError):
         return exc.kind
     # Imported here, not at the top: the SDK takes a second to import, and commands that

@@ -1,4 +1,4 @@
-"""Comparing two runs (DESIGN §19): rows matched, paired intervals, and the CI gate.
+"""Comparing two runs (design.md §19): rows matched, paired intervals, and the CI gate.
 
 cells.py     which rows and prompts are compared, each row's cells on them
 build.py     ``compare_runs``: the differences with their intervals, ``RunComparison``

@@ -1,4 +1,4 @@
-"""Two runs compared (DESIGN §19): per matched row the difference new − baseline with a
+"""Two runs compared (design.md §19): per matched row the difference new − baseline with a
 paired 95 % interval, the same per category, red flags and failed answers then and now.
 
 The interval is the one the scorecard's within-run comparisons give (``stats.
@@ -6,7 +6,7 @@ paired_difference``: per-prompt means over the repeats, paired bootstrap over th
 prompts, the floors for few prompts), its bounds clipped to what the scale allows.
 
 A row's verdict is its own 95 % interval's. A category's is decided within its row, over
-the row's categories together (DESIGN §23): with eight categories at 95 % each, a third of
+the row's categories together (design.md §23): with eight categories at 95 % each, a third of
 unchanged rows would show one "better" or "worse"; Bonferroni-widened intervals
 (``multiplicity.widened``) keep that at 5 % per row.
 """
@@ -178,7 +178,7 @@ class RunComparison:
         return len(self.prompts.changed)
 
     def as_dict(self) -> dict[str, Any]:
-        """The JSON of ``--json`` (DESIGN §19's keys, more beside them)."""
+        """The JSON of ``--json`` (design.md §19's keys, more beside them)."""
         return {
             "rows": [row.as_dict() for row in self.rows],
             "excluded_prompts": self.excluded_prompts,

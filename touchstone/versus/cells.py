@@ -5,7 +5,7 @@ model ``--pair NEW=OLD`` names. Its cells are compared over the prompts both run
 the same rubric (the hash a verdict stores: ``judge.rubric.rubric_hash``); a prompt both runs
 judged by different rubrics is left out and counted, one only one run has is left out too.
 Per compared prompt, a row's scores are summed as the scorecard sums them: a judged score as
-it is, a failed answer (``results.failure_of``) as the scale's minimum (DESIGN §16), a
+it is, a failed answer (``results.failure_of``) as the scale's minimum (design.md §16), a
 judge-side gap (judge error, unreadable reply) not at all.
 """
 

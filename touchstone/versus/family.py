@@ -1,4 +1,4 @@
-"""The gate's decisions over the rows it decides on, and the power it keeps (DESIGN §23).
+"""The gate's decisions over the rows it decides on, and the power it keeps (design.md §23).
 
 "Some row is worse" is wrong whenever any one row's interval is: at 95 % per row, two
 runs of buero's six unchanged rows failed the gate one time in six. So the gate takes each

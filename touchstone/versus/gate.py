@@ -1,4 +1,4 @@
-"""The CI gate over a comparison (DESIGN §19, §23): exit 0 pass, 1 worse, 3 inconclusive.
+"""The CI gate over a comparison (design.md §19, §23): exit 0 pass, 1 worse, 3 inconclusive.
 
 Every verdict holds for the whole card at 95 % (``family``: the m rows with an interval):
 

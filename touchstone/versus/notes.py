@@ -1,6 +1,6 @@
 """What a reader of a comparison must know beside its numbers, in German.
 
-``surface``: the terminal names commands, the GUI names what to click (DESIGN §22).
+``surface``: the terminal names commands, the GUI names what to click (design.md §22).
 """
 
 from __future__ import annotations

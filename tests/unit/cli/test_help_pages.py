@@ -1,4 +1,4 @@
-"""`--help` describes every option in German, with its default (issue 23 §6, DESIGN §22)."""
+"""`--help` describes every option in German, with its default (issue 23 §6, design.md §22)."""
 
 from collections.abc import Iterator
 
@@ -48,7 +48,7 @@ def test_compare_help_says_when_each_exit_code_comes(
 ) -> None:
     text = " ".join(_help(capsys, monkeypatch, "compare").replace("│", " ").split())
     assert "Aufruf: touchstone compare [OPTIONEN] NEW BASELINE" in text
-    # Without a gate a worse row is not exit 1 (DESIGN §19): the help must not claim it is.
+    # Without a gate a worse row is not exit 1 (design.md §19): the help must not claim it is.
     assert "Exit 0 bestanden, 1 schlechter" not in text
     assert "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist" in text
     assert "--fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist" in text

@@ -1,4 +1,4 @@
-"""What reaches the terminal and the exports from outside (DESIGN §15, issue 21).
+"""What reaches the terminal and the exports from outside (design.md §15, issue 21).
 
 Names, rationales, paths and server messages are data: the terminal shows them literally
 (no rich markup read from them, no control character passed through), ``verdicts.csv`` keeps

@@ -1,4 +1,4 @@
-"""Local judges at full speed (DESIGN §21): the judge prompt puts what cells share first, judge
+"""Local judges at full speed (design.md §21): the judge prompt puts what cells share first, judge
 calls go out grouped by (prompt, variant), and a run judged before the reordering is not
 judged again."""
 

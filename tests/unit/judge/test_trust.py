@@ -1,4 +1,5 @@
-"""Verdicts you can trust (DESIGN §11): each test is one defect of issue 11, numbered as there."""
+"""Verdicts you can trust (design.md §11): each test is one defect of issue 11, numbered as
+there."""
 
 import json
 import sqlite3

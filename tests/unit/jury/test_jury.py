@@ -1,4 +1,4 @@
-"""A jury of judges end to end on the simulator (DESIGN §18): members in parallel, each under
+"""A jury of judges end to end on the simulator (design.md §18): members in parallel, each under
 its own guard, per-member verdicts persisted, the cell's verdict their aggregate."""
 
 import json
@@ -186,7 +186,7 @@ def test_verdict_cache_works_per_member_identity(
     # (sim-gullible first: the first member writes the holistic pass, which is not cached.)
     execute_judge(copy, config=JuryConfig([member(sim, "sim-gullible"), member(sim, "sim-judge")]))
     asked = {k: sim.calls.get(k, 0) - before.get(k, 0) for k in ("sim-judge", "sim-gullible")}
-    # sim-judge is asked only the 3 cells of its drift check (DESIGN §17), nothing else.
+    # sim-judge is asked only the 3 cells of its drift check (design.md §17), nothing else.
     assert asked["sim-judge"] == 3 and asked["sim-gullible"] > 0
     cached = [v for v in member_verdicts(RunDir(copy)).values()]
     assert all(said[next(k for k in said if k.model == "sim-judge")].cached for said in cached)

@@ -1,4 +1,4 @@
-"""judge-check with a jury (DESIGN §14, §18): a card per member, and the jury's verdict."""
+"""judge-check with a jury (design.md §14, §18): a card per member, and the jury's verdict."""
 
 from tests.conftest import REPO
 from touchstone.judge import JudgeConfig, JudgeEndpoint

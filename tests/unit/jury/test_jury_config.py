@@ -1,4 +1,4 @@
-"""The jury's configuration (DESIGN §18): judges, aggregate, quorum; the old form unchanged."""
+"""The jury's configuration (design.md §18): judges, aggregate, quorum; the old form unchanged."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""``touchstone judge --dry-run`` with a jury (DESIGN §18, §19): per member the calls it
+"""``touchstone judge --dry-run`` with a jury (design.md §18, §19): per member the calls it
 would make, their tokens and cost by its own price, the jury's total; nothing called, nothing
 written."""
 

@@ -1,4 +1,4 @@
-"""How a jury's cell verdict is made from its members' (DESIGN §18), and a single judge's
+"""How a jury's cell verdict is made from its members' (design.md §18), and a single judge's
 files staying as they were."""
 
 import json

@@ -1,4 +1,4 @@
-"""Every figure and date in ``packs/buero.yaml``'s expectations, computed (DESIGN §20).
+"""Every figure and date in ``packs/buero.yaml``'s expectations, computed (design.md §20).
 
 Each test computes a prompt's figures here (VAT, discounts, interest, travel allowances, sums,
 deadlines under BGB §§ 187, 188, 193 with real calendars) and asserts that the pack's rubric

@@ -1,4 +1,4 @@
-"""``touchstone pack check``: findings, exit codes, the power section (DESIGN §20)."""
+"""``touchstone pack check``: findings, exit codes, the power section (design.md §20)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A pack that grows keeps the runs made with it (DESIGN §20, #28 §3).
+"""A pack that grows keeps the runs made with it (design.md §20, #28 design.md §3).
 
 ``buero`` grew from 27 to more prompts. A run made on the 27 keeps its answers and verdicts:
 judging it with the grown pack judges nothing again, the new prompts are the run's open cells,

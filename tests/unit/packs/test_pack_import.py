@@ -1,5 +1,5 @@
-"""``touchstone pack import``: CSV and JSONL into a pack, hostile input refused (DESIGN §15,
-§20): every bad row named by file, line and column, exit 2, nothing written."""
+"""``touchstone pack import``: CSV and JSONL into a pack, hostile input refused (design.md §15,
+design.md §20): every bad row named by file, line and column, exit 2, nothing written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Agreement of re-judged cells with their previous verdicts (DESIGN §14, issue 15)."""
+"""Agreement of re-judged cells with their previous verdicts (design.md §14, issue 15)."""
 
 import pytest
 

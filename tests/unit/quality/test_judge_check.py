@@ -1,4 +1,4 @@
-"""``judge-check`` (DESIGN §14, issue 15): each probe kind, each criterion, each verdict.
+"""``judge-check`` (design.md §14, issue 15): each probe kind, each criterion, each verdict.
 
 The logic runs against ``ProbeJudge``, a fake that answers by the probe it is shown; the
 command runs against the simulator's judges of known character.

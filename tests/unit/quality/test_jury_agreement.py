@@ -1,4 +1,4 @@
-"""Agreement among a jury's judges (DESIGN §18): the figures against reference computations."""
+"""Agreement among a jury's judges (design.md §18): the figures against reference computations."""
 
 from __future__ import annotations
 

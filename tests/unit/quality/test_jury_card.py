@@ -1,4 +1,4 @@
-"""The jury card (DESIGN §18): terminal at 80 columns, scorecard.json ``jury``, report.html."""
+"""The jury card (design.md §18): terminal at 80 columns, scorecard.json ``jury``, report.html."""
 
 from __future__ import annotations
 

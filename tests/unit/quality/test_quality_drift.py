@@ -1,4 +1,4 @@
-"""Drift (DESIGN §17): a judge whose character changes behind the same name is noticed by the
+"""Drift (design.md §17): a judge whose character changes behind the same name is noticed by the
 next judge-check (stored probes) and by a judge run served from the cache (re-asked cells)."""
 
 from __future__ import annotations

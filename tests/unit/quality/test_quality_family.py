@@ -1,4 +1,4 @@
-"""Model families from names (DESIGN §17): real names as providers write them."""
+"""Model families from names (design.md §17): real names as providers write them."""
 
 from __future__ import annotations
 

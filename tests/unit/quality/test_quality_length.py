@@ -1,4 +1,4 @@
-"""The length effect (DESIGN §17): a within-prompt slope of score on words, with interval."""
+"""The length effect (design.md §17): a within-prompt slope of score on words, with interval."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The judge's biases measured on the run, where people see them (DESIGN §17): terminal,
+"""The judge's biases measured on the run, where people see them (design.md §17): terminal,
 report.html, the GUI's run page and scorecard.json."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Many rows (DESIGN §13, §15): sizes are bounded by row count as well as by cell count.
+"""Many rows (design.md §13, §15): sizes are bounded by row count as well as by cell count.
 
 400 models x 2 prompts are only 800 cells, but every pair of rows used to be computed,
 stored in scorecard.json and drawn as a matrix: 20 MB files and a minute for ``report``.

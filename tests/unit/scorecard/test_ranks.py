@@ -1,4 +1,4 @@
-"""Ranks that hold for the whole card (DESIGN §23, issue 33 §4).
+"""Ranks that hold for the whole card (design.md §23, issue 33 §4).
 
 A row's rank is 1 + the longest chain of rows better than it. With "better" decided per pair
 at 95 %, rows of equal quality were split into ranks in 40 % of cards with 6 rows and 75 %

@@ -538,7 +538,7 @@ def _category_run(
 
 
 def test_category_intervals_of_three_prompts_cover_the_true_mean() -> None:
-    """Issue 33 §5, DESIGN §23: categories of 3 prompts of bimodal difficulty (a prompt is
+    """Issue 33 §5, §23: categories of 3 prompts of bimodal difficulty (a prompt is
     easy or hard). Each category is drawn from the whole population, so the model's true mean
     is each category's. Before the pooled floor 89 % of these intervals held it; at least
     92 % are required."""
@@ -570,7 +570,7 @@ def test_category_intervals_of_three_prompts_cover_the_true_mean() -> None:
 
 
 def test_row_intervals_of_three_prompts_at_the_ceiling_cover_the_true_mean() -> None:
-    """Issue 33 §5, DESIGN §23: six rows (buero's default) of 3 prompts x 1 repeat near the
+    """Issue 33 §5, §23: six rows (buero's default) of 3 prompts x 1 repeat near the
     scale's top (about half the answers score 5). Alone, a row whose three prompts all score 5
     read "5,00 [4,28 – 5,00]": 87 % of the least covered row's intervals held its true mean
     (93 % of all); pooled with the other rows' dispersion 96 % (98 %), at least 92 % are

@@ -1,4 +1,4 @@
-"""Numbers in the terminal's lines and cards the German way (issue 23 §6, DESIGN §22): the
+"""Numbers in the terminal's lines and cards the German way (issue 23 §6, design.md §22): the
 Judge-Bilanz, the agreement of a re-judge and the judge-check's fitness card say "0,85",
 "6.224 Tokens", "1 Aufruf" and "Frist überschritten: 3", never a decimal point."""
 

@@ -1,4 +1,5 @@
-"""The terminal scorecard at every width from 80 columns up (issue 23 §1, §6; DESIGN §22).
+"""The terminal scorecard at every width from 80 columns up (issue 23 §1, design.md §6; design.md
+§22).
 
 Rank, model and variant, n/N, the mean with its interval, red flags and the failed/unscored
 counts are never cut; what does not fit moves to a second table; empty columns are not

@@ -1,4 +1,4 @@
-"""Human spot checks (DESIGN §17): human.jsonl, the sample, the agreement card's figures
+"""Human spot checks (design.md §17): human.jsonl, the sample, the agreement card's figures
 against reference computations written out here."""
 
 from __future__ import annotations

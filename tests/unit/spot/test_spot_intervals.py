@@ -1,4 +1,4 @@
-"""The agreement card's intervals with few ratings (DESIGN §23, issue 33): the rounding of a
+"""The agreement card's intervals with few ratings (design.md §23, issue 33): the rounding of a
 difference of two scores, never past what a figure can be, "–" and the reason where the
 ratings are too few."""
 

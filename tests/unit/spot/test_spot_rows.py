@@ -1,4 +1,4 @@
-"""The spot check's "rows differ" holds at 95 % for the whole card (DESIGN §23, issue 33):
+"""The spot check's "rows differ" holds at 95 % for the whole card (design.md §23, issue 33):
 Welch's test per pair of model/variant rows, Holm's step-down over all pairs, through the
 path ``touchstone report`` takes."""
 

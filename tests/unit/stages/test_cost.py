@@ -1,4 +1,4 @@
-"""Cost before and during a run (DESIGN §19): the preview (--dry-run) and the hard cap."""
+"""Cost before and during a run (design.md §19): the preview (--dry-run) and the hard cap."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""An existing run is never changed silently: resume, extend on request, or refuse (#23 §3)."""
+"""An existing run is never changed silently: resume, extend on request, or refuse (#23 design.md
+§3)."""
 
 import json
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Honest endings (DESIGN §22): refused cells are findable, calls in flight show life."""
+"""Honest endings (design.md §22): refused cells are findable, calls in flight show life."""
 
 from __future__ import annotations
 

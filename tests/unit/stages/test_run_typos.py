@@ -1,4 +1,4 @@
-"""Typos and wrong endpoints in `touchstone run` (issue 23 §2, §4; DESIGN §22, §12).
+"""Typos and wrong endpoints in `touchstone run` (issue 23 §2, design.md §4; design.md §22, §12).
 
 A misspelt model or a dead base URL is told like the judge tells it: in German, with the
 advice that fits the cause; progress never looks finished when nothing was saved; a model

@@ -1,4 +1,4 @@
-"""Set-level decisions (DESIGN §23): the quantiles and Holm's step-down against scipy and
+"""Set-level decisions (design.md §23): the quantiles and Holm's step-down against scipy and
 statsmodels, and Bonferroni-widened intervals that keep the family-wise level."""
 
 import random

@@ -1,4 +1,4 @@
-"""The smallest difference a pack can tell apart (DESIGN §20), checked by simulation."""
+"""The smallest difference a pack can tell apart (design.md §20), checked by simulation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Intervals that say what is a difference and what is noise (DESIGN §13)."""
+"""Intervals that say what is a difference and what is noise (design.md §13)."""
 
 import random
 import statistics

@@ -1,4 +1,4 @@
-"""A server that takes one connection at a time: busy, not dead (DESIGN §15, issue 21).
+"""A server that takes one connection at a time: busy, not dead (design.md §15, issue 21).
 
 A gate on loopback in front of the simulator accepts every connection but closes at once
 (before any reply) those that arrive while another one is open: the refusal a client sees

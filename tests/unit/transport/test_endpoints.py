@@ -1,4 +1,4 @@
-"""Real endpoints (DESIGN §12, issue 13): rate limits, quotas, proxies, advice, tokens, cost."""
+"""Real endpoints (design.md §12, issue 13): rate limits, quotas, proxies, advice, tokens, cost."""
 
 import time
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Kept-alive connections a server closes (DESIGN §21, issue 27).
+"""Kept-alive connections a server closes (design.md §21, issue 27).
 
 llama.cpp's HTTP library closes an idle keep-alive connection without a word; a request sent
 on it just then never reaches the server. Such a request is sent again, within its deadline;

@@ -1,4 +1,4 @@
-"""A call touchstone gives up on stops on the server too (DESIGN §6, issue 16).
+"""A call touchstone gives up on stops on the server too (design.md §6, issue 16).
 
 ``sim-runaway`` generates until it notices its client left, as llama.cpp does; the simulator
 counts the generations running. Streamed (the default), a call cut at its deadline or by an

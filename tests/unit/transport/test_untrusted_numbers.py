@@ -1,4 +1,4 @@
-"""Numbers and nesting from outside (DESIGN §15, issue 21): server replies and run dirs.
+"""Numbers and nesting from outside (design.md §15, issue 21): server replies and run dirs.
 
 A server may report any usage, ask for any wait and nest a reply as deep as it likes; a run
 dir someone sends may hold what an older touchstone stored from such a server, or anything.

@@ -1,4 +1,4 @@
-"""Server replies are untrusted (DESIGN §15): capped in size, read as parts, choice 0 only.
+"""Server replies are untrusted (design.md §15): capped in size, read as parts, choice 0 only.
 
 Over real HTTP against the simulator's hostile models (``touchstone.sim.hostile``).
 """

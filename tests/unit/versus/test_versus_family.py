@@ -1,4 +1,5 @@
-"""``compare``'s decisions about a set hold for the whole set (issue 33 §2, §3; DESIGN §23).
+"""``compare``'s decisions about a set hold for the whole set (issue 33 §2, design.md §3; design.md
+§23).
 
 Runs of noise only (tests/versus_support.py: the same qualities, the same prompts, the
 noise of each answer drawn anew) must not fail the gate, nor flag a category, much more

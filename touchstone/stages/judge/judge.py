@@ -129,7 +129,7 @@ def _may_hold_answers(run: RunDir) -> bool:
 
 
 def no_answers(run: RunDir) -> InputError:
-    """A judge run on a run dir without answers: bad input, nothing written (DESIGN §22)."""
+    """A judge run on a run dir without answers: bad input, nothing written (design.md §22)."""
     return InputError(
         f"Keine Antworten – zuerst `touchstone run`: {run.path} enthält noch keine Antworten "
         f"({RESPONSES}). `touchstone run --pack … --model … --out {run.path}` holt sie ein."

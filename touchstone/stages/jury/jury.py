@@ -1,4 +1,4 @@
-"""The judge stage's bookkeeping for a jury (DESIGN §18): the run dir, the card, the events.
+"""The judge stage's bookkeeping for a jury (design.md §18): the run dir, the card, the events.
 
 ``stages.judge.execute_judge`` hands a loaded run here when its config names ``judges``.
 The members judge in ``jury.stage``; here their lines are written clean, the reports and

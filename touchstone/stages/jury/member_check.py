@@ -1,4 +1,4 @@
-"""``judge-check`` with a jury (DESIGN §14, §18): every member is checked as a single judge
+"""``judge-check`` with a jury (design.md §14, §18): every member is checked as a single judge
 would be (one fitness card each), and the jury is "geeignet" when enough fit members remain
 to reach its quorum."""
 

@@ -1,4 +1,4 @@
-"""The judge stage with a jury (DESIGN §18): every member judges in parallel, each under its
+"""The judge stage with a jury (design.md §18): every member judges in parallel, each under its
 own guard, and the run goes on while the quorum can still be reached.
 
 A member is a single-judge session (``judge.passes.judge_run`` with its own backend,
@@ -81,7 +81,7 @@ async def recheck_member(
     run: RunDir,
     on_event: EventSink | None,
 ) -> None:
-    """Drift (DESIGN §17) for a member about to be served from the user-level cache: up to 3
+    """Drift (design.md §17) for a member about to be served from the user-level cache: up to 3
     cached cells asked again in its own session, under its own guard. Drift warns; with the
     member's ``on_drift: stop`` it raises ``JudgeAborted``, which drops the member like a
     tripped guard (a jury stops only when the quorum is lost)."""

@@ -1,4 +1,4 @@
-"""The figures of a dry run (``--dry-run``, DESIGN §19), and how they read in German.
+"""The figures of a dry run (``--dry-run``, design.md §19), and how they read in German.
 
 ``stages.preview`` makes them for a ``run`` and a single judge, ``stages.jury_preview`` per
 member of a jury and for the whole jury.

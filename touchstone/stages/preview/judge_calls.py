@@ -1,4 +1,4 @@
-"""What one judge would ask in a judge run, and what it would cost (``--dry-run``, §19).
+"""What one judge would ask in a judge run, and what it would cost (``--dry-run``, design.md §19).
 
 ``estimate_judge`` plans the calls as ``judge_run`` would (the same plan, the same rendered
 prompts) from what the run dir holds: for a single judge its verdicts, for a jury member

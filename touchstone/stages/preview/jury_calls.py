@@ -1,4 +1,4 @@
-"""A jury's dry run (``judge --dry-run`` with ``judges: [...]``, DESIGN §18, §19).
+"""A jury's dry run (``judge --dry-run`` with ``judges: [...]``, design.md §18, §19).
 
 Each member is estimated as a single judge over its own lines (``estimate_judge``): a later
 jury run asks only the members whose verdict is missing, and a prior call counts for the

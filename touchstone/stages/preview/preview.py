@@ -1,4 +1,4 @@
-"""What a ``run`` or ``judge`` would cost, before it starts (``--dry-run``, DESIGN §19).
+"""What a ``run`` or ``judge`` would cost, before it starts (``--dry-run``, design.md §19).
 
 A preview plans the calls as the stage would (the same plan, the same rendered prompts), and
 reads the run dir without its lock: it writes nothing and calls nothing. Its figures:

@@ -1,4 +1,4 @@
-"""Answering the cells of a run: which cells a plan has, and asking them (DESIGN §8).
+"""Answering the cells of a run: which cells a plan has, and asking them (design.md §8).
 
 Failure policy (by error kind):
 - ``timeout``, ``refused``, ``bad_request``, ``too_large``: a finding about the model (it

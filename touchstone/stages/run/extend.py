@@ -1,4 +1,4 @@
-"""Whether a run may go on with the settings asked now: resume, extend, or refuse (DESIGN §22).
+"""Whether a run may go on with the settings asked now: resume, extend, or refuse (design.md §22).
 
 An existing run is never changed silently. Against its ``run.json``:
 - the same settings, or a subset (fewer models, variants or repeats), resume;

@@ -1,4 +1,4 @@
-"""Why a run left cells, and what to do, in German (DESIGN §12, §22).
+"""Why a run left cells, and what to do, in German (design.md §12, §22).
 
 Told like the judge tells it: the cause in words (never the SDK's exception class), the advice
 of ``touchstone.advice`` that fits it (a misspelt model gets the names the endpoint lists, a
