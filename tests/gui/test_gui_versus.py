@@ -54,8 +54,9 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     make_run(runs / "umbenannt", {"stabil-neu": 5, "leicht": 5}, pack=pack)
     make_run(runs / "anderer-judge", BASELINE, pack=pack, judge="anderer-judge")
     make_run(runs / "anderes-paket", BASELINE, pack=other)
-    # Noise only, buero's 65 prompts and 6 rows (seed 7, as tests/test_versus_family.py): in
-    # sim-mittel · none the category "Kaufmännisches Rechnen" lies above 0 at 95 % alone.
+    # Noise only, buero's 65 prompts and 6 rows (seed 7, as
+    # tests/unit/versus/test_versus_family.py): in sim-mittel · none the category
+    # "Kaufmännisches Rechnen" lies above 0 at 95 % alone.
     full = root / "packs" / "buero-voll.yaml"
     full.write_text(
         (REPO / "packs" / "buero.yaml")

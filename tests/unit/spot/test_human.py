@@ -219,7 +219,7 @@ def test_fewer_than_ten_ratings_are_too_few() -> None:
 
 def test_ratings_of_unscored_cells_are_not_pairs() -> None:
     v = verdict("alpha", "p1", 0)
-    unscored = Verdict(**{**v.as_dict(), "prompt_id": "p2", "unscored": True})
+    unscored = dataclasses.replace(v, prompt_id="p2", unscored=True)
     card = human_agreement([rating(v, 0), rating(unscored, 3)], [v, unscored], SCALE)
     assert card is not None and card.n == 1 and card.without_verdict == 1
     assert len(pairs_of([rating(unscored, 3)], [unscored])) == 0
@@ -266,7 +266,7 @@ def test_disputed_cells_come_first() -> None:
 
 def test_unscored_cells_are_not_sampled() -> None:
     v = verdict("alpha", "p1", 3)
-    unscored = Verdict(**{**v.as_dict(), "prompt_id": "p2", "unscored": True})
+    unscored = dataclasses.replace(v, prompt_id="p2", unscored=True)
     assert sample_order([v, unscored], SCALE) == [VerdictKey("alpha", "none", "p1", 1)]
 
 
@@ -445,7 +445,7 @@ def test_a_jurys_half_points_are_said_to_be_never_exactly_equal() -> None:
     verdicts, ratings = [], []
     for i in range(12):
         v = verdict(("alpha", "beta")[i % 2], f"p{i}", 2)
-        half = Verdict(**{**v.as_dict(), "score": 2.5 if i % 3 else 2})
+        half = dataclasses.replace(v, score=2.5 if i % 3 else 2)
         verdicts.append(half)
         ratings.append(rating(v, 2))
     card = human_agreement(ratings, verdicts, SCALE)
@@ -462,7 +462,7 @@ def test_a_jury_entirely_on_half_points_shows_no_exact_agreement() -> None:
     verdicts, ratings = [], []
     for i in range(30):
         v = verdict(("alpha", "beta")[i % 2], f"p{i}", 2)
-        verdicts.append(Verdict(**{**v.as_dict(), "score": 1.5 + i % 3}))
+        verdicts.append(dataclasses.replace(v, score=1.5 + i % 3))
         ratings.append(rating(v, 1 + i % 3 + (i % 2)))
     card = human_agreement(ratings, verdicts, SCALE)
     assert card is not None and card.judge_halves == 30
@@ -474,7 +474,7 @@ def test_a_jury_entirely_on_half_points_shows_no_exact_agreement() -> None:
 
 
 def test_ratings_without_a_single_scored_cell_show_no_figures() -> None:
-    unscored = Verdict(**{**verdict("alpha", "p1", 0).as_dict(), "unscored": True})
+    unscored = dataclasses.replace(verdict("alpha", "p1", 0), unscored=True)
     card = human_agreement([rating(unscored, 3)], [unscored], SCALE)
     assert card is not None and card.n == 0
     assert [label for label, _ in figures_de(card)] == ["Bewertet"]

@@ -12,7 +12,7 @@ from touchstone.errors import InputError
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.manifest import Manifest, load_manifest
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 @pytest.mark.parametrize("fixture", ["judged_before_layout", "single_judge_run/run"])

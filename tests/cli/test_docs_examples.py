@@ -19,7 +19,7 @@ table padding never matters.
 Every relative link of those pages must lead to a file of the repository and, with an anchor,
 to a heading of that page (GitHub's anchors).
 
-To see what a page's commands print today: ``uv run python -m tests.test_docs_examples PAGE``.
+To see what a page's commands print today: ``uv run python -m tests.cli.test_docs_examples PAGE``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import pytest
 
 from touchstone.sim import SimServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC_URL = "127.0.0.1:8765"
 COMMAND_TIMEOUT_S = 120
 # Commands that serve until stopped: a page shows them, the test cannot wait for them.
