@@ -48,3 +48,30 @@ def test_a_settled_judge_loads_no_sdk_no_templates_no_gui(
     assert "0 neue Bewertungen" in settled.stdout
     loaded = settled.stdout.rpartition("LOADED ")[2]
     assert json.loads(loaded) == []
+
+
+def test_a_judged_run_without_its_settled_state_asks_nothing_and_loads_no_sdk(
+    answered_run: Path, sim: SimServer, tmp_path: Path
+) -> None:
+    """A first resume (every cell judged, no ``judge-state.json``: an older touchstone's run)
+    reads every record but calls nothing, so it need not import the SDK either."""
+    config = tmp_path / "judge.yaml"
+    config.write_text(
+        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\n", encoding="utf-8"
+    )
+    first = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (answered_run / JUDGE_STATE).unlink()
+    calls = sim.calls.get("sim-judge", 0)
+    resumed = subprocess.run(
+        [sys.executable, "-c", PROBE, "judge", str(answered_run), "--config", str(config)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "0 neue Bewertungen" in resumed.stdout
+    assert sim.calls.get("sim-judge", 0) == calls
+    loaded = json.loads(resumed.stdout.rpartition("LOADED ")[2])
+    assert "openai" not in loaded and "httpx" not in loaded

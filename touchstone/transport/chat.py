@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from touchstone.errors import CallError, DeadlineExceeded
@@ -33,8 +33,13 @@ from touchstone.transport.pool import ClientPool, NetworkStream
 from touchstone.transport.replies import ChatReply, StreamReader, reply_from_json
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
     import openai
+
+# A response hook of every client (the reply cap): an httpx2 event hook.
+ResponseHook = Callable[["httpx2.Response"], Awaitable[None]]
 
 # How often a call is sent again on a fresh connection after a kept-alive one was reset
 # before the server read it (``ChatTransport._attempts``).
@@ -82,31 +87,41 @@ class ChatTransport:
         }
         if read_timeout_s is not None:
             self._options["timeout"] = read_timeout_s
-        # The SDK is imported by the first transport, not with this module: it takes a
-        # second, which commands that call no endpoint (report, cache, --help) need not pay.
-        # Here, before any call, so that no call's event loop stalls on the import.
-        import httpx2
-        import openai  # noqa: F401
-
-        from touchstone.transport.bodies import cap_bodies
-
         self._max_reply_bytes = max_reply_bytes
-        self._cap_bodies = cap_bodies(max_reply_bytes)
-        self._ssl_context = httpx2.create_ssl_context()
+        # The SDK, the reply cap and the SSL context are made by the first call (``_prepare``):
+        # the SDK takes a second to import, which a run with nothing left to ask (a resume,
+        # report, cache, --help) need not pay.
+        self._client_parts: tuple[ssl.SSLContext, ResponseHook] | None = None
         self._pool = ClientPool(self._new_client)
         self._note_keep_alive = self._pool.note_keep_alive()
         # Cleared once a server rejects ``stream_options`` (older OpenAI-compatible servers).
         self._ask_for_usage = True
+
+    def _prepare(self) -> tuple[ssl.SSLContext, ResponseHook]:
+        """Import the SDK and make what every client shares, once. ``chat`` calls it before
+        its deadline starts, so that no call's deadline pays for the import."""
+        if self._client_parts is None:
+            import httpx2
+            import openai  # noqa: F401
+
+            from touchstone.transport.bodies import cap_bodies
+
+            self._client_parts = (
+                httpx2.create_ssl_context(),
+                cap_bodies(self._max_reply_bytes),
+            )
+        return self._client_parts
 
     def _new_client(self) -> openai.AsyncOpenAI:
         import openai
 
         from touchstone.transport.bodies import ACCEPT_ENCODING
 
+        ssl_context, cap = self._prepare()
         http_client = openai.DefaultAsyncHttpxClient(
-            verify=self._ssl_context,
+            verify=ssl_context,
             headers={"Accept-Encoding": ACCEPT_ENCODING},
-            event_hooks={"response": [self._cap_bodies, self._note_keep_alive]},
+            event_hooks={"response": [cap, self._note_keep_alive]},
         )
         return openai.AsyncOpenAI(**self._options, http_client=http_client)
 
@@ -128,6 +143,7 @@ class ChatTransport:
             body["max_tokens"] = max_tokens
         if extra_body:
             body.update(extra_body)
+        self._prepare()
         if deadline_s is None:
             return await self._attempts(body, stream)
         scope = asyncio.timeout(deadline_s)
