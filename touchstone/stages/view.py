@@ -54,15 +54,15 @@ class RunView:
     member_lines: list[Verdict] = field(default_factory=list)
 
     def scorecard(self) -> Scorecard:
-        card = build_scorecard(
+        card = run_scorecard(
+            self.pack,
+            self.manifest,
             self.responses,
             self.verdicts,
             self.reports,
-            scale_min=self.pack.scale.min,
-            scale_max=self.pack.scale.max,
-            planned=planned_cells(self.manifest, self.pack.prompt_count),
+            jury=self.jury,
+            member_lines=self.member_lines,
         )
-        card.jury = jury_summary(self.jury, self.member_lines, self.verdicts, self.responses)
         if card.jury is not None:
             card.jury_card = self._jury_card(card.jury, card)
         return card
@@ -115,6 +115,30 @@ def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunVie
         jury=judged.jury,
         member_lines=judged.member_lines,
     )
+
+
+def run_scorecard(
+    pack: Pack,
+    manifest: Manifest,
+    responses: Sequence[EvalResponse],
+    verdicts: list[Verdict],
+    reports: Sequence[ModelReport],
+    *,
+    jury: JurySettings | None,
+    member_lines: list[Verdict],
+) -> Scorecard:
+    """The run's scorecard from its cells (``verdicts``: answered ones), with the jury that
+    judged it, for the judge stage, a jury's and a run read back alike."""
+    card = build_scorecard(
+        list(responses),
+        verdicts,
+        list(reports),
+        scale_min=pack.scale.min,
+        scale_max=pack.scale.max,
+        planned=planned_cells(manifest, pack.prompt_count),
+    )
+    card.jury = jury_summary(jury, member_lines, verdicts, responses)
+    return card
 
 
 def answered_verdicts(

@@ -21,20 +21,18 @@ from touchstone.judge.passes import JudgeRunResult, judge_run
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
-from touchstone.jury.summary import of_run as jury_summary
 from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
-from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.scorecard import Scorecard
 from touchstone.stages.judge.drift import check_drift_first
 from touchstone.stages.judge.outcome import JudgeOutcome, budget_field, emit_done, verdict_event
 from touchstone.stages.judge.stop import StoppedRun
-from touchstone.stages.run.extend import planned_cells
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.spot_check import judged_card
-from touchstone.stages.view import answered_verdicts, write_scorecard
+from touchstone.stages.view import answered_verdicts, run_scorecard, write_scorecard
 from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
 from touchstone.store.settled import SettledRun, clear_settled, read_settled, write_settled
@@ -349,16 +347,16 @@ def _finish(
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
     cells = answered_verdicts(run, result.verdicts, responses)
-    card = build_scorecard(
+    # A run a jury judged before.
+    card = run_scorecard(
+        pack,
+        run.read_manifest(),
         responses,
         cells,
         result.reports,
-        scale_min=pack.scale.min,
-        scale_max=pack.scale.max,
-        planned=planned_cells(run.read_manifest(), pack.prompt_count),
+        jury=judged.jury,
+        member_lines=judged.member_lines,
     )
-    # A run a jury judged before.
-    card.jury = jury_summary(judged.jury, judged.member_lines, cells, responses)
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
     human = judged_card(run, pack, cells, responses)

@@ -14,16 +14,13 @@ from touchstone.events import EventSink, emit
 from touchstone.judge import Rejudge
 from touchstone.judge.cache import open_cache
 from touchstone.jury.config import JuryConfig
-from touchstone.jury.summary import of_run as jury_summary
 from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, cell_key
-from touchstone.scorecard import build_scorecard
 from touchstone.stages.judge.judge import no_answers
 from touchstone.stages.judge.outcome import JudgeOutcome, emit_done
 from touchstone.stages.jury.sessions import MemberRun, judge_members
-from touchstone.stages.run.extend import planned_cells
-from touchstone.stages.view import answered_verdicts, write_scorecard
+from touchstone.stages.view import answered_verdicts, run_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
 from touchstone.store.settled import clear_settled, write_settled
 
@@ -114,15 +111,15 @@ def judge_loaded_with_jury(
         run.write_reports(result.reports)
     judged = run_cells(run)
     cells = answered_verdicts(run, judged.cells, responses)
-    card = build_scorecard(
+    card = run_scorecard(
+        pack,
+        run.read_manifest(),
         responses,
         cells,
         result.reports,
-        scale_min=pack.scale.min,
-        scale_max=pack.scale.max,
-        planned=planned_cells(run.read_manifest(), pack.prompt_count),
+        jury=judged.jury,
+        member_lines=judged.member_lines,
     )
-    card.jury = jury_summary(judged.jury, judged.member_lines, cells, responses)
     stamps = input_stamps(run.path)
     write_scorecard(run, card, stamps)
     if result.settled and not answers_warned:
