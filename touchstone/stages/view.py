@@ -13,7 +13,7 @@ from touchstone.german import counted
 from touchstone.jury.aggregate import combine
 from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
-from touchstone.jury.verdicts import JurySettings, by_cell, run_cells
+from touchstone.jury.verdicts import JurySettings, RunCells, by_cell, run_cells
 from touchstone.pack import Pack
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
@@ -139,6 +139,29 @@ def run_scorecard(
     )
     card.jury = jury_summary(jury, member_lines, verdicts, responses)
     return card
+
+
+def judged_scorecard(
+    run: RunDir,
+    pack: Pack,
+    responses: Sequence[EvalResponse],
+    verdicts: list[Verdict],
+    reports: Sequence[ModelReport],
+    judged: RunCells,
+) -> tuple[list[Verdict], Scorecard]:
+    """After a judge run: its answered cells and the card they make, with the jury that
+    judged the run (``judged``: the run's cells as read, for its jury and members' lines)."""
+    cells = answered_verdicts(run, verdicts, responses)
+    card = run_scorecard(
+        pack,
+        run.read_manifest(),
+        responses,
+        cells,
+        reports,
+        jury=judged.jury,
+        member_lines=judged.member_lines,
+    )
+    return cells, card
 
 
 def answered_verdicts(

@@ -32,7 +32,7 @@ from touchstone.stages.judge.outcome import JudgeOutcome, budget_field, emit_don
 from touchstone.stages.judge.stop import StoppedRun
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.spot_check import judged_card
-from touchstone.stages.view import answered_verdicts, run_scorecard, write_scorecard
+from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RESPONSES, RunDir, input_stamps
 from touchstone.store.jsonl import kept_out_of_gc
 from touchstone.store.settled import SettledRun, clear_settled, read_settled, write_settled
@@ -346,17 +346,8 @@ def _finish(
     health.cells_left = result.left
     # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
     # summarise the run without loading every verdict.
-    cells = answered_verdicts(run, result.verdicts, responses)
-    # A run a jury judged before.
-    card = run_scorecard(
-        pack,
-        run.read_manifest(),
-        responses,
-        cells,
-        result.reports,
-        jury=judged.jury,
-        member_lines=judged.member_lines,
-    )
+    # With the jury of a run a jury judged before.
+    cells, card = judged_scorecard(run, pack, responses, result.verdicts, result.reports, judged)
     # The run's files are written: stamped once, for scorecard.json and the settled state.
     stamps = input_stamps(run.path)
     human = judged_card(run, pack, cells, responses)

@@ -20,7 +20,7 @@ from touchstone.results import EvalResponse, cell_key
 from touchstone.stages.judge.judge import no_answers
 from touchstone.stages.judge.outcome import JudgeOutcome, emit_done
 from touchstone.stages.jury.sessions import MemberRun, judge_members
-from touchstone.stages.view import answered_verdicts, run_scorecard, write_scorecard
+from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
 from touchstone.store.settled import clear_settled, write_settled
 
@@ -110,16 +110,7 @@ def judge_loaded_with_jury(
     if result.reports != prior_reports:
         run.write_reports(result.reports)
     judged = run_cells(run)
-    cells = answered_verdicts(run, judged.cells, responses)
-    card = run_scorecard(
-        pack,
-        run.read_manifest(),
-        responses,
-        cells,
-        result.reports,
-        jury=judged.jury,
-        member_lines=judged.member_lines,
-    )
+    cells, card = judged_scorecard(run, pack, responses, judged.cells, result.reports, judged)
     stamps = input_stamps(run.path)
     write_scorecard(run, card, stamps)
     if result.settled and not answers_warned:
