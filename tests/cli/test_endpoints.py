@@ -1,7 +1,7 @@
 """Real endpoints (design.md §12, issue 13): rate limits, quotas, proxies, advice, tokens, cost.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
-``tests/unit/transport/test_endpoints.py``."""
+``tests/http/test_endpoints.py``."""
 
 import json
 from pathlib import Path

@@ -1,7 +1,7 @@
 """A call touchstone gives up on stops on the server too (design.md §6, issue 16).
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
-``tests/unit/transport/test_server_side.py``."""
+``tests/http/test_server_side.py``."""
 
 import os
 import signal
@@ -14,7 +14,7 @@ import pytest
 
 from tests.cli.test_cli import judge_config
 from tests.conftest import REPO, coarse
-from tests.unit.transport.test_server_side import NOTICE_S, wait_idle
+from tests.http.test_server_side import NOTICE_S, wait_idle
 from touchstone.sim import SimServer
 
 

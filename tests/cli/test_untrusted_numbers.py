@@ -1,7 +1,7 @@
 """Numbers and nesting from outside (design.md §15, issue 21): server replies and run dirs.
 
 Here the tests through touchstone's CLI in a subprocess; the in-process ones are in
-``tests/unit/transport/test_untrusted_numbers.py``."""
+``tests/http/test_untrusted_numbers.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
-from tests.unit.transport.test_untrusted_numbers import (
+from tests.http.test_untrusted_numbers import (
     DEPTH,
     _Server,
     base_url,

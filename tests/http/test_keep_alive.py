@@ -21,7 +21,7 @@ from touchstone.store import RunDir
 from touchstone.transport import ChatTransport
 from touchstone.transport.pool import ClientPool, announced_timeout_s
 
-BUERO = Path(__file__).resolve().parents[3] / "packs" / "buero.yaml"
+BUERO = Path(__file__).resolve().parents[2] / "packs" / "buero.yaml"
 HELLO = [{"role": "user", "content": "Hallo"}]
 
 
