@@ -8,6 +8,7 @@ that fails here means the code moved to the wrong floor, not that the list needs
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
@@ -92,6 +93,7 @@ def _imports(path: Path) -> set[str]:
     return {name for name in found if name.split(".")[0] == "touchstone" and "." in name}
 
 
+@functools.cache  # four tests read the same imports: parse the package once
 def _edges() -> dict[tuple[str, str], set[str]]:
     edges: dict[tuple[str, str], set[str]] = defaultdict(set)
     for path in PACKAGE.rglob("*.py"):
@@ -142,3 +144,16 @@ def test_no_file_name_is_used_more_than_twice() -> None:
             places[path.name].append(str(path.relative_to(PACKAGE)))
     crowded = {name: where for name, where in places.items() if len(where) > 2}
     assert not crowded, crowded
+
+
+def test_the_reader_sees_imports_inside_functions_and_skips_type_checking(tmp_path: Path) -> None:
+    module = tmp_path / "module.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from touchstone.jury import x\n"
+        "def f():\n    from touchstone.quality import y\n    import touchstone.store.jsonl\n"
+        "from touchstone import report\n",
+        encoding="utf-8",
+    )
+    assert _imports(module) == {"touchstone.quality", "touchstone.store.jsonl", "touchstone.report"}
+    assert len(_edges()) > len(FLOORS)  # the package is read, not an empty folder

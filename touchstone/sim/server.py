@@ -323,8 +323,13 @@ class SimServer:
         self._server.keep_alive_s = keep_alive_s
         self._server.keep_alive_max = keep_alive_max
         self._server.close_after_stream_s = close_after_stream_s
+        # ``shutdown()`` waits for the serving loop's next poll: at the default 0.5 s every
+        # stop of a server in a thread would cost half a second.
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="touchstone-sim", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="touchstone-sim",
+            daemon=True,
         )
 
     @property

@@ -151,7 +151,7 @@ def test_members_run_in_parallel(answered_run: Path) -> None:
     # concurrency 1, so three calls at once means three members at once.
     with SimServer() as own:
         jury = JuryConfig(
-            [member(own, f"{name}@0.2") for name in ("sim-judge", "sim-strict", "sim-gullible")]
+            [member(own, f"{name}@0.05") for name in ("sim-judge", "sim-strict", "sim-gullible")]
         )
         execute_judge(answered_run, config=jury, use_cache=False)
         assert own.generations["peak"] == 3

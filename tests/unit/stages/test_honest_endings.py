@@ -127,7 +127,7 @@ def test_calls_in_flight_show_in_events_terminal_and_gui(
         tmp_path / "hang.yaml",
         sim,
         "sim-hang",
-        call_timeout_s=2,
+        call_timeout_s=1,
         concurrency=2,
         max_consecutive_failures=1,
     )
@@ -143,15 +143,15 @@ def test_calls_in_flight_show_in_events_terminal_and_gui(
     kinds = [e["event"] for e in events]
     assert "in_flight" in kinds and kinds.index("in_flight") < kinds.index("aborted")
     beat = events[kinds.index("in_flight")]
-    assert beat["stage"] == "judge" and beat["calls"] == 2 and beat["deadline_s"] == 2
-    assert 0 < beat["oldest_s"] < 2
+    assert beat["stage"] == "judge" and beat["calls"] == 2 and beat["deadline_s"] == 1
+    assert 0 < beat["oldest_s"] < 1
 
     shown = terminal.export_text()
-    assert "Bewertungen – 2 Aufrufe laufen, ältester seit" in shown and "(Frist 2\u00a0s)" in shown
+    assert "Bewertungen – 2 Aufrufe laufen, ältester seit" in shown and "(Frist 1\u00a0s)" in shown
 
     running = job_progress(events[: kinds.index("aborted")])
     assert running["in_flight"].startswith("2 Aufrufe laufen, ältester seit ")
-    assert running["in_flight"].endswith("\u00a0s (Frist 2\u00a0s)")
+    assert running["in_flight"].endswith("\u00a0s (Frist 1\u00a0s)")
     # Once the job ended, no call is running any more.
     assert job_progress(events)["in_flight"] == ""
 
