@@ -16,7 +16,7 @@ from pathlib import Path
 from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import load_pack
 from touchstone.results import EvalResponse, Verdict
-from touchstone.stages import now_iso
+from touchstone.stages.run.manifest import now_iso
 
 REPO = Path(__file__).resolve().parent.parent
 BUERO = REPO / "packs" / "buero.yaml"

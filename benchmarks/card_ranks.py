@@ -34,7 +34,7 @@ from _common import BUERO, report
 
 from touchstone.pack import load_pack
 from touchstone.results import EvalResponse, Verdict
-from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.scorecard.build import Scorecard, build_scorecard
 from touchstone.scorecard.compare import Comparer, _rank
 from touchstone.sim.scored import known_quality_run
 

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import report
 
 from touchstone.results import EvalResponse, Verdict
-from touchstone.scorecard import build_scorecard
+from touchstone.scorecard.build import build_scorecard
 from touchstone.sim.scored import known_quality_run
 from touchstone.stats.intervals import Interval
 

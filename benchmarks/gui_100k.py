@@ -26,7 +26,8 @@ from _common import BUERO, report, write_run
 from fastapi.testclient import TestClient
 
 from touchstone.gui.app import create_app
-from touchstone.stages import load_run, now_iso, write_report
+from touchstone.stages.run.manifest import now_iso
+from touchstone.stages.view import load_run, write_report
 
 PORT = 8642
 

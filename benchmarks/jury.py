@@ -18,9 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BUERO, report, sim_process
 
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 
 LATENCY_S = 0.2
 CONCURRENCY = 4

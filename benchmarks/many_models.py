@@ -28,8 +28,8 @@ from fastapi.testclient import TestClient
 from rich.console import Console
 
 from touchstone.gui.app import create_app
-from touchstone.scorecard import render_run_scorecard
-from touchstone.stages import load_run, write_report
+from touchstone.scorecard.terminal import render_run_scorecard
+from touchstone.stages.view import load_run, write_report
 
 PORT = 8642
 REPORT_S = 5.0

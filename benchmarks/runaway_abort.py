@@ -21,8 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import BUERO, report, sim_process
 
 from touchstone.errors import JudgeAborted
-from touchstone.judge import load_judge_config
-from touchstone.stages import execute_judge, execute_run
+from touchstone.judge.config import load_judge_config
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 
 K, T = 3, 1.0
 

@@ -33,8 +33,9 @@ import httpx2
 import openai
 from _common import BUERO, answered_cells, report, sim_process
 
-from touchstone.judge import OpenAIJudgeBackend, judge_system_prompt, judge_user_prompt
+from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.passes import judge_cells
+from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt
 from touchstone.judge.session import open_session
 from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse

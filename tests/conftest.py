@@ -16,9 +16,9 @@ from touchstone.errors import JudgeCallError
 from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse
 from touchstone.sim import SimServer
-from touchstone.transport import ChatReply
 from touchstone.transport.engine import run_blocking
 from touchstone.transport.fake import FakeChat
+from touchstone.transport.replies import ChatReply
 from touchstone.transport.seam import ChatSeam
 
 # The library's fake in the judging role (its ``model`` is "fake-judge").
@@ -89,7 +89,7 @@ def sim() -> Iterator[SimServer]:
 
 def run_on_sim(sim: SimServer, **options: Any) -> RunOutcome:
     """``execute_run`` with the settings a test names, against the simulator."""
-    from touchstone.stages import execute_run
+    from touchstone.stages.run.run import execute_run
 
     return execute_run(base_url=sim.base_url, **options)
 

@@ -11,13 +11,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
 from touchstone.errors import ErrorKind, ModelCallError
+from touchstone.limits import DEFAULT_CALL_TIMEOUT_S
 from touchstone.results import REASONING_KEPT
-from touchstone.transport import ChatReply, split_think
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.endpoint import OpenAIChat, Role
+from touchstone.transport.replies import ChatReply, split_think
 from touchstone.transport.seam import ChatSeam
-
-DEFAULT_CALL_TIMEOUT_S = 300.0
 
 # The seam in the answering role: each call names its model.
 AnswerBackend: TypeAlias = ChatSeam

@@ -27,24 +27,21 @@ from rich.text import Text
 from touchstone import german
 from touchstone.bundled import bundled_pack
 from touchstone.errors import JudgeAborted
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
 from touchstone.pack import load_pack
 from touchstone.plain import plain
-from touchstone.scorecard import render_fitness_card, render_run_scorecard
+from touchstone.scorecard.fitness import render_fitness_card
+from touchstone.scorecard.terminal import render_run_scorecard
 from touchstone.sim import SimServer
 from touchstone.sim.person import STRICT_WITH, simulated_rating
 from touchstone.spot.card import render_human_card
-from touchstone.stages import (
-    RunView,
-    default_run_name,
-    execute_judge,
-    execute_judge_check,
-    execute_run,
-    load_run,
-    write_report,
-)
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.judge_check import execute_judge_check
+from touchstone.stages.run.manifest import default_run_name
+from touchstone.stages.run.run import execute_run
 from touchstone.stages.spot_check import SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
+from touchstone.stages.view import RunView, load_run, write_report
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"

@@ -238,6 +238,12 @@ class Terminated(BaseException):
     """SIGTERM arrived (the GUI's cancel): unwind like Ctrl-C, keeping what was persisted."""
 
 
+def raise_terminated(signum: int, frame: object) -> None:
+    """The SIGTERM handler of the CLI (outside an event loop; the engine installs its own
+    while a loop runs and puts this one back)."""
+    raise Terminated
+
+
 def describe(exc: BaseException) -> str:
     """``"<ExceptionType>: <message>"``, the text every call failure is reported with."""
     text = str(exc).strip() or repr(exc)

@@ -35,13 +35,15 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.german import counted, seconds
 from touchstone.regular import read_regular
-from touchstone.transport.engine import InFlight
+
+if TYPE_CHECKING:
+    from touchstone.transport.engine import InFlight
 
 EventSink = Callable[[str, dict[str, Any]], None]
 

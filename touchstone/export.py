@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from touchstone.scorecard import Scorecard
+from touchstone.scorecard.build import Scorecard
 from touchstone.spot.agreement import HumanAgreement
 from touchstone.store.exports import scorecard_text
 from touchstone.store.stamps import Stamp

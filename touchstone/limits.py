@@ -17,6 +17,9 @@ from pydantic import Field, Strict, TypeAdapter, ValidationError
 
 from touchstone.errors import InputError
 
+# An answer call's deadline unless the user gives one (``run --call-timeout``).
+DEFAULT_CALL_TIMEOUT_S = 300.0
+
 MAX_TIMEOUT_S = 86_400.0  # a day
 MAX_CONCURRENCY = 256
 MAX_REPEATS = 10_000

@@ -31,9 +31,9 @@ from touchstone.results import (
     VerdictKey,
     unscored_label,
 )
-from touchstone.scorecard import Scorecard, unscored_text
 from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
-from touchstone.scorecard.texts import failed_text, speed_text, zero_counts
+from touchstone.scorecard.build import Scorecard
+from touchstone.scorecard.texts import failed_text, speed_text, unscored_text, zero_counts
 from touchstone.spot.agreement import HumanAgreement
 from touchstone.spot.card import card_view
 from touchstone.stats.intervals import Interval

@@ -3,8 +3,8 @@ from pathlib import Path
 
 from tests.conftest import run_cli
 from touchstone.jury.verdicts import member_verdicts
-from touchstone.scorecard import build_scorecard
-from touchstone.stages import load_run
+from touchstone.scorecard.build import build_scorecard
+from touchstone.stages.view import load_run
 
 
 def test_demo_runs_end_to_end_and_shows_the_guard(tmp_path: Path) -> None:

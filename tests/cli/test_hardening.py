@@ -18,13 +18,13 @@ import pytest
 from tests.cli.test_cli import assert_clean_failure, judge_config
 from tests.conftest import FakeJudge, coarse, make_response, run_cli, stage_seconds
 from touchstone.errors import JudgeCallError
-from touchstone.judge import judge_responses
+from touchstone.judge.passes import judge_responses
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.store import JUDGEMENTS, RunDir
-from touchstone.transport import ChatReply
 from touchstone.transport.fake import SentCall
+from touchstone.transport.replies import ChatReply
 
 
 def judge(run: Path, config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -143,7 +143,7 @@ def test_concurrency_8_is_at_least_4x_faster_at_200ms(
         config = judge_config(
             tmp_path / f"j{concurrency}.yaml", sim, "sim-judge@0.2", concurrency=concurrency
         )
-        from touchstone.stages import execute_judge
+        from touchstone.stages.judge.judge import execute_judge
 
         started = time.monotonic()
         outcome = execute_judge(run, config=config)

@@ -20,7 +20,7 @@ from tests.cli.test_cli import judge_config
 from tests.conftest import REPO, TINY_PACK, coarse, run_args, run_cli, run_on_sim
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
+from touchstone.stages.run.run import execute_run
 from touchstone.store import JUDGEMENTS, MANIFEST, REPORTS, RESPONSES, RunDir
 
 # Messages quote at most ~200 characters of a value, so a whole message stays short.

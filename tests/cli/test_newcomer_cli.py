@@ -16,8 +16,9 @@ from touchstone.cli.ui import ProgressView
 from touchstone.errors import InputError
 from touchstone.scorecard.terminal import legend, render_run_scorecard
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, load_run, write_report
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.preview.preview import preview_run
+from touchstone.stages.view import load_run, write_report
 
 
 def test_report_before_judge_is_exit_2_naming_the_next_step(answered_run: Path) -> None:

@@ -1,6 +1,7 @@
 """A settled ``judge`` (design.md §10) calls no endpoint and writes no page: it starts without the
-modules for those (the openai SDK and its transport, jinja2, the GUI stack, typer's rich help).
-Counted in ``sys.modules`` of a fresh process, not timed."""
+modules for those (the openai SDK and touchstone's transport, the event loop, the judging and
+answering passes, judge-check's probes, jinja2, the GUI stack, typer's rich help). Counted in
+``sys.modules`` of a fresh process, not timed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,21 @@ from tests.conftest import run_cli
 from touchstone.sim import SimServer
 from touchstone.store import JUDGE_STATE
 
-NOT_LOADED = ("openai", "httpx", "jinja2", "fastapi", "uvicorn", "typer.rich_utils")
+NOT_LOADED = (
+    "openai",
+    "httpx",
+    "asyncio",
+    "ssl",
+    "touchstone.transport.engine",
+    "touchstone.transport.chat",
+    "touchstone.judge.passes",
+    "touchstone.stages.run.answering",
+    "touchstone.quality.probes",
+    "jinja2",
+    "fastapi",
+    "uvicorn",
+    "typer.rich_utils",
+)
 
 # The CLI as ``python -m touchstone`` runs it; at exit, which of NOT_LOADED were imported.
 PROBE = f"""

@@ -11,13 +11,10 @@ import pytest
 
 from tests.cli.test_cli import assert_clean_failure, judge_config
 from tests.conftest import TINY_PACK, copied_runs, run_cli, run_on_sim
-from touchstone.judge import (
-    JudgeConfig,
-    JudgeEndpoint,
-)
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.verdicts import run_cells
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.store import JUDGEMENTS, REPORTS, RunDir
 from touchstone.store.verdict_cache import CACHE_FILE
 
@@ -223,7 +220,7 @@ def test_a_verdict_without_an_answer_is_left_out_with_a_warning(
     orphan = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
     orphan.update(repeat=7, score=0)
     path.write_text(path.read_text(encoding="utf-8") + json.dumps(orphan) + "\n", "utf-8")
-    from touchstone.stages import load_run
+    from touchstone.stages.view import load_run
 
     view = load_run(out)
     assert view.scorecard().rows[0].scored == judged

@@ -21,7 +21,8 @@ from tests.http.test_untrusted_numbers import (
     usage_of,
 )
 from touchstone.jury.verdicts import run_cells
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 from touchstone.store import MANIFEST, SCORECARD_JSON, RunDir
 
 

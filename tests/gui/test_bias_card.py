@@ -11,7 +11,7 @@ import pytest
 
 from tests.gui.gui_support import gui_client
 from tests.unit.scorecard.test_bias_card import write_biased_run
-from touchstone.stages import load_run, write_report
+from touchstone.stages.view import load_run, write_report
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from tests.gui.gui_support import (
 )
 from tests.unit.stages.test_extend import manifest
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
+from touchstone.stages.run.run import execute_run
 from touchstone.store import RunDir
 
 

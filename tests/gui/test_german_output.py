@@ -18,9 +18,10 @@ from touchstone import german
 from touchstone.gui.jobs import JobManager
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, load_run, write_report
-from touchstone.transport import ChatReply
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.view import load_run, write_report
 from touchstone.transport.fake import SentCall
+from touchstone.transport.replies import ChatReply
 
 
 class _VariedJudge(FakeJudge):

@@ -412,7 +412,7 @@ def test_the_overview_shows_date_best_row_cells_and_report(
     rendered = judged.get("/runs/tiny/report.html")
     assert rendered.status_code == 200 and "touchstone-Bericht" in rendered.text
     assert "sim-gut" in rendered.text and not (run / "report.html").exists()
-    from touchstone.stages import load_run, write_report
+    from touchstone.stages.view import load_run, write_report
 
     view = load_run(run)
     write_report(view, view.scorecard())

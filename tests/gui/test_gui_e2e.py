@@ -235,8 +235,9 @@ def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
 ) -> None:
     from playwright.sync_api import expect
 
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge, load_run, write_report
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
+    from touchstone.stages.view import load_run, write_report
 
     workdir = make_workspace(tmp_path, sim)
     run = workdir / "runs" / "tiny"
@@ -285,8 +286,8 @@ def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
 def test_judge_check_and_agreement_in_the_browser(tmp_path: Path, sim: SimServer) -> None:
     from playwright.sync_api import expect
 
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     workdir = make_workspace(tmp_path, sim)
     execute_judge(
@@ -462,8 +463,8 @@ def test_the_browser_formats_numbers_like_german_py_and_exports_the_filtered_csv
     from playwright.sync_api import expect
 
     from touchstone import german
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     workdir = make_workspace(tmp_path, sim)
     execute_judge(

@@ -204,9 +204,8 @@ def test_a_job_that_cannot_start_leaves_no_run_behind(workspace: Path) -> None:
 def test_a_repeat_overview_parses_no_pack_again(
     client: TestClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from touchstone.stages import load_run
     from touchstone.stages.run import manifest
-    from touchstone.stages.view import write_scorecard
+    from touchstone.stages.view import load_run, write_scorecard
 
     runs = workspace / "runs"
     shutil.copytree(runs / "tiny", runs / "zweite")  # no scorecard.json: read from its files

@@ -96,7 +96,7 @@ SECRET = "GEHEIMER-WERT-0815"
 
 
 def point_run_at(workspace: Path, pack_path: str, pack_abspath: str) -> None:
-    from touchstone.stages import load_run
+    from touchstone.stages.view import load_run
 
     run = workspace / "runs" / "tiny"
     card = load_run(run).scorecard().as_dict()

@@ -14,9 +14,9 @@ from tests.gui.gui_support import gui_client, job_manager, make_workspace
 from tests.unit.quality.test_jury_card import ENDLESS, GEMMA, MEMBERS, QWEN
 from touchstone.quality.jury_card import build_jury_card
 from touchstone.results import VerdictKey
-from touchstone.scorecard import Scorecard
+from touchstone.scorecard.build import Scorecard
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.view import RunView
 
 

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
+from touchstone.stages.run.run import execute_run
 from touchstone.store import stamps
 
 
@@ -123,8 +123,7 @@ def test_the_overview_stamps_each_run_once_per_request(
     monkeypatch: pytest.MonkeyPatch,
     scorecard_json: bool,
 ) -> None:
-    from touchstone.stages import load_run
-    from touchstone.stages.view import write_scorecard
+    from touchstone.stages.view import load_run, write_scorecard
 
     run = workspace / "runs" / "tiny"
     if scorecard_json:

@@ -37,8 +37,8 @@ def watch(page, problems: list[str]) -> None:  # type: ignore[no-untyped-def]
 
 
 def judged_workspace(tmp_path: Path, sim: SimServer) -> Path:
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     workdir = make_workspace(tmp_path, sim)
     execute_judge(

@@ -61,8 +61,8 @@ def test_the_api_still_answers_404_in_json(client: TestClient) -> None:
 
 
 def judge(workspace: Path, sim: SimServer) -> None:
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     execute_judge(
         workspace / "runs" / "tiny", config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge")

@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.cli.test_cli import judge_config
 from tests.gui.gui_support import gui_client
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 
 
 def test_the_gui_finds_refused_cells_in_the_filter_the_prompt_page_and_the_csv(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
+from touchstone.stages.run.run import execute_run
 from touchstone.store import RunDir
 
 

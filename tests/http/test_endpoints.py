@@ -6,11 +6,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import coarse, run_on_sim
-from touchstone.judge import JudgeConfig, JudgeEndpoint
 from touchstone.judge.advice import advice
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.judge.policy import StopKind
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 
 # -- 429 and Retry-After ----------------------------------------------------------------------
 

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 from touchstone.store import RunDir
-from touchstone.transport import ChatTransport
+from touchstone.transport.chat import ChatTransport
 from touchstone.transport.pool import ClientPool, announced_timeout_s
 
 BUERO = Path(__file__).resolve().parents[2] / "packs" / "buero.yaml"

@@ -15,9 +15,9 @@ import pytest
 
 from tests.conftest import coarse
 from touchstone.errors import JudgeAborted
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 
 # The runaway writes a token every 0.05 s; it notices a closed connection at its next write.
 NOTICE_S = 0.05

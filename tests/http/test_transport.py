@@ -8,9 +8,8 @@ import pytest
 from openai.types.chat import ChatCompletion
 
 from tests.conftest import coarse
-from touchstone.errors import ERROR_KINDS, DeadlineExceeded, ReasoningOnly
-from touchstone.judge import JudgeCallError, OpenAIJudgeBackend
-from touchstone.judge.backend import ask_judge
+from touchstone.errors import ERROR_KINDS, DeadlineExceeded, JudgeCallError, ReasoningOnly
+from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 from touchstone.sim import SimServer
 from touchstone.transport.classify import classify
 

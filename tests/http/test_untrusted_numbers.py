@@ -20,12 +20,14 @@ import pytest
 
 from tests.conftest import FakeJudge
 from tests.gui.gui_support import gui_client
-from touchstone.judge import JudgeConfig, JudgeEndpoint, OpenAIJudgeBackend
+from touchstone.judge.backend import OpenAIJudgeBackend
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
 from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_TOKEN_COUNT, token_count
 from touchstone.pack import Scale
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 from touchstone.store import JUDGEMENTS, MANIFEST, RESPONSES, SCORECARD_JSON, RunDir
 from touchstone.transport.engine import run_blocking
 

@@ -17,8 +17,7 @@ import pytest
 from tests.conftest import answer_once, coarse, run_on_sim
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
-from touchstone.judge import OpenAIJudgeBackend
-from touchstone.judge.backend import ask_judge
+from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 from touchstone.judge.config import load_judge_config
 from touchstone.sim import SimServer
 from touchstone.store import RunDir
@@ -197,7 +196,7 @@ def test_judge_replies_beyond_the_cap_stop_the_judge_with_fitting_advice(
     sim: SimServer, answered_run: Path, tmp_path: Path
 ) -> None:
     from touchstone.errors import JudgeAborted
-    from touchstone.stages import execute_judge
+    from touchstone.stages.judge.judge import execute_judge
 
     config = tmp_path / "j.yaml"
     config.write_text(

@@ -6,7 +6,7 @@ import random
 import statistics
 
 from tests.unit.scorecard.test_scorecard import scored_run
-from touchstone.scorecard import build_scorecard
+from touchstone.scorecard.build import build_scorecard
 from touchstone.sim.scored import known_quality_run
 
 

@@ -18,8 +18,9 @@ from touchstone.errors import ERROR_LABELS, JudgeAborted, JudgeCallError, ModelC
 from touchstone.judge.policy import Breaker
 from touchstone.pack import load_pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.judge_check import execute_judge_check
+from touchstone.stages.run.run import execute_run
 from touchstone.transport.classify import call_error
 
 SDK_WORDS = ("NotFoundError", "Error code", "DeadlineExceeded", "APIStatusError", "README: „")

@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from touchstone.errors import ERROR_KINDS
-from touchstone.judge import JudgeCallError, OpenAIJudgeBackend
-from touchstone.judge.backend import ask_judge
+from touchstone.errors import ERROR_KINDS, JudgeCallError
+from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 
 CORPUS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[1] / "fixtures" / "provider_errors.json").read_text(encoding="utf-8")

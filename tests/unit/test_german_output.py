@@ -205,9 +205,10 @@ def test_messages_say_1_antwort_not_1_antworten(
 ) -> None:
     from touchstone.cli.ui import show_judge_outcome, show_run_outcome
     from touchstone.errors import RunIncomplete
-    from touchstone.scorecard import build_scorecard
-    from touchstone.stages import JudgeOutcome, RunOutcome
+    from touchstone.scorecard.build import build_scorecard
+    from touchstone.stages.judge.outcome import JudgeOutcome
     from touchstone.stages.run.answering import RunSummary
+    from touchstone.stages.run.run import RunOutcome
     from touchstone.store import RunDir
 
     run = RunDir(answered_run)

@@ -23,6 +23,7 @@ FLOORS = [
     "limits",
     "regular",
     "jsontext",
+    "urls",
     "yamlfile",
     "plain",
     "results",

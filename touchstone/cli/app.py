@@ -23,7 +23,7 @@ from touchstone import __version__
 from touchstone.cli.helptext import germanize
 from touchstone.cli.packs import pack_app
 from touchstone.cli.ui import say_error, stdout
-from touchstone.transport.engine import raise_terminated
+from touchstone.errors import raise_terminated
 
 app = typer.Typer(
     name="touchstone",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -14,9 +14,9 @@ from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
-from touchstone.quality.fitness import FitnessCard
-from touchstone.scorecard import render_fitness_card
-from touchstone.stages import check_pack, execute_judge_check
+
+if TYPE_CHECKING:
+    from touchstone.quality.fitness import FitnessCard
 
 
 @app.command("judge-check")
@@ -37,6 +37,10 @@ def judge_check(
     events: EventsOption = None,
 ) -> None:
     """Prüft mit höchstens 24 Proben, ob ein Judge taugt: Exit 0 geeignet, 1 ungeeignet."""
+    # The probes and their card only for this command: the others start without them.
+    from touchstone.scorecard.fitness import render_fitness_card
+    from touchstone.stages.judge_check import check_pack, execute_judge_check
+
     with handled(events) as event_log:
         judge_pack = check_pack(pack, run_dir)
         judge_config = load_config(config)

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.padding import Padding
 
-from touchstone.answers import DEFAULT_CALL_TIMEOUT_S
 from touchstone.cli.app import app
 from touchstone.cli.ui import (
     ProgressView,
@@ -21,17 +20,19 @@ from touchstone.cli.ui import (
     stdout,
 )
 from touchstone.events import fan_out
+from touchstone.limits import DEFAULT_CALL_TIMEOUT_S
 from touchstone.plain import plain
-from touchstone.scorecard import render_run_scorecard
+from touchstone.scorecard.terminal import render_run_scorecard
 from touchstone.spot.card import render_human_card
-from touchstone.stages import execute_judge, execute_run, load_run, write_report
-from touchstone.stages.run.run import RunOptions
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.view import load_run, write_report
 from touchstone.store import SCORECARD_JSON, VERDICTS_CSV
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import parse_price
 
 if TYPE_CHECKING:
     from touchstone.stages.preview.preview import JuryPreview, Preview
+    from touchstone.stages.run.run import RunOptions
 
 
 class RejudgeChoice(enum.StrEnum):
@@ -158,6 +159,8 @@ def run(
     dry_run: DryRunOption = False,
 ) -> None:
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
+    from touchstone.stages.run.run import execute_run  # the answering only for ``run``
+
     with handled(None if dry_run else events) as event_log:
         price = None if price_per_million is None else parse_price(price_per_million)
         options: RunOptions = {

@@ -26,7 +26,6 @@ from touchstone.pack import Scale
 from touchstone.plain import plain
 from touchstone.spot.card import render_human_card
 from touchstone.spot.sample import DEFAULT_SAMPLE
-from touchstone.stages import load_run
 from touchstone.stages.spot_check import (
     QUIT,
     SKIP,
@@ -36,6 +35,7 @@ from touchstone.stages.spot_check import (
     rate_cells,
     spot_cells,
 )
+from touchstone.stages.view import load_run
 from touchstone.store.ratings import checked_rater, default_rater
 
 # An answer longer than this is cut in the terminal (the GUI shows it whole).

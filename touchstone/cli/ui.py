@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -35,10 +35,13 @@ from touchstone.events import EventLog, in_flight_text
 from touchstone.german import count, counted
 from touchstone.plain import clean, plain
 from touchstone.results import UNSCORED_REASONS
-from touchstone.scorecard import render_run_scorecard
+from touchstone.scorecard.terminal import render_run_scorecard
 from touchstone.spot.card import render_human_card
-from touchstone.stages import JudgeOutcome, RunOutcome
-from touchstone.transport.budget import Budget
+
+if TYPE_CHECKING:
+    from touchstone.stages.judge.outcome import JudgeOutcome
+    from touchstone.stages.run.run import RunOutcome
+    from touchstone.transport.budget import Budget
 
 
 class PlainConsole(Console):

@@ -11,7 +11,7 @@ import typer
 
 from touchstone.cli.app import app
 from touchstone.cli.ui import handled, stdout
-from touchstone.stages import load_run
+from touchstone.stages.view import load_run
 from touchstone.store import atomic_write_text
 
 

@@ -75,7 +75,7 @@ from touchstone.stages.run.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.exports import verdict_csv_lines
 from touchstone.store.ratings import MAX_RATER
-from touchstone.transport import without_credentials
+from touchstone.urls import without_credentials
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from touchstone.scorecard import Scorecard
-from touchstone.stages import RunView, load_run
+from touchstone.scorecard.build import Scorecard
+from touchstone.stages.view import RunView, load_run
 from touchstone.store import SCORECARD_JSON, Stamp, input_mtimes, input_stamps, stamps
 from touchstone.store.exports import current_scorecard
 

@@ -14,7 +14,7 @@ from fastapi import HTTPException
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.gui.queries import MAX_PAGE, PAGE_SIZE
-from touchstone.scorecard import Scorecard, ScoreRow
+from touchstone.scorecard.build import Scorecard, ScoreRow
 from touchstone.scorecard.compare import Comparison
 
 

@@ -23,9 +23,9 @@ from touchstone.gui.cache import (
 from touchstone.gui.jobs import JOBS_DIR, JobManager
 from touchstone.gui.rate import human_of
 from touchstone.pack import id_problem
-from touchstone.stages import report_html
 from touchstone.stages.run.extend import planned_cells
 from touchstone.stages.run.manifest import pack_of_run
+from touchstone.stages.view import report_html
 from touchstone.store import MANIFEST, REPORT_HTML, Manifest, RunDir, Stamp, resolve_inside
 from touchstone.store.ratings import HUMAN
 

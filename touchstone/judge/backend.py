@@ -18,10 +18,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
 from touchstone.errors import JudgeCallError
-from touchstone.transport import ChatReply
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.endpoint import OpenAIChat, Role
 from touchstone.transport.engine import run_blocking
+from touchstone.transport.replies import ChatReply
 from touchstone.transport.seam import ChatSeam
 
 # The seam in the judging role: ``model`` is the judge, recorded in every verdict as

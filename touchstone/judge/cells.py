@@ -27,7 +27,7 @@ from touchstone.judge.frames import Frame
 from touchstone.judge.replies import parse_verdict_reply, unreadable_note
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
-from touchstone.transport import ChatReply
+from touchstone.transport.replies import ChatReply
 
 JUDGE_ERROR_RATIONALE = "⚠ Judge-Fehler (nicht bewertbar): {err}"
 JUDGE_REFUSED_RATIONALE = (

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
-from touchstone.judge.backend import OpenAIJudgeBackend
 from touchstone.judge.health import JudgeHealth
 from touchstone.limits import MAX_CONCURRENCY, MAX_REPLY_MB, MAX_TEMPERATURE, MAX_TIMEOUT_S
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.yamlfile import load_yaml_model
+
+if TYPE_CHECKING:
+    from touchstone.judge.backend import OpenAIJudgeBackend
 
 # What touchstone puts into every request body itself. ``extra_body`` is merged last, so any
 # of these in it would override it unseen: ``model`` would judge with another model than the
@@ -148,6 +150,8 @@ class JudgeConfig:
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
         """The backend this config describes (``model`` overrides the configured one)."""
+        from touchstone.judge.backend import OpenAIJudgeBackend  # the transport: only to call
+
         return OpenAIJudgeBackend(
             self.endpoint.base_url,
             self.endpoint.resolved_api_key(),

@@ -6,13 +6,15 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from touchstone import german
 from touchstone.errors import kind_label
-from touchstone.transport import ChatReply
 from touchstone.transport.budget import Price
-from touchstone.transport.engine import Done
+
+if TYPE_CHECKING:
+    from touchstone.transport.engine import Done
+    from touchstone.transport.replies import ChatReply
 
 
 def percentile(values: Sequence[float], share: float) -> float | None:

@@ -24,8 +24,8 @@ from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION, judge_system_prompt,
 from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
-from touchstone.transport import ChatReply
 from touchstone.transport.engine import completed
+from touchstone.transport.replies import ChatReply
 
 # The holistic prompt shows at most this many single verdicts (red flags first): a run of
 # 100k cells must not become a prompt of 100k lines.

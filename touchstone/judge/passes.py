@@ -34,8 +34,8 @@ from touchstone.judge.policy import Breaker, keep_better
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
-from touchstone.transport import ChatReply
 from touchstone.transport.engine import completed, run_blocking
+from touchstone.transport.replies import ChatReply
 
 OnVerdict = Callable[[Verdict], None]
 

@@ -17,7 +17,7 @@ from pydantic.dataclasses import dataclass
 from touchstone.errors import InputError
 from touchstone.judge.config import JudgeConfig, load_judge_config
 from touchstone.jury.members import MemberId
-from touchstone.transport import without_credentials
+from touchstone.urls import without_credentials
 from touchstone.yamlfile import read_yaml, validation_message
 
 Aggregate = Literal["median", "mean", "majority"]

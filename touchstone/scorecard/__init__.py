@@ -16,21 +16,7 @@ unscored cell is counted with its reason. A failed answer that says something ab
 (deadline overrun, refused prompt, empty or reasoning-only answer) scores the scale's minimum
 and is counted apart ("davon fehlgeschlagen"). A mean over nothing is ``None`` and shown as
 "–", never as 0; one prompt gives a mean but no interval.
+
+The package re-exports nothing: import from the module that defines a name, so that a
+command loads only what it uses (a settled resume imports no call machinery).
 """
-
-from touchstone.scorecard.build import Scorecard, ScoreRow, build_scorecard
-from touchstone.scorecard.fitness import render_fitness_card
-from touchstone.scorecard.terminal import render_run_scorecard, render_scorecard
-from touchstone.scorecard.texts import failed_text, fmt, unscored_text
-
-__all__ = [
-    "ScoreRow",
-    "Scorecard",
-    "build_scorecard",
-    "failed_text",
-    "fmt",
-    "render_fitness_card",
-    "render_run_scorecard",
-    "render_scorecard",
-    "unscored_text",
-]

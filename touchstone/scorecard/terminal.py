@@ -20,7 +20,6 @@ from touchstone.german import DASH, count
 from touchstone.pack import Pack
 from touchstone.packs.power import resolution_text
 from touchstone.plain import plain
-from touchstone.quality.jury_card import JuryLines
 from touchstone.scorecard.bias import FAMILY_MARK, bias_lines
 from touchstone.scorecard.build import Scorecard, ScoreRow
 from touchstone.scorecard.columns import Column, FittedTable
@@ -69,6 +68,8 @@ def render_scorecard(
     if card.resolution is not None:
         parts.append(Text(resolution_text(card.resolution)))
     if card.jury_card is not None:
+        from touchstone.quality.jury_card import JuryLines  # a single judge's card needs none
+
         parts.append(JuryLines(card.jury_card))
     parts += _dimensions(card, dimension_titles or {})
     if card.judge_models:

@@ -14,26 +14,7 @@ scorecard reads judge quality, which reads the judge). Each stage owns its run-d
 bookkeeping and reports what happens through an ``on_event(kind, data)`` callback; it never
 prints. Errors leave as the exceptions of ``errors``; ``cli`` turns them into messages and exit
 codes.
+
+The package re-exports nothing: import from the module that defines a name, so that a
+command loads only what it uses (a settled resume imports no call machinery).
 """
-
-from touchstone.stages.judge.judge import execute_judge
-from touchstone.stages.judge.outcome import JudgeOutcome
-from touchstone.stages.judge_check import check_pack, execute_judge_check
-from touchstone.stages.run.manifest import default_run_name, now_iso
-from touchstone.stages.run.run import RunOutcome, execute_run
-from touchstone.stages.view import RunView, load_run, report_html, write_report
-
-__all__ = [
-    "JudgeOutcome",
-    "RunOutcome",
-    "RunView",
-    "check_pack",
-    "default_run_name",
-    "execute_judge",
-    "execute_judge_check",
-    "execute_run",
-    "load_run",
-    "now_iso",
-    "report_html",
-    "write_report",
-]

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
-from touchstone.judge import JudgeBackend, JudgeConfig, load_judge_config
+from touchstone.judge.backend import JudgeBackend
+from touchstone.judge.config import JudgeConfig, load_judge_config
 from touchstone.judge.passes import judge_cells
 from touchstone.judge.session import open_session
 from touchstone.pack import Pack, load_pack

@@ -17,7 +17,7 @@ from touchstone.jury.verdicts import JurySettings, RunCells, by_cell, run_cells
 from touchstone.pack import Pack
 from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
-from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.scorecard.build import Scorecard, build_scorecard
 from touchstone.spot.agreement import HumanAgreement, human_agreement
 from touchstone.stages.run.extend import planned_cells
 from touchstone.stages.run.manifest import pack_of_run

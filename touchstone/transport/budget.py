@@ -22,11 +22,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from touchstone import german
 from touchstone.errors import BudgetReached, CallError, ErrorKind, InputError
-from touchstone.transport.engine import Done
+
+if TYPE_CHECKING:
+    from touchstone.transport.engine import Done
 
 T = TypeVar("T")
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import urllib.parse
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -47,15 +46,6 @@ MAX_RESENDS = 2
 
 # Local servers (LM Studio, Ollama, llama.cpp) need no key, but the SDK insists on one.
 PLACEHOLDER_API_KEY = "touchstone-no-key"
-
-
-def without_credentials(url: str) -> str:
-    """``url`` without ``user:password@``: what may be written to run.json, logs and jobs."""
-    parts = urllib.parse.urlsplit(url)
-    if "@" not in parts.netloc:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    return urllib.parse.urlunsplit(parts._replace(netloc=host))
 
 
 class ChatTransport:

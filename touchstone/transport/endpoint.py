@@ -17,9 +17,10 @@ from typing import Any
 
 from touchstone.errors import CallError, ReasoningOnly
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
-from touchstone.transport.chat import ChatTransport, without_credentials
+from touchstone.transport.chat import ChatTransport
 from touchstone.transport.classify import call_error
 from touchstone.transport.replies import ChatReply, split_think
+from touchstone.urls import without_credentials
 
 
 @dataclass(frozen=True, slots=True)

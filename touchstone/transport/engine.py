@@ -52,7 +52,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iter
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from touchstone.errors import CallError, Terminated
+from touchstone.errors import CallError, Terminated, raise_terminated
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -313,11 +313,6 @@ def run_blocking(coro: Coroutine[Any, Any, R]) -> R:
         return asyncio.run(_with_sigterm(coro))
     with concurrent.futures.ThreadPoolExecutor(1) as executor:
         return executor.submit(asyncio.run, _with_sigterm(coro)).result()
-
-
-def raise_terminated(signum: int, frame: object) -> None:
-    """The SIGTERM handler of the CLI (outside an event loop)."""
-    raise Terminated
 
 
 async def _with_sigterm(coro: Coroutine[Any, Any, R]) -> R:

@@ -11,12 +11,13 @@ from tests.conftest import FakeJudge, copied_runs, make_response, timeout_error
 from touchstone.cli import ui
 from touchstone.errors import InputError
 from touchstone.gui.job_state import final_state
-from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_bundle
 from touchstone.judge.cache import CachedVerdict, VerdictCache, cache_key
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+from touchstone.judge.passes import judge_bundle
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.store import RunDir
 from touchstone.store.verdict_cache import CACHE_FILE, cache_stats, clear_cache
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FakeJudge, make_response
-from touchstone.judge import judge_responses, judge_user_prompt
 from touchstone.judge.cache import CachedVerdict, VerdictCache, cache_key
 from touchstone.judge.cells import Judge
-from touchstone.judge.rubric import judge_system_prompt
+from touchstone.judge.passes import judge_responses
+from touchstone.judge.rubric import judge_system_prompt, judge_user_prompt
 from touchstone.pack import Pack, load_pack
 
 TINY = Path(__file__).parents[2] / "fixtures" / "judged_before_layout" / "tiny.yaml"

@@ -3,8 +3,8 @@
 import pytest
 
 from tests.conftest import FakeJudge, make_response, timeout_error
-from touchstone.errors import JudgeCallError
-from touchstone.judge import JudgeAborted, judge_responses
+from touchstone.errors import JudgeAborted, JudgeCallError
+from touchstone.judge.passes import judge_responses
 from touchstone.pack import Pack
 
 # -- policy by kind, over real HTTP ----------------------------------------------------------
@@ -29,7 +29,7 @@ def test_abort_with_concurrency_starts_no_new_calls(tiny_pack: Pack) -> None:
 
 
 def test_rejudge_unscored_revisits_only_unscored_cells(tiny_pack: Pack) -> None:
-    from touchstone.judge import judge_bundle
+    from touchstone.judge.passes import judge_bundle
 
     items = [make_response("R1", repeat=i) for i in (1, 2, 3)]
     prior = judge_responses(FakeJudge(["kein JSON"]), items, tiny_pack)

@@ -6,19 +6,11 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, FakeJudge, make_response, timeout_error
-from touchstone.errors import InputError
-from touchstone.judge import (
-    JUDGE_ERROR_RATIONALE,
-    JudgeAborted,
-    JudgeCallError,
-    JudgeConfig,
-    JudgeEndpoint,
-    judge_bundle,
-    judge_responses,
-    load_judge_config,
-    score_dimensions,
-    score_response,
-)
+from touchstone.errors import InputError, JudgeAborted, JudgeCallError
+from touchstone.judge.cells import JUDGE_ERROR_RATIONALE, score_response
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint, load_judge_config
+from touchstone.judge.holistic import score_dimensions
+from touchstone.judge.passes import judge_bundle, judge_responses
 from touchstone.pack import Pack
 from touchstone.results import Verdict
 

@@ -1,10 +1,12 @@
 import json
+import re
+from typing import Any
 
 import pytest
 
-from touchstone.judge import parse_dimensions_reply, parse_verdict_reply
+from touchstone.judge.replies import parse_dimensions_reply, parse_verdict_reply
 from touchstone.pack import Scale
-from touchstone.transport import split_think
+from touchstone.transport.replies import split_think
 
 SCALE = Scale(min=0, max=5)
 
@@ -132,9 +134,33 @@ def test_a_deeply_nested_reply_is_unparseable_not_a_crash(reply: str) -> None:
     assert parse_dimensions_reply(reply, ["a"], SCALE) is None
 
 
-def test_reading_a_long_reply_takes_linear_time() -> None:
-    import time
+class _CountingPattern:
+    """A compiled pattern that adds up the characters each search looks at: the scan's work,
+    which a busy machine cannot disturb as it disturbs a timing."""
 
+    def __init__(self, pattern: re.Pattern[str], scanned: list[int]) -> None:
+        self._pattern, self._scanned = pattern, scanned
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        found = self._pattern.search(text, pos)
+        self._scanned[0] += (found.end() if found else len(text)) - pos
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pattern, name)
+
+
+def test_reading_a_long_reply_takes_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from touchstone.judge import replies
+
+    scanned = [0]
+    monkeypatch.setattr(replies, "_IN_OBJECT", _CountingPattern(replies._IN_OBJECT, scanned))
+    monkeypatch.setattr(replies, "_QUOTE", _CountingPattern(replies._QUOTE, scanned))
+    monkeypatch.setattr(
+        replies,
+        "_STRING_STOP",
+        {q: _CountingPattern(p, scanned) for q, p in replies._STRING_STOP.items()},
+    )
     good = '{"score": 4, "red_flag": false, "rationale": "gut"}'
     shapes = [
         lambda k: '{"x": "y", "z": [1, 2]} ' * k + good,
@@ -142,20 +168,16 @@ def test_reading_a_long_reply_takes_linear_time() -> None:
         lambda k: '{"a": "' + "{" * (20 * k) + '"} ' + good,
     ]
 
-    def seconds(reply: str) -> float:
-        # The least of three: what the parser costs, not what the busy machine added.
-        best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
-            assert parse_verdict_reply(reply, SCALE) == (4, False, "gut")
-            best = min(best, time.perf_counter() - started)
-        return best
+    def work(reply: str) -> int:
+        scanned[0] = 0
+        assert parse_verdict_reply(reply, SCALE) == (4, False, "gut")
+        return scanned[0]
 
     for shape in shapes:
-        # Four times the text: four times the time when linear, sixteen when quadratic.
-        # A ratio, not a bound in seconds, so busy cores do not fail it.
-        small, large = seconds(shape(6_250)), seconds(shape(25_000))
-        assert large < 8 * small + 0.005, (small, large)
+        # Four times the text: four times the characters looked at when linear, sixteen
+        # when quadratic.
+        small, large = work(shape(6_250)), work(shape(25_000))
+        assert small > 0 and large <= 4.5 * small, (small, large)
 
 
 def test_dimension_parser_takes_only_the_last_top_level_object() -> None:

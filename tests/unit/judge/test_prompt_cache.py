@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FakeJudge, make_response
-from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_responses, judge_user_prompt
-from touchstone.judge.rubric import ANSWER_END, ANSWER_START, rubric_hash
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+from touchstone.judge.passes import judge_responses
+from touchstone.judge.rubric import ANSWER_END, ANSWER_START, judge_user_prompt, rubric_hash
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.store import RunDir
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "judged_before_layout"

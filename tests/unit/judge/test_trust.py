@@ -13,24 +13,19 @@ from typing import Any
 import pytest
 
 from tests.conftest import TINY_PACK, FakeJudge, copied_runs, make_response, run_on_sim
-from touchstone.judge import (
-    JudgeCallError,
-    JudgeConfig,
-    JudgeEndpoint,
-    OpenAIJudgeBackend,
-    judge_bundle,
-    parse_verdict_reply,
-    score_dimensions,
-    score_response,
-)
-from touchstone.judge.backend import ask_judge
+from touchstone.errors import JudgeCallError
+from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 from touchstone.judge.cache import VerdictCache
-from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample
+from touchstone.judge.cells import score_response
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+from touchstone.judge.holistic import MAX_HOLISTIC_ROWS, holistic_sample, score_dimensions
+from touchstone.judge.passes import judge_bundle
+from touchstone.judge.replies import parse_verdict_reply
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, Scale
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.store import RESPONSES, RunDir
 from touchstone.store.verdict_cache import CACHE_FILE
 

@@ -9,11 +9,12 @@ import pytest
 
 from tests.conftest import coarse
 from touchstone.errors import InputError, JudgeAborted
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.verdicts import member_verdicts
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, load_run, write_report
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.view import load_run, write_report
 from touchstone.store import RunDir
 
 
@@ -227,7 +228,7 @@ def test_runaway_is_dropped_within_its_guards_bound_and_the_run_is_not_settled(
     import time
 
     from touchstone.pack import load_pack
-    from touchstone.scorecard import Scorecard
+    from touchstone.scorecard.build import Scorecard
     from touchstone.store.settled import read_settled
 
     pack = load_pack(answered_run.parent.parent / "tiny.yaml")

@@ -1,7 +1,7 @@
 """judge-check with a jury (design.md §14, §18): a card per member, and the jury's verdict."""
 
 from tests.conftest import REPO
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
 from touchstone.pack import load_pack
 from touchstone.sim import SimServer

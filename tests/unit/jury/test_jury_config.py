@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from touchstone.errors import InputError
-from touchstone.judge import JudgeConfig
+from touchstone.judge.config import JudgeConfig
 from touchstone.jury.config import JuryConfig, load_config
 from touchstone.jury.members import MemberId
 

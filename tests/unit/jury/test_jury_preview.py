@@ -14,7 +14,7 @@ from tests.conftest import run_on_sim
 from tests.unit.stages.test_cost import snapshot
 from touchstone.errors import InputError
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.preview.preview import preview_judge
 
 PRICED = "max_tokens: 200, price_per_million: {input: 0.5, output: 1.5}, budget: 2"

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.aggregate import cell_verdict, combine
 from touchstone.jury.verdicts import run_cells
 from touchstone.results import Verdict
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, load_run, write_report
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.view import load_run, write_report
 from touchstone.store import RunDir
 
 

@@ -18,7 +18,7 @@ from touchstone.cli import main
 from touchstone.pack import Pack
 from touchstone.packs.check import check, near_duplicates, words
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 
 
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> Any:

@@ -18,12 +18,14 @@ import yaml
 
 from tests.conftest import REPO, FakeJudge, run_on_sim
 from touchstone.errors import InputError
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack, load_pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run, load_run
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.run.extend import AskedRun, answer_inputs, differences
+from touchstone.stages.run.run import execute_run
+from touchstone.stages.view import load_run
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.manifest import ANSWER_INPUTS, Manifest
 

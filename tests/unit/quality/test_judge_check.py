@@ -15,10 +15,11 @@ import pytest
 
 from tests.conftest import REPO, TINY_PACK, make_response
 from touchstone.errors import JudgeCallError
-from touchstone.judge import JudgeConfig, JudgeEndpoint, judge_user_prompt
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+from touchstone.judge.rubric import judge_user_prompt
 from touchstone.pack import Pack, load_pack
 from touchstone.quality.probes import MAX_PROBES, NON_ANSWERS, Bounds, probe_battery
-from touchstone.stages import execute_judge_check
+from touchstone.stages.judge_check import execute_judge_check
 from touchstone.transport.fake import FakeChat, SentCall
 
 BUERO = REPO / "packs" / "buero.yaml"

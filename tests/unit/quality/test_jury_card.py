@@ -19,7 +19,8 @@ from touchstone.quality.jury_card import (
     member_scores,
 )
 from touchstone.results import Verdict, VerdictKey
-from touchstone.scorecard import build_scorecard, render_scorecard
+from touchstone.scorecard.build import build_scorecard
+from touchstone.scorecard.terminal import render_scorecard
 
 QWEN = ("qwen2.5-14b-instruct", "http://gpu-1:8000/v1")
 GEMMA = ("gemma2:9b", "http://127.0.0.1:11434/v1")

@@ -12,12 +12,13 @@ import pytest
 
 from tests.conftest import FakeJudge, copied_runs, run_on_sim, timeout_error
 from touchstone.errors import JudgeAborted
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.quality.drift import PROBES_DIR, Drift, off_by, probe_file
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_judge_check
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.judge_check import execute_judge_check
 from touchstone.store import RunDir
 
 LENIENT = '{"score": 5, "red_flag": false, "rationale": "sehr gut"}'
@@ -179,7 +180,7 @@ def test_the_terminal_card_and_the_gui_job_show_the_drift(tiny_pack: Pack) -> No
 
     from touchstone.gui.job_notice import for_browser
     from touchstone.gui.job_state import clean_card, job_progress
-    from touchstone.scorecard import render_fitness_card
+    from touchstone.scorecard.fitness import render_fitness_card
 
     execute_judge_check(tiny_pack, config=config(), backend=judge(LENIENT))
     card = execute_judge_check(tiny_pack, config=config(), backend=judge(STRICT))

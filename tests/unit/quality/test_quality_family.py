@@ -133,7 +133,7 @@ def test_a_jury_marks_the_rows_of_every_members_family() -> None:
     from tests.conftest import make_response
     from touchstone.jury.aggregate import jury_name
     from touchstone.results import Verdict
-    from touchstone.scorecard import build_scorecard
+    from touchstone.scorecard.build import build_scorecard
 
     # A jury's cell verdicts name the jury, not one judge: each member's family counts.
     jury = jury_name(["qwen2.5-14b-instruct", "gemma2:9b", "mistralai/mistral-small"])

@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import make_response
 from touchstone.quality.length import LengthEffect, Swap, length_effect, word_count
 from touchstone.results import EvalResponse, Verdict
-from touchstone.scorecard import build_scorecard
 from touchstone.scorecard.bias import bias_lines
+from touchstone.scorecard.build import build_scorecard
 from touchstone.stats.within import fit_slope
 
 

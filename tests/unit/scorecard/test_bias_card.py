@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 
 from touchstone.results import EvalResponse, Verdict
-from touchstone.scorecard import render_run_scorecard
-from touchstone.stages import load_run, write_report
+from touchstone.scorecard.terminal import render_run_scorecard
+from touchstone.stages.view import load_run, write_report
 
 JUDGE = "qwen3:8b"
 # qwen writes 200 words more than llama and is no better, but the judge gives half a point
@@ -114,7 +114,7 @@ def test_the_terminal_marks_the_row_and_shows_the_length_effect(biased: Path) ->
 
 
 def test_the_settled_state_keeps_the_bias_figures(biased: Path) -> None:
-    from touchstone.scorecard import Scorecard
+    from touchstone.scorecard.build import Scorecard
     from touchstone.store.settled import SettledRun
 
     card = load_run(biased).scorecard()

@@ -15,8 +15,9 @@ import pytest
 
 from tests.conftest import coarse
 from touchstone.results import EvalResponse, Verdict
-from touchstone.scorecard import build_scorecard, compare
-from touchstone.stages import load_run, write_report
+from touchstone.scorecard import compare
+from touchstone.scorecard.build import build_scorecard
+from touchstone.stages.view import load_run, write_report
 from touchstone.stats.paired import paired_difference
 
 MODELS = 400

@@ -14,7 +14,7 @@ import random
 
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, Verdict
-from touchstone.scorecard import Scorecard, build_scorecard
+from touchstone.scorecard.build import Scorecard, build_scorecard
 from touchstone.scorecard.terminal import legend, tie_text
 from touchstone.sim.scored import known_quality_run
 from touchstone.stats.multiplicity import widened

@@ -8,12 +8,12 @@ from tests.conftest import FakeJudge, make_response
 from touchstone.errors import ModelCallError
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
-from touchstone.scorecard import build_scorecard
+from touchstone.scorecard.build import build_scorecard
 from touchstone.scorecard.terminal import tie_text
 from touchstone.sim import SimServer
 from touchstone.stats.multiplicity import widened
-from touchstone.transport import ChatReply
 from touchstone.transport.fake import FakeChat, SentCall
+from touchstone.transport.replies import ChatReply
 
 
 def v(prompt_id: str, score: int, category: str = "R", **kw: object) -> Verdict:
@@ -225,7 +225,7 @@ def test_a_cycle_of_better_rows_shares_one_rank() -> None:
 def render(card) -> str:  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    from touchstone.scorecard import render_scorecard
+    from touchstone.scorecard.terminal import render_scorecard
 
     console = Console(width=200, record=True)
     console.print(render_scorecard(card))
@@ -453,8 +453,10 @@ class _PrefersSolid(FakeJudge):
 def test_through_the_stages_a_deadline_overrun_counts_as_the_minimum(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge, execute_run, load_run
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
+    from touchstone.stages.run.run import execute_run
+    from touchstone.stages.view import load_run
 
     out = tmp_path / "run"
     execute_run(

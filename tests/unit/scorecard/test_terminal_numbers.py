@@ -14,13 +14,13 @@ from tests.conftest import FakeJudge, timeout_error
 from tests.unit.quality.test_judge_check import ProbeJudge, buero, check
 from tests.unit.stages.test_pipeline import run_dir
 from touchstone.cli import ui
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.judge.health import JudgeHealth
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
-from touchstone.scorecard import render_fitness_card
+from touchstone.scorecard.fitness import render_fitness_card
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 
 __all__ = ["buero", "run_dir"]  # fixtures, used by name
 

@@ -17,8 +17,8 @@ from tests.conftest import make_response
 from touchstone import german
 from touchstone.cli import ui
 from touchstone.results import EvalResponse, ModelReport, Verdict
-from touchstone.scorecard import Scorecard, ScoreRow, build_scorecard, render_scorecard
-from touchstone.scorecard.terminal import legend, tie_text
+from touchstone.scorecard.build import Scorecard, ScoreRow, build_scorecard
+from touchstone.scorecard.terminal import legend, render_scorecard, tie_text
 from touchstone.stats.intervals import Interval
 
 WIDTHS = (80, 100, 120, 200)

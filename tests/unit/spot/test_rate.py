@@ -15,7 +15,7 @@ from tests.unit.versus.versus_support import make_run
 from touchstone.cli import app
 from touchstone.cli.rate import run_spot_check
 from touchstone.errors import InputError
-from touchstone.stages import load_run
+from touchstone.stages.view import load_run
 from touchstone.store.ratings import HUMAN
 
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
@@ -147,8 +147,8 @@ def test_the_judge_stage_shows_the_card_settled_or_not(
 ) -> None:
     from tests.unit.versus.versus_support import InProcessSimJudge
     from touchstone.cli import ui
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     run = fresh(judged, tmp_path)
     out, _ = console()
@@ -178,8 +178,8 @@ def test_the_judge_stage_shows_the_card_settled_or_not(
 
 def test_a_broken_human_file_is_a_warning_at_the_end_of_judge(judged: Path, tmp_path: Path) -> None:
     from tests.unit.versus.versus_support import InProcessSimJudge
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     run = fresh(judged, tmp_path)
     (run / HUMAN).write_text("kaputt\n", encoding="utf-8")

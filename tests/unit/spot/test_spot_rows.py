@@ -14,9 +14,11 @@ from typer.testing import CliRunner
 
 from tests.unit.versus.versus_support import BUERO, InProcessSimJudge, StatedQuality
 from touchstone.cli import app
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.spot.rows_differ import MAX_PAIRWISE_ROWS, RowKey, RowsTest, rows_test, welch
-from touchstone.stages import execute_judge, execute_run, load_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
+from touchstone.stages.view import load_run
 from touchstone.store.ratings import HUMAN
 
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}

@@ -14,12 +14,12 @@ import pytest
 from tests.conftest import FakeJudge
 from touchstone.errors import BudgetReached, CallError, InputError
 from touchstone.gui.job_state import final_state
-from touchstone.judge import JudgeConfig, load_judge_config
-from touchstone.judge.config import JudgeEndpoint, PricePerMillion
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint, PricePerMillion, load_judge_config
 from touchstone.results import EvalResponse, Verdict
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.preview.preview import preview_judge, preview_run
+from touchstone.stages.run.run import execute_run
 from touchstone.store.jsonl import iter_jsonl
 from touchstone.transport.budget import Budget, Price, parse_price
 from touchstone.transport.engine import completed, run_blocking

@@ -9,7 +9,8 @@ import pytest
 from tests.conftest import run_on_sim
 from touchstone.errors import InputError
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run, load_run
+from touchstone.stages.run.run import execute_run
+from touchstone.stages.view import load_run
 from touchstone.store import MANIFEST, RunDir
 
 

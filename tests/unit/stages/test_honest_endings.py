@@ -17,7 +17,9 @@ from touchstone.gui.queries import VerdictQuery, prompt_detail, verdict_page
 from touchstone.jury.verdicts import run_cells
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_judge_check, load_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.judge_check import execute_judge_check
+from touchstone.stages.view import load_run
 from touchstone.store import RunDir
 from touchstone.store.exports import verdict_csv_lines
 

@@ -5,10 +5,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FakeJudge, run_on_sim, timeout_error
-from touchstone.judge import JudgeAborted, JudgeConfig, JudgeEndpoint
+from touchstone.errors import JudgeAborted
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.verdicts import run_cells
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge
+from touchstone.stages.judge.judge import execute_judge
 from touchstone.store import RunDir
 
 

@@ -10,11 +10,11 @@ from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages import execute_run
 from touchstone.stages.run.answering import run_cells
+from touchstone.stages.run.run import execute_run
 from touchstone.store import RunDir
-from touchstone.transport import ChatReply
 from touchstone.transport.fake import FakeChat, SentCall
+from touchstone.transport.replies import ChatReply
 
 
 def test_run_records_every_cell_and_resumes_without_duplicates(

@@ -16,7 +16,8 @@ from tests.conftest import FakeJudge, run_on_sim
 from touchstone.errors import InputError
 from touchstone.gui.job_state import job_progress
 from touchstone.sim import SimServer
-from touchstone.stages import execute_judge, execute_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.run.run import execute_run
 
 SDK_NAMES = ("NotFoundError", "APIConnectionError", "Error code", "APIStatusError")
 

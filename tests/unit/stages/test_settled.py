@@ -16,12 +16,14 @@ import pytest
 from tests.conftest import FakeJudge, make_response, timeout_error
 from touchstone.errors import InputError, JudgeAborted
 from touchstone.gui.cache import RunCache
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
-from touchstone.stages import JudgeOutcome, execute_judge, load_run
+from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.judge.outcome import JudgeOutcome
+from touchstone.stages.view import load_run
 from touchstone.store import JUDGE_STATE, RESPONSES, SCORECARD_JSON, RunDir, Stamp, input_stamps
-from touchstone.transport import ChatReply
 from touchstone.transport.fake import SentCall
+from touchstone.transport.replies import ChatReply
 
 Events = list[tuple[str, dict[str, Any]]]
 DIMENSIONS = json.dumps(

@@ -141,7 +141,8 @@ def test_the_scorecard_says_what_the_run_cannot_resolve(tiny_pack: Pack) -> None
 
     from tests.unit.scorecard.test_scorecard import scored_run
     from touchstone.report import render_report
-    from touchstone.scorecard import build_scorecard, render_scorecard
+    from touchstone.scorecard.build import build_scorecard
+    from touchstone.scorecard.terminal import render_scorecard
 
     rng = random.Random(5)
     quality = {m: [rng.randint(1, 5) for _ in range(20)] for m in ("a", "b", "c")}

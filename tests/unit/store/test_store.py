@@ -152,7 +152,7 @@ def test_unknown_run_dir_is_input_error(tmp_path: Path) -> None:
 def test_a_fifo_in_a_run_dir_is_bad_input_naming_it_not_a_hang(
     answered_run: Path, name: str
 ) -> None:
-    from touchstone.stages import load_run
+    from touchstone.stages.view import load_run
 
     fifo = make_fifo(answered_run / name)
     with pytest.raises(InputError) as info:
@@ -169,7 +169,7 @@ def test_appending_to_a_fifo_is_bad_input_not_a_hang(tmp_path: Path) -> None:
 
 @needs_fifo
 def test_a_fifo_as_judge_state_is_bad_input_not_a_hang(answered_run: Path) -> None:
-    from touchstone.scorecard import Scorecard
+    from touchstone.scorecard.build import Scorecard
     from touchstone.stages.run.manifest import pack_of_run
     from touchstone.store.settled import read_settled
 
@@ -185,8 +185,8 @@ def test_a_fifo_as_judge_state_is_bad_input_not_a_hang(answered_run: Path) -> No
 def test_the_judge_stage_on_a_run_with_a_fifo_is_bad_input_and_calls_nobody(
     answered_run: Path, name: str
 ) -> None:
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     fifo = make_fifo(answered_run / name)
     judge = FakeJudge()
@@ -202,8 +202,8 @@ def test_the_judge_stage_on_a_run_with_a_fifo_is_bad_input_and_calls_nobody(
 def test_a_dangling_link_as_judgements_is_refused_and_nothing_is_written_through_it(
     answered_run: Path, tmp_path: Path
 ) -> None:
-    from touchstone.judge import JudgeConfig, JudgeEndpoint
-    from touchstone.stages import execute_judge
+    from touchstone.judge.config import JudgeConfig, JudgeEndpoint
+    from touchstone.stages.judge.judge import execute_judge
 
     victim = tmp_path / "anderswo" / "angelegt.txt"
     victim.parent.mkdir()

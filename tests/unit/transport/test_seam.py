@@ -10,15 +10,15 @@ import pytest
 from tests.conftest import REPO, answer_once, make_response
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
-from touchstone.judge import OpenAIJudgeBackend, judge_responses
-from touchstone.judge.backend import ask_judge
+from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
+from touchstone.judge.passes import judge_responses
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
 from touchstone.stages.run.answering import run_cells
-from touchstone.transport import ChatReply
 from touchstone.transport.endpoint import OpenAIChat
 from touchstone.transport.engine import run_blocking
 from touchstone.transport.fake import FakeChat, SentCall
+from touchstone.transport.replies import ChatReply
 
 # The seam's members, and what backends were once probed for by name.
 SEAM_NAMES = {

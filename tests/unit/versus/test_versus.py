@@ -23,7 +23,7 @@ from tests.unit.versus.versus_support import (
     make_run,
 )
 from touchstone.errors import InputError
-from touchstone.stages import load_run
+from touchstone.stages.view import load_run
 from touchstone.versus import RunComparison, compare_runs, gate
 from touchstone.versus.terminal import render_comparison
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from touchstone.errors import ModelCallError
-from touchstone.judge import JudgeConfig, JudgeEndpoint
+from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.pack import Pack, load_pack
 from touchstone.results import EvalResponse, Verdict
 from touchstone.sim.catalogue import simulated_answer
@@ -84,7 +84,8 @@ def make_run(
     judge: str = "sim-judge",
     repeats: int = 1,
 ) -> Path:
-    from touchstone.stages import execute_judge, execute_run
+    from touchstone.stages.judge.judge import execute_judge
+    from touchstone.stages.run.run import execute_run
 
     execute_run(
         pack_path=pack,

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
-from touchstone.judge import JudgeBackend, JudgeConfig
+from touchstone.judge.backend import JudgeBackend
 from touchstone.judge.cache import VerdictCache
+from touchstone.judge.config import JudgeConfig
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.plan import JudgePlan
 from touchstone.judge.session import open_session

@@ -7,42 +7,30 @@ the verdicts so far are kept (rewritten clean) and the error re-raised for the C
 
 from __future__ import annotations
 
-import itertools
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from touchstone.errors import BudgetReached, InputError, JudgeAborted
-from touchstone.events import EventSink, emit, in_flight_events
-from touchstone.judge import JudgeBackend, JudgeConfig, Rejudge
-from touchstone.judge.cache import open_cache
-from touchstone.judge.passes import JudgeRunResult, judge_run
-from touchstone.judge.plan import JudgePlan
-from touchstone.judge.session import open_session
+from touchstone.errors import InputError
+from touchstone.events import EventSink, emit
+from touchstone.judge.config import JudgeConfig
+from touchstone.judge.plan import Rejudge
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
-from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
-from touchstone.quality.agreement import Agreement
-from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
-from touchstone.scorecard import Scorecard
-from touchstone.stages.judge.drift import check_drift_first
-from touchstone.stages.judge.outcome import JudgeOutcome, budget_field, emit_done, verdict_event
-from touchstone.stages.judge.stop import StoppedRun
+from touchstone.scorecard.build import Scorecard
+from touchstone.stages.judge.outcome import JudgeOutcome, emit_done
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.spot_check import judged_card
-from touchstone.stages.view import judged_scorecard, write_scorecard
-from touchstone.store import RESPONSES, RunDir, input_stamps
+from touchstone.stages.view import write_scorecard
+from touchstone.store import RESPONSES, RunDir
 from touchstone.store.jsonl import kept_out_of_gc
-from touchstone.store.settled import SettledRun, clear_settled, read_settled, write_settled
-from touchstone.transport.engine import run_blocking
+from touchstone.store.settled import SettledRun, clear_settled, read_settled
 
 if TYPE_CHECKING:
-    from touchstone.judge.cache import VerdictCache
-    from touchstone.judge.health import JudgeHealth
-    from touchstone.results import ModelReport
-    from touchstone.transport.budget import Budget
+    from touchstone.judge.backend import JudgeBackend
+
+    pass
 
 
 def execute_judge(
@@ -98,9 +86,13 @@ def execute_judge(
             if not responses:  # only lines that did not parse
                 raise no_answers(run)
             answers_warned = len(run.warnings) > warnings_before
+            from touchstone.jury.verdicts import run_cells  # below the settled check: heavy
+
             judged = run_cells(run)
             loaded()
-            return _judge_loaded(
+            from touchstone.stages.judge.loaded import judge_loaded  # calls: not when settled
+
+            return judge_loaded(
                 run,
                 pack,
                 responses,
@@ -161,222 +153,4 @@ def _nothing_to_do(
         run, pack, cells=settled.cells, card=settled.card, health=health, human=human
     )
     emit_done(on_event, outcome)
-    return outcome
-
-
-def _judge_loaded(
-    run: RunDir,
-    pack: Pack,
-    responses: list[EvalResponse],
-    judged: RunCells,
-    *,
-    config: JudgeConfig,
-    model: str | None,
-    backend: JudgeBackend | None,
-    on_event: EventSink | None,
-    concurrency: int | None,
-    rejudge: Rejudge,
-    use_cache: bool,
-    answers_warned: bool,
-) -> JudgeOutcome:
-    """The judge stage once the run is loaded (see ``execute_judge``)."""
-    prior = judged.cells
-    run.check_scores(itertools.chain(prior, judged.member_lines), pack.scale)
-    prior_reports = run.load_reports()
-    judge_backend = backend or config.backend(model)
-    plan = JudgePlan.of(prior, responses, pack, rejudge)
-    todo = plan.todo(responses)
-    cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior if todo else ())
-    calls = _Calls(config, config.health(), config.cost_cap())
-    check_drift_first(
-        run,
-        pack,
-        responses,
-        plan,
-        cache,
-        judge_backend,
-        config,
-        calls.health,
-        calls.budget,
-        on_event,
-    )
-    try:
-        result = calls.judge(
-            run,
-            pack,
-            responses,
-            judged,
-            prior_reports,
-            plan,
-            todo,
-            cache,
-            judge_backend,
-            concurrency=concurrency,
-            rejudge=rejudge,
-            on_event=on_event,
-        )
-    except (JudgeAborted, BudgetReached) as exc:
-        stopped = StoppedRun.of(responses, prior, calls.landed, plan)
-        run.rewrite_verdicts(stopped.verdicts.values(), member_lines=judged.member_lines)
-        calls.health.cells_left = stopped.open_cells
-        stop = stopped.told(exc, calls.health)
-        emit(
-            on_event,
-            "aborted",
-            stage="judge",
-            message=str(stop),
-            persisted=len(calls.landed),
-            kept=stopped.kept,
-            health=calls.health.as_dict(),
-            **budget_field(calls.budget),
-        )
-        raise stop from exc
-    finally:
-        cache.close()
-        run.warnings.extend(cache.warnings)
-    return _finish(
-        run,
-        pack,
-        responses,
-        judged,
-        prior_reports,
-        result,
-        calls,
-        on_event,
-        answers_warned=answers_warned,
-    )
-
-
-@dataclass
-class _Calls:
-    """One judge run's calls: what landed (persisted as it came), the failed calls, the
-    health and the budget they were made under."""
-
-    config: JudgeConfig
-    health: JudgeHealth
-    budget: Budget | None
-    landed: dict[VerdictKey, Verdict] = field(default_factory=dict)
-    errors: list[Verdict] = field(default_factory=list)
-
-    def judge(
-        self,
-        run: RunDir,
-        pack: Pack,
-        responses: list[EvalResponse],
-        judged: RunCells,
-        prior_reports: list[ModelReport],
-        plan: JudgePlan,
-        todo: int,
-        cache: VerdictCache | None,
-        backend: JudgeBackend,
-        *,
-        concurrency: int | None,
-        rejudge: Rejudge,
-        on_event: EventSink | None,
-    ) -> JudgeRunResult:
-        """``judge_run`` over the run, every verdict appended to judgements.jsonl as it lands."""
-        config = self.config
-        with run.verdict_appender() as appender:
-
-            def persist(verdict: Verdict) -> None:
-                appender.append(verdict.as_dict())
-                self.landed[cell_key(verdict)] = verdict
-                # A refusal is saved, but for whoever watches it is a failed judge call.
-                kind = "judge_error" if verdict.unscored_reason == "judge_refused" else "progress"
-                emit(on_event, kind, stage="judge", **verdict_event(verdict))
-
-            def record_error(verdict: Verdict) -> None:
-                self.errors.append(verdict)
-                emit(on_event, "judge_error", stage="judge", **verdict_event(verdict))
-
-            async def judge_all() -> JudgeRunResult:
-                async with open_session(
-                    backend,
-                    concurrency=concurrency or config.concurrency,
-                    max_consecutive_failures=config.max_consecutive_failures,
-                    max_failure_ratio=config.max_failure_ratio,
-                    cache=cache,
-                    health=self.health,
-                    on_in_flight=in_flight_events(on_event, "judge"),
-                    budget=self.budget,
-                ) as session:
-                    emit(
-                        on_event,
-                        "start",
-                        stage="judge",
-                        run=run.name,
-                        total=len(responses),
-                        todo=todo,
-                        stale=len(plan.stale),
-                        judge_model=session.judge.model,
-                    )
-                    return await judge_run(
-                        session,
-                        responses,
-                        pack,
-                        prior_verdicts=judged.cells,
-                        prior_reports=prior_reports,
-                        rejudge=rejudge,
-                        on_verdict=persist,
-                        on_judge_error=record_error,
-                        plan=plan,
-                    )
-
-            return run_blocking(judge_all())
-
-
-def _finish(
-    run: RunDir,
-    pack: Pack,
-    responses: list[EvalResponse],
-    judged: RunCells,
-    prior_reports: list[ModelReport],
-    result: JudgeRunResult,
-    calls: _Calls,
-    on_event: EventSink | None,
-    *,
-    answers_warned: bool,
-) -> JudgeOutcome:
-    """A judge run that ended: the file clean, the reports, the scorecard, the outcome."""
-    landed, health, budget = calls.landed, calls.health, calls.budget
-    if landed or not judged.stored.clean:
-        run.rewrite_verdicts(result.verdicts, member_lines=judged.member_lines)
-    if result.reports != prior_reports:
-        run.write_reports(result.reports)
-    health.cells_left = result.left
-    # Built once here: the terminal shows it, and scorecard.json lets the GUI overview
-    # summarise the run without loading every verdict.
-    # With the jury of a run a jury judged before.
-    cells, card = judged_scorecard(run, pack, responses, result.verdicts, result.reports, judged)
-    # The run's files are written: stamped once, for scorecard.json and the settled state.
-    stamps = input_stamps(run.path)
-    human = judged_card(run, pack, cells, responses)
-    write_scorecard(run, card, stamps, human)
-    if result.settled and not answers_warned:
-        write_settled(run, pack, cells=len(responses), card=card, inputs=stamps)
-    outcome = JudgeOutcome(
-        run_dir=run,
-        pack=pack,
-        cells=len(responses),
-        # Refusals are saved too, but they are no judgement: said apart (``refused``).
-        new_verdicts=len(landed) - result.refused,
-        judge_errors=calls.errors,
-        health=health,
-        kept=result.kept,
-        stale=result.stale,
-        card=card,
-        agreement=Agreement.of(result.replaced, pack.scale),
-        refused=result.refused,
-        budget=budget,
-        human=human,
-        from_cache=sum(1 for v in landed.values() if v.cached and not v.unscored),
-    )
-    emit_done(on_event, outcome)
-    if budget is not None and budget.reached:
-        # Only holistic reports were left: everything that landed is written, the card too.
-        raise BudgetReached(
-            f"{budget.message()} Jede Zelle ist bewertet und gespeichert; ein erneutes "
-            "`touchstone judge` holt die fehlenden Gesamtbewertungen nach.",
-            health_summary=health.summary_de(),
-        )
     return outcome

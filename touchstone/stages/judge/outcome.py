@@ -11,7 +11,7 @@ from touchstone.judge.health import JudgeHealth
 from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
 from touchstone.results import Verdict
-from touchstone.scorecard import Scorecard
+from touchstone.scorecard.build import Scorecard
 from touchstone.spot.agreement import HumanAgreement
 from touchstone.store import RunDir
 from touchstone.transport.budget import Budget

@@ -11,8 +11,8 @@ import itertools
 
 from touchstone import german
 from touchstone.events import EventSink, emit
-from touchstone.judge import Rejudge
 from touchstone.judge.cache import open_cache
+from touchstone.judge.plan import Rejudge
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.verdicts import RunCells, run_cells
 from touchstone.pack import Pack

@@ -14,11 +14,11 @@ import statistics
 from collections.abc import Sequence
 
 from touchstone import german
-from touchstone.judge import JudgeConfig, Rejudge
 from touchstone.judge.cells import CellTask, Judge
+from touchstone.judge.config import JudgeConfig
 from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import dimensions_user_prompt, input_hash
-from touchstone.judge.plan import JudgePlan
+from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.rubric import judge_system_prompt
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key

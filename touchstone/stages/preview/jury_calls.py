@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from touchstone import german
-from touchstone.judge import Rejudge
+from touchstone.judge.plan import Rejudge
 from touchstone.jury.config import JuryConfig
 from touchstone.jury.members import MemberId, of_verdict
 from touchstone.pack import Pack

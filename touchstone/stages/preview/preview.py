@@ -21,7 +21,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Unpack
 
-from touchstone.judge import JudgeConfig, Rejudge
+from touchstone.judge.config import JudgeConfig
+from touchstone.judge.plan import Rejudge
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count

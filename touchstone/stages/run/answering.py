@@ -29,9 +29,9 @@ from touchstone.answers import (
 from touchstone.errors import CallError, ErrorKind
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, VerdictKey
-from touchstone.transport import ChatReply
 from touchstone.transport.budget import Budget
 from touchstone.transport.engine import InFlight, completed, run_blocking
+from touchstone.transport.replies import ChatReply
 
 PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset(
     {"timeout", "refused", "bad_request", "too_large"}

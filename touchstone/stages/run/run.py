@@ -17,14 +17,11 @@ from pathlib import Path
 from typing import Required, TypedDict, Unpack
 
 from touchstone.advice import close_names
-from touchstone.answers import (
-    DEFAULT_CALL_TIMEOUT_S,
-    AnswerBackend,
-    OpenAIAnswerBackend,
-)
+from touchstone.answers import AnswerBackend, OpenAIAnswerBackend
 from touchstone.errors import InputError
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.limits import (
+    DEFAULT_CALL_TIMEOUT_S,
     MAX_CONCURRENCY,
     MAX_REPEATS,
     check_count,
@@ -50,9 +47,9 @@ from touchstone.stages.run.manifest import default_run_name, run_manifest, with_
 from touchstone.stages.run.unfinished import unfinished
 from touchstone.store import MANIFEST, RunDir
 from touchstone.store.manifest import Manifest
-from touchstone.transport import without_credentials
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
+from touchstone.urls import without_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
