@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from touchstone.errors import InputError
 from touchstone.judge.backend import JudgeBackend
@@ -36,6 +37,8 @@ from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.transport.engine import completed, run_blocking
 from touchstone.transport.replies import ChatReply
+
+T = TypeVar("T")
 
 OnVerdict = Callable[[Verdict], None]
 
@@ -296,6 +299,30 @@ async def judge_run(
     return result
 
 
+@dataclass(frozen=True)
+class _Guard:
+    """The session settings of the synchronous faces below (scripts and tests): one judge
+    session, its concurrency and breaker, run to the end on a loop of its own."""
+
+    concurrency: int
+    max_consecutive_failures: int
+    max_failure_ratio: float
+    cache: VerdictCache | None
+
+    def blocking(self, backend: JudgeBackend, work: Callable[[JudgeSession], Awaitable[T]]) -> T:
+        async def run() -> T:
+            async with open_session(
+                backend,
+                concurrency=self.concurrency,
+                max_consecutive_failures=self.max_consecutive_failures,
+                max_failure_ratio=self.max_failure_ratio,
+                cache=self.cache,
+            ) as session:
+                return await work(session)
+
+        return run_blocking(run())
+
+
 def judge_responses(
     backend: JudgeBackend,
     responses: Iterable[EvalResponse],
@@ -318,24 +345,18 @@ def judge_responses(
     need no call. Either way their verdicts are marked ``cached``.
     """
 
-    async def run() -> list[Verdict]:
-        async with open_session(
-            backend,
-            concurrency=concurrency,
-            max_consecutive_failures=max_consecutive_failures,
-            max_failure_ratio=max_failure_ratio,
-            cache=cache,
-        ) as session:
-            return await judge_cells(
-                session,
-                responses,
-                pack,
-                skip_keys=skip_keys,
-                on_verdict=on_verdict,
-                on_judge_error=on_judge_error,
-            )
-
-    return run_blocking(run())
+    guard = _Guard(concurrency, max_consecutive_failures, max_failure_ratio, cache)
+    return guard.blocking(
+        backend,
+        lambda session: judge_cells(
+            session,
+            responses,
+            pack,
+            skip_keys=skip_keys,
+            on_verdict=on_verdict,
+            on_judge_error=on_judge_error,
+        ),
+    )
 
 
 def judge_bundle(
@@ -359,24 +380,18 @@ def judge_bundle(
     judges every cell again. See ``judge_run``.
     """
 
-    async def run() -> JudgeRunResult:
-        async with open_session(
-            backend,
-            concurrency=concurrency,
-            max_consecutive_failures=max_consecutive_failures,
-            max_failure_ratio=max_failure_ratio,
-            cache=cache,
-        ) as session:
-            return await judge_run(
-                session,
-                responses,
-                pack,
-                prior_verdicts=prior_verdicts,
-                prior_reports=prior_reports,
-                rejudge=rejudge,
-                on_verdict=on_verdict,
-                on_judge_error=on_judge_error,
-            )
-
-    result = run_blocking(run())
+    guard = _Guard(concurrency, max_consecutive_failures, max_failure_ratio, cache)
+    result = guard.blocking(
+        backend,
+        lambda session: judge_run(
+            session,
+            responses,
+            pack,
+            prior_verdicts=prior_verdicts,
+            prior_reports=prior_reports,
+            rejudge=rejudge,
+            on_verdict=on_verdict,
+            on_judge_error=on_judge_error,
+        ),
+    )
     return result.verdicts, result.reports
