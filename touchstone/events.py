@@ -4,9 +4,10 @@ Each line is ``{"event": <start|progress|judge_error|in_flight|aborted|done>, "t
 ...}``. ``in_flight`` comes every few seconds while calls run: ``calls``, ``oldest_s`` (the
 oldest call's age) and ``deadline_s`` (``null`` without one); ``in_flight_text`` says it in
 German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`` of ``run``
-and ``judge`` and the judge's ``aborted`` carry ``budget``: ``limit``, ``spent``, ``reached``,
-``measured_calls``, ``estimated_calls``, ``misreported_calls`` (usage implausibly low: counted at
-the estimate) and the German line ``summary`` (absent without a cap).
+and ``judge`` and the ``aborted`` of ``judge`` and ``judge-check`` carry ``budget``:
+``limit``, ``spent``, ``reached``, ``measured_calls``, ``estimated_calls``,
+``misreported_calls`` (usage implausibly low: counted at the estimate) and the German line
+``summary`` (absent without a cap).
 
 The last ``aborted`` event of a failed command has ``message`` (the CLI's text) and
 ``exit_code``, and the facts a reader words its own message from: ``ending`` (``input``,
