@@ -26,8 +26,9 @@ ever added: a reader takes what it knows.
 A jury (design.md §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
 ``error_kind``, ``message``: "Judge X ausgeschieden: … – Rat: …", ``left``: its cells that
 will not come, ``health``), ``jury`` in ``start`` (the members) and in ``done``/``aborted``
-(each member's ``dropped`` reason or null and ``health``); its ``progress`` and
-``judge_error`` events name the member in ``judge_model`` and ``judge_base_url``.
+(each member's ``dropped`` reason or null, ``health``, and ``budget`` if it has one); its
+``progress`` and ``judge_error`` events name the member in ``judge_model`` and
+``judge_base_url``.
 """
 
 from __future__ import annotations

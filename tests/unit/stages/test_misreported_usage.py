@@ -23,6 +23,7 @@ from touchstone.judge.config import PricePerMillion
 from touchstone.jury.config import JuryConfig
 from touchstone.sim import SimServer
 from touchstone.stages import execute_judge
+from touchstone.stages.preview.preview import preview_run
 from touchstone.stages.run.run import RunOutcome
 from touchstone.transport.budget import Price
 
@@ -119,3 +120,36 @@ def test_a_jury_members_budget_holds_against_a_server_reporting_zero_usage(
     assert dropped["sim-strict"] is not None and dropped["sim-judge"] is None
     assert dropped["sim-strict"].startswith("Judge sim-strict ausgeschieden: Budget erreicht")
     assert dropped["sim-strict"].count(WRONG) == 1
+
+
+def test_a_dry_run_after_zero_usage_estimates_as_if_nothing_was_measured(
+    zero: SimServer, tiny_pack_path: Path, tmp_path: Path
+) -> None:
+    """The zeros the run dir keeps are no measurement: the estimate stays the upper bound."""
+    options = {
+        "pack_path": tiny_pack_path,
+        "models": ["sim-gut"],
+        "out": tmp_path / "r",
+        "max_tokens": 100,
+        "price": PER_TOKEN,
+    }
+    run_on_sim(zero, **options)
+    lines = preview_run(**options, base_url=zero.base_url, repeats=2, extend=True).lines()  # type: ignore[arg-type]
+    assert "Ausgabe: höchstens 600 Tokens (--max-tokens 100 je Aufruf; noch nichts gemessen)" in (
+        lines
+    )
+
+
+def test_a_jury_member_within_its_budget_says_once_that_the_usage_looked_wrong(
+    zero: SimServer, answered_run: Path
+) -> None:
+    """Before: its line and its event said nothing of its budget, so nothing of the zeros."""
+    capped = member(zero, "sim-strict", max_tokens=60, price_per_million=JUDGE_PRICE, budget=1e9)
+    jury = JuryConfig([member(zero, "sim-judge"), capped], quorum=2)
+    outcome = execute_judge(answered_run, config=jury, use_cache=False)
+    strict = next(line for line in outcome.jury_lines if line.startswith("Judge sim-strict:"))
+    assert strict.count(WRONG) == 1 and "verbraucht." in strict
+    assert " ".join(outcome.jury_lines).count(WRONG) == 1  # sim-judge has no budget
+    events = {e["model"]: e for e in outcome.jury_events}
+    assert events["sim-strict"]["budget"]["misreported_calls"] == 12
+    assert "budget" not in events["sim-judge"]
