@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import judge_config
 from tests.cli.test_misreported_usage import gui_notice, said
 from tests.conftest import run_cli
 from tests.unit.quality.test_judge_check import BUERO
@@ -23,23 +24,18 @@ def own_sim() -> Iterator[SimServer]:
 
 def test_judge_check_stops_at_its_budget_like_judge(own_sim: SimServer, tmp_path: Path) -> None:
     """Before: 18 of 18 probe calls, exit 0 ("geeignet") under a budget of a few calls."""
-    config = tmp_path / "judge.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{own_sim.base_url}'}}\nmodel: sim-judge\nmax_tokens: 60\n"
-        "price_per_million: {input: 1000000, output: 1000000}\nbudget: 3000\n",
-        encoding="utf-8",
+    price = {"input": 1_000_000, "output": 1_000_000}
+    config = judge_config(
+        tmp_path / "j.yaml",
+        own_sim,
+        "sim-judge",
+        max_tokens=60,
+        price_per_million=price,
+        budget=3000,
     )
     events = tmp_path / "events.jsonl"
-    result = run_cli(
-        "judge-check",
-        "--pack",
-        str(BUERO),
-        "--config",
-        str(config),
-        "--events",
-        str(events),
-        cwd=tmp_path,
-    )
+    check = ["judge-check", "--pack", str(BUERO), "--config", str(config)]
+    result = run_cli(*check, "--events", str(events), cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     made = own_sim.calls["sim-judge"]
     assert 0 < made < 18

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli.test_cli import judge_config
 from tests.conftest import run_args, run_cli
 from tests.unit.stages.test_misreported_usage import WRONG
 from touchstone.gui.job_notice import for_browser
@@ -55,11 +56,9 @@ def test_a_run_budget_stop_says_once_that_the_usage_looked_wrong(
 def test_a_judge_within_its_budget_says_once_that_the_usage_looked_wrong(
     zero: SimServer, answered_run: Path, tmp_path: Path
 ) -> None:
-    config = tmp_path / "judge.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{zero.base_url}'}}\nmodel: sim-judge\nmax_tokens: 60\n"
-        "price_per_million: {input: 1, output: 1}\nbudget: 5\n",
-        encoding="utf-8",
+    price = {"input": 1, "output": 1}
+    config = judge_config(
+        tmp_path / "judge.yaml", zero, "sim-judge", max_tokens=60, price_per_million=price, budget=5
     )
     events = tmp_path / "events.jsonl"
     result = run_cli(
