@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import judge_config
-from tests.cli.test_misreported_usage import gui_notice, said
+from tests.cli.test_misreported_usage import gui_job, said
 from tests.conftest import run_cli
 from tests.unit.quality.test_judge_check import BUERO
 from touchstone.sim import SimServer
@@ -45,4 +45,8 @@ def test_judge_check_stops_at_its_budget_like_judge(own_sim: SimServer, tmp_path
     assert "Urteil:" not in result.stdout  # no card: a verdict needs every probe
     last = json.loads(events.read_text(encoding="utf-8").splitlines()[-1])
     assert (last["event"], last["ending"], last["exit_code"]) == ("aborted", "budget_reached", 1)
-    assert gui_notice("judge-check", events).startswith("Budget erreicht: ")
+    # The GUI says what the check needs: nothing was kept, the same budget stops again.
+    shown = gui_job("judge-check", events)
+    assert shown["notice"].startswith("Budget erreicht: ")
+    assert "ohne Urteil" in shown["notice"] and "Gespeicherte" not in shown["notice"]
+    assert "resume" not in shown["actions"]

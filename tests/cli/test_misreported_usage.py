@@ -30,12 +30,17 @@ def said(text: str) -> str:
     return " ".join(text.split())
 
 
-def gui_notice(command: str, events: Path) -> str:
+def gui_job(command: str, events: Path) -> dict[str, Any]:
+    """What the GUI's job box shows of a ``command`` job that wrote ``events``."""
     lines: list[dict[str, Any]] = [
         json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()
     ]
-    record = {"command": ["touchstone", command]}
-    return str(for_browser({**final_state(record, lines), **record}, job_progress(lines))["notice"])
+    record = {"command": ["-m", "touchstone", command]}
+    return for_browser({**final_state(record, lines), **record}, job_progress(lines))
+
+
+def gui_notice(command: str, events: Path) -> str:
+    return str(gui_job(command, events)["notice"])
 
 
 def test_a_run_budget_stop_says_once_that_the_usage_looked_wrong(
