@@ -286,12 +286,11 @@ class Budget:
             )
         if self.misreported:
             calls = german.counted(self.misreported, "Aufruf", "Aufrufe")
+            told, count = ("meldete", "zählt") if self.misreported == 1 else ("meldeten", "zählen")
             note += (
-                f" Die Verbrauchsangaben des Servers wirken falsch: {calls} meldete"
-                f"{'' if self.misreported == 1 else 'n'} weniger Tokens als Zeichen/8 des "
-                "Gesendeten oder Erhaltenen (etwa 0) und zähl"
-                f"{'t' if self.misreported == 1 else 'en'} mindestens mit der Schätzung "
-                "(Zeichen/4); gespeichert bleibt, was der Server meldete."
+                f" Die Verbrauchsangaben des Servers wirken falsch: {calls} {told} weniger "
+                f"Tokens als Zeichen/8 des Gesendeten oder Erhaltenen und {count} mindestens "
+                "mit der Schätzung (Zeichen/4); gespeichert bleibt, was der Server meldete."
             )
         return note
 

@@ -44,3 +44,5 @@ def test_the_line_says_once_how_many_calls_looked_wrong() -> None:
     summary = budget.summary_de()
     assert summary.count("Die Verbrauchsangaben des Servers wirken falsch: 3 Aufrufe meldeten") == 1
     assert "gespeichert bleibt, was der Server meldete" in summary
+    one = settled(0, 0, 400, 800).summary_de()
+    assert "wirken falsch: 1 Aufruf meldete weniger Tokens" in one and "und zählt mindestens" in one
