@@ -4,8 +4,10 @@ Each line is ``{"event": <start|progress|judge_error|in_flight|aborted|done>, "t
 ...}``. ``in_flight`` comes every few seconds while calls run: ``calls``, ``oldest_s`` (the
 oldest call's age) and ``deadline_s`` (``null`` without one); ``in_flight_text`` says it in
 German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`` of ``run``
-and ``judge`` and the judge's ``aborted`` carry ``budget``: ``limit``, ``spent``, ``reached``,
-``measured_calls``, ``estimated_calls`` and the German line ``summary`` (absent without a cap).
+and ``judge`` and the ``aborted`` of ``judge`` and ``judge-check`` carry ``budget``:
+``limit``, ``spent``, ``reached``, ``measured_calls``, ``estimated_calls``,
+``misreported_calls`` (usage implausibly low: counted at the estimate) and the German line
+``summary`` (absent without a cap).
 
 The last ``aborted`` event of a failed command has ``message`` (the CLI's text) and
 ``exit_code``, and the facts a reader words its own message from: ``ending`` (``input``,
@@ -24,8 +26,9 @@ ever added: a reader takes what it knows.
 A jury (design.md §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
 ``error_kind``, ``message``: "Judge X ausgeschieden: … – Rat: …", ``left``: its cells that
 will not come, ``health``), ``jury`` in ``start`` (the members) and in ``done``/``aborted``
-(each member's ``dropped`` reason or null and ``health``); its ``progress`` and
-``judge_error`` events name the member in ``judge_model`` and ``judge_base_url``.
+(each member's ``dropped`` reason or null, ``health``, and ``budget`` if it has one); its
+``progress`` and ``judge_error`` events name the member in ``judge_model`` and
+``judge_base_url``.
 """
 
 from __future__ import annotations

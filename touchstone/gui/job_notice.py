@@ -255,6 +255,14 @@ def _failed(
         return str(end["drift_message"]), ["other_model"], None
     if ending == "budget_reached":
         spent = str(end.get("budget_message") or "Budget erreicht.")
+        if kind == "judge-check":
+            # Nothing is kept of a check: the same budget would stop at the same probe.
+            return (
+                f"{spent} Der Judge-Check endet ohne Urteil, denn ein Urteil braucht alle "
+                "Proben: mit einem größeren `budget` in der Judge-Konfiguration erneut prüfen.",
+                [],
+                None,
+            )
         return (
             f"{spent} Alles Gespeicherte bleibt; „Fortsetzen“ macht mit einem neuen Budget "
             "derselben Höhe weiter.",

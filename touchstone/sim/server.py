@@ -8,7 +8,8 @@ notices a departed client at its next write, as real servers do; a non-streamed 
 not notice it at all until it is done, as llama.cpp does not.
 
 ``capacity``: at most that many generations at once; a call beyond it gets 429 with
-``Retry-After``/``retry-after-ms`` at once, like a rate-limited provider.
+``Retry-After``/``retry-after-ms`` at once, like a rate-limited provider. ``zero_usage``:
+every reply reports 0 prompt and 0 completion tokens, as behind a proxy that rewrites usage.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class _Server(SimHTTPServer):
         self.peak = 0
         self.rejected = 0
         self.recent_prompts: collections.deque[str] = collections.deque(maxlen=_PREFIX_CACHE_SIZE)
+        self.zero_usage = False
 
     def cached_chars(self, prompt: str) -> int:
         """How much of ``prompt`` a recent prompt starts with; remembers ``prompt``."""
@@ -259,6 +261,8 @@ class _Handler(Plumbing):
         if reasoning:
             # As OpenAI reports it: the reasoning's share of the completion tokens.
             usage["completion_tokens_details"] = {"reasoning_tokens": max(1, len(reasoning) // 4)}
+        if self.server.zero_usage:
+            usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         if stream:
             self._stream_reply(name, content, reasoning, finish, usage, request)
             return
@@ -313,6 +317,7 @@ class SimServer:
         keep_alive_s: float | None = None,
         keep_alive_max: int | None = None,
         close_after_stream_s: float | None = None,
+        zero_usage: bool = False,
     ) -> None:
         self._server = _Server(
             (host, port),
@@ -323,6 +328,7 @@ class SimServer:
         self._server.keep_alive_s = keep_alive_s
         self._server.keep_alive_max = keep_alive_max
         self._server.close_after_stream_s = close_after_stream_s
+        self._server.zero_usage = zero_usage
         # ``shutdown()`` waits for the serving loop's next poll: at the default 0.5 s every
         # stop of a server in a thread would cost half a second.
         self._thread = threading.Thread(

@@ -4,14 +4,16 @@ Every probe is judged through the same session, engine and guard as a run's answ
 verdict cache (a cached verdict says nothing about the judge now) and nothing written to any
 run directory. The repeat probe is sent on its own after the rest: inside one batch, cells
 with the same judge prompt would share a call. A guard stop ends the check early; the card
-then says why, and the judge is unfit.
+then says why, and the judge is unfit. The config's ``budget`` caps the probes' cost as it
+caps a judge run's: once the next probe could break it, the check stops without a verdict
+(``BudgetReached``, exit 1).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from touchstone.errors import InputError, JudgeAborted
+from touchstone.errors import BudgetReached, InputError, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge.backend import JudgeBackend
 from touchstone.judge.config import JudgeConfig, load_judge_config
@@ -22,6 +24,7 @@ from touchstone.quality.drift import compare_probes
 from touchstone.quality.fitness import FitnessCard, assess
 from touchstone.quality.probes import probe_battery, probe_variant
 from touchstone.results import Verdict
+from touchstone.stages.judge.outcome import budget_field
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.store import RunDir
 from touchstone.transport.engine import run_blocking
@@ -53,6 +56,7 @@ def execute_judge_check(
     cells = [probe.cell(index, variant) for index, probe in enumerate(probes)]
     by_repeat: dict[int, Verdict] = {}
     health = judge_config.health()
+    budget = judge_config.cost_cap()
     judge_model = ""
     identity = ""
 
@@ -92,6 +96,7 @@ def execute_judge_check(
             cache=None,
             health=health,
             on_in_flight=in_flight_events(on_event, "judge-check"),
+            budget=budget,
         ) as session:
             judge_model = session.judge.model
             identity = session.judge.identity
@@ -118,6 +123,23 @@ def execute_judge_check(
     except JudgeAborted as exc:
         stop = (exc.kind, str(exc))
         stop_facts = dict(exc.facts)
+    except BudgetReached as exc:
+        over = _over_budget(
+            exc,
+            judge_model or (model or judge_config.model),
+            len(probes),
+            by_repeat,
+            health.summary_de(resumable=False),
+        )
+        emit(
+            on_event,
+            "aborted",
+            stage="judge-check",
+            message=str(over),
+            health=health.as_dict(resumable=False),
+            **budget_field(budget),
+        )
+        raise over from exc
     verdicts = [_usable(by_repeat.get(index + 1)) for index in range(len(probes))]
     card = assess(
         probes,
@@ -153,3 +175,23 @@ def execute_judge_check(
 def _usable(verdict: Verdict | None) -> Verdict | None:
     """A failed call's verdict counts as none: the probe got no judgement."""
     return None if verdict is None or verdict.judge_error else verdict
+
+
+def _over_budget(
+    exc: BudgetReached,
+    judge_model: str,
+    probes: int,
+    landed: dict[int, Verdict],
+    health_summary: str,
+) -> BudgetReached:
+    """The budget stop as the check tells it: how many probes were judged, and that a verdict
+    needs them all."""
+    judged = sum(1 for verdict in landed.values() if not verdict.judge_error)
+    return exc.restated(
+        f"{exc} Judge-Check für {judge_model} abgebrochen: {judged} von {probes} Proben "
+        "bewertet, ohne alle Proben kein Urteil über den Judge. Mit einem `budget` in der "
+        f"Judge-Konfiguration, das alle {probes} Aufrufe trägt, prüft derselbe Befehl den "
+        "Judge von vorn.",
+        facts={},
+        health_summary=health_summary,
+    )

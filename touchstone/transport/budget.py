@@ -8,7 +8,13 @@ One implementation for ``run`` (``--budget`` with ``--price-per-million``) and `
         │           no, other calls in flight: hold it until one of them settles
         │           no, nothing in flight: the cap is reached, the command stops (exit 1)
     settle(call) ──► the reservation becomes what the server reported (usage), or, without a
-                     report, the call's estimate; a call the server turned away costs nothing
+                     report, the call's worst case; a call the server turned away costs nothing
+
+A call that brought something back is never free: where the reported usage is implausibly low
+for what was sent or what arrived (fewer tokens than characters / 8 on either side, 0/0 from
+a proxy that rewrites usage), the call counts at least at its estimate, characters / 4 of
+what was sent and what arrived, and the summary says once that the server's usage looked
+wrong. What a run dir records stays what the server reported (design.md §12).
 
 A call's worst case is its estimated input (characters / 4, raised to what reported usage
 shows for this invocation's calls) plus ``max_tokens`` of output: a budget without a bounded
@@ -40,6 +46,11 @@ CHARS_PER_TOKEN = 4
 UNBILLED_KINDS: frozenset[ErrorKind] = frozenset(
     {"auth", "not_found", "quota", "bad_request", "rate_limit"}
 )
+
+
+# Fewer tokens than characters / 8 is a count no tokenizer makes (a token holds about four
+# characters of prose, rarely more than six): such a report is wrong, not cheap.
+MAX_CHARS_PER_TOKEN = 8
 
 
 def estimate_tokens(chars: int) -> int:
@@ -120,6 +131,12 @@ class Usage(Protocol):
     @property
     def cached_tokens(self) -> int | None: ...
 
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def reasoning(self) -> str: ...
+
 
 U = TypeVar("U", bound=Usage)
 
@@ -139,9 +156,11 @@ class Budget:
         self.max_output_tokens = max_output_tokens
         self.spent = 0.0
         self.reached = False
-        # Calls settled from reported usage, and those counted at their estimate.
+        # Calls settled from reported usage, those counted at their worst case (no report),
+        # and those whose report was implausibly low (counted at least at their estimate).
         self.measured = 0
         self.estimated = 0
+        self.misreported = 0
         self._in_flight: dict[Hashable, _Reserved] = {}
         # Reported prompt tokens against the characters sent: raises the input estimate when
         # the server counts more tokens than characters / 4 (templates, other languages).
@@ -183,8 +202,10 @@ class Budget:
         completion_tokens: int | None = None,
         error: CallError | None = None,
         cached_tokens: int | None = None,
+        received_chars: int = 0,
     ) -> None:
-        """The call ``key`` ended: what it cost replaces its reservation."""
+        """The call ``key`` ended: what it cost replaces its reservation. ``received_chars``:
+        the characters of content and reasoning that arrived."""
         held = self._in_flight.pop(key, None)
         if held is None:
             return
@@ -194,6 +215,14 @@ class Budget:
             # No report of what it used: counted at its worst case, and said so.
             self.spent += held.cost
             self.estimated += 1
+            return
+        if _too_few(prompt_tokens, held.chars) or _too_few(completion_tokens, received_chars):
+            # Not free: at least characters / 4 of what was sent and what arrived.
+            self.spent += self.price.cost(
+                max(prompt_tokens, estimate_tokens(held.chars)),
+                max(completion_tokens, estimate_tokens(received_chars)),
+            )
+            self.misreported += 1
             return
         self.spent += self.price.cost(prompt_tokens, completion_tokens, cached_tokens or 0)
         self.measured += 1
@@ -220,6 +249,7 @@ class Budget:
             completion_tokens=None if reply is None else reply.completion_tokens,
             error=done.error,
             cached_tokens=None if reply is None else reply.cached_tokens,
+            received_chars=0 if reply is None else len(reply.content) + len(reply.reasoning),
         )
 
     def check(self) -> None:
@@ -249,13 +279,22 @@ class Budget:
         return f"{money(self.spent, self.limit)} von {money(self.limit, self.limit)}"
 
     def _estimate_note(self) -> str:
-        if not self.estimated:
-            return ""
-        calls = german.counted(self.estimated, "Aufruf", "Aufrufe")
-        return (
-            f" {calls} ohne Verbrauchsangabe des Servers: mit der Schätzung gezählt "
-            "(Eingabe Zeichen/4, Ausgabe max_tokens)."
-        )
+        note = ""
+        if self.estimated:
+            calls = german.counted(self.estimated, "Aufruf", "Aufrufe")
+            note += (
+                f" {calls} ohne Verbrauchsangabe des Servers: mit der Schätzung gezählt "
+                "(Eingabe Zeichen/4, Ausgabe max_tokens)."
+            )
+        if self.misreported:
+            calls = german.counted(self.misreported, "Aufruf", "Aufrufe")
+            told, count = ("meldete", "zählt") if self.misreported == 1 else ("meldeten", "zählen")
+            note += (
+                f" Die Verbrauchsangaben des Servers wirken falsch: {calls} {told} weniger "
+                f"Tokens als Zeichen/8 des Gesendeten oder Erhaltenen und {count} mindestens "
+                "mit der Schätzung (Zeichen/4); gespeichert bleibt, was der Server meldete."
+            )
+        return note
 
     def as_dict(self) -> dict[str, Any]:
         """For events: the figures and the German line (``summary``) the GUI shows."""
@@ -265,5 +304,11 @@ class Budget:
             "reached": self.reached,
             "measured_calls": self.measured,
             "estimated_calls": self.estimated,
+            "misreported_calls": self.misreported,
             "summary": self.summary_de(),
         }
+
+
+def _too_few(tokens: int, chars: int) -> bool:
+    """Whether ``tokens`` are implausibly few for ``chars`` characters (``MAX_CHARS_PER_TOKEN``)."""
+    return tokens * MAX_CHARS_PER_TOKEN < chars

@@ -141,7 +141,8 @@ def member_line(member: MemberRun) -> str:
     if member.dropped:
         return f"⚠ {member.dropped}"
     # The cells left open are the jury's, said once (``open_line``), not per member.
-    return f"Judge {member.id.model}: {member.health.summary_de(resumable=False)}"
+    line = f"Judge {member.id.model}: {member.health.summary_de(resumable=False)}"
+    return line if member.budget is None else f"{line} {member.budget.summary_de()}"
 
 
 def open_line(left: int) -> str:

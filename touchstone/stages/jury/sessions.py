@@ -35,6 +35,7 @@ from touchstone.quality.drift import recheck_cached
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.stages.judge.outcome import verdict_event
 from touchstone.store import RunDir
+from touchstone.transport.budget import Budget
 from touchstone.transport.engine import run_blocking
 
 
@@ -52,6 +53,8 @@ class MemberRun:
     result: JudgeRunResult | None = None
     # Why it was dropped: the German line the terminal, the events and the GUI show.
     dropped: str = ""
+    # Its cost cap in this run (its config's ``budget``), if any.
+    budget: Budget | None = None
 
     def lines(self) -> list[Verdict]:
         """Its lines after this run: the new ones over the prior ones."""
@@ -116,6 +119,7 @@ class JuryResult:
                 "base_url": m.id.base_url,
                 "dropped": m.dropped or None,
                 "health": m.health.as_dict(),
+                **({} if m.budget is None else {"budget": m.budget.as_dict()}),
             }
             for m in self.members
         ]
@@ -146,7 +150,12 @@ def judge_members(
         prior = [v for v in old_lines if of_verdict(v) == ident]
         members.append(
             MemberRun(
-                config, ident, prior, JudgePlan.of(prior, responses, pack, rejudge), config.health()
+                config,
+                ident,
+                prior,
+                JudgePlan.of(prior, responses, pack, rejudge),
+                config.health(),
+                budget=config.cost_cap(),
             )
         )
     settings = JurySettings(
@@ -182,7 +191,7 @@ def judge_members(
                 cache=cache,
                 health=member.health,
                 on_in_flight=in_flight_events(on_event, "judge"),
-                budget=member.config.cost_cap(),
+                budget=member.budget,
             ) as session:
                 try:
                     await recheck_member(session, member, responses, pack, cache, run, on_event)
