@@ -22,6 +22,7 @@ FLOORS = [
     "limits",
     "regular",
     "jsontext",
+    "validation_words",
     "yamlfile",
     "plain",
     "results",

@@ -14,7 +14,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from touchstone.yamlfile import MAX_PROBLEMS, german_problem
+from touchstone.validation_words import german_problem
+from touchstone.yamlfile import MAX_PROBLEMS
 
 # Model names carry provider paths ("accounts/x/models/y"), so they may be longer than an id
 # (at most 128 characters, ``pack.ID_RULE``), but not without bound.
@@ -52,58 +53,11 @@ def request_problem(errors: Sequence[Mapping[str, Any]]) -> str:
     return "Ungültige Anfrage: " + "; ".join(problems) + "."
 
 
-def _field(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
-# The kinds ``german_problem`` words itself (types, bounds, keys, our own ValueErrors).
-_WORDED = frozenset(
-    {
-        "missing",
-        "extra_forbidden",
-        "value_error",
-        "int_type",
-        "int_parsing",
-        "int_from_float",
-        "float_type",
-        "float_parsing",
-        "finite_number",
-        "bool_type",
-        "bool_parsing",
-        "string_type",
-        "list_type",
-        "dict_type",
-        "model_type",
-        "greater_than",
-        "greater_than_equal",
-        "less_than",
-        "less_than_equal",
-    }
-)
-
-
 def _problem(error: Mapping[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     loc = loc[1:] if loc[:1] and loc[0] in _WHERE else loc
-    where, kind, limits = _field(loc), str(error.get("type", "")), error.get("ctx") or {}
-    if kind == "json_invalid":
+    if error.get("type") == "json_invalid":
         return "der Inhalt ist kein gültiges JSON"
     if not loc:
         return "die Anfrage muss ein JSON-Objekt mit den Feldern des Formulars sein"
-    if kind == "string_too_long":
-        return f"'{where}' darf höchstens {limits.get('max_length')} Zeichen lang sein"
-    if kind == "string_too_short":
-        return f"'{where}' darf nicht leer sein"
-    if kind == "too_long":
-        return f"'{where}' darf höchstens {limits.get('max_length')} Einträge haben"
-    if kind == "too_short":
-        return f"'{where}' braucht mindestens {limits.get('min_length')} Eintrag"
-    if kind == "literal_error":
-        expected = str(limits.get("expected", "")).replace(" or ", " oder ")
-        return f"'{where}' muss einer dieser Werte sein: {expected}"
-    if kind in _WORDED:
-        return german_problem({**error, "loc": loc})
-    return f"'{where}' hat einen ungültigen Wert"
+    return german_problem({**error, "loc": loc})
