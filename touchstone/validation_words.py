@@ -16,10 +16,10 @@ from touchstone import german
 QUOTE_CHARS = 200
 
 
-def quoted(value: object) -> str:
-    """``value`` as text, cut to ``QUOTE_CHARS`` characters."""
+def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
+    """``value`` as text, cut to ``limit`` characters."""
     text = str(value)
-    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + "…"
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 # What a value must be: "'x' muss eine ganze Zahl sein, ist aber 'a'".
@@ -200,7 +200,8 @@ def german_problem(error: dict[str, Any]) -> str:
     got = quoted(repr(error.get("input")))
     context = dict(error.get("ctx") or {})
     if kind in _OWN_TEXT:
-        text = quoted(str(error.get("msg", "")).removeprefix(_OWN_TEXT[kind]))
+        # Our sentence may quote a value or two itself (each cut where it is quoted).
+        text = quoted(str(error.get("msg", "")).removeprefix(_OWN_TEXT[kind]), 4 * QUOTE_CHARS)
         return f"'{where}': {text}" if loc else text
     if kind in _TYPE_WORDS:
         return f"'{where}' muss {_TYPE_WORDS[kind]} sein, ist aber {got}"
