@@ -8,11 +8,13 @@ anything is created, with a message that names the field.
 
 from __future__ import annotations
 
+import http
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
+from starlette.exceptions import HTTPException
 
 from touchstone.validation_words import german_problem
 from touchstone.yamlfile import MAX_PROBLEMS
@@ -24,6 +26,21 @@ MAX_PATH = 1000
 MAX_URL = 2000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _WHERE = ("body", "query", "path", "header", "cookie")
+NOT_JSON = "der Inhalt ist kein gültiges JSON"
+# What FastAPI and Starlette answer themselves, in German (the GUI's own details are German).
+_FRAMEWORK_WORDS = {
+    (404, "Not Found"): "Diese Seite gibt es nicht.",
+    (405, "Method Not Allowed"): "Diese Methode ist hier nicht erlaubt.",
+    # FastAPI's answer to a body its JSON parser failed on with other than a JSONDecodeError
+    # (a number of more than 4,300 digits, bytes that are no UTF-8, nesting too deep).
+    (400, "There was an error parsing the body"): f"Ungültige Anfrage: {NOT_JSON}",
+}
+_PHRASES = {status.value: status.phrase for status in http.HTTPStatus}
+# Why the parser failed, by the exception FastAPI keeps as the cause.
+_PARSE_CAUSES: tuple[tuple[type[BaseException], str], ...] = (
+    (UnicodeDecodeError, "kein UTF-8"),
+    (RecursionError, "zu tief verschachtelt"),
+)
 
 
 def _no_control_chars(value: str) -> str:
@@ -57,7 +74,23 @@ def _problem(error: Mapping[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     loc = loc[1:] if loc[:1] and loc[0] in _WHERE else loc
     if error.get("type") == "json_invalid":
-        return "der Inhalt ist kein gültiges JSON"
+        return NOT_JSON
     if not loc:
         return "die Anfrage muss ein JSON-Objekt mit den Feldern des Formulars sein"
     return german_problem({**error, "loc": loc})
+
+
+def german_detail(exc: HTTPException) -> str:
+    """The detail of an HTTP error for the GUI's answer: the framework's own in German, with
+    its status kept; any other as the GUI raised it."""
+    detail = str(exc.detail)
+    words = _FRAMEWORK_WORDS.get((exc.status_code, detail))
+    if words is None:
+        if detail == _PHRASES.get(exc.status_code):  # Starlette's default detail
+            return f"Die Anfrage wurde abgelehnt (HTTP {exc.status_code})."
+        return detail
+    cause = exc.__cause__
+    reason = next((why for kind, why in _PARSE_CAUSES if isinstance(cause, kind)), "")
+    if reason and words.endswith(NOT_JSON):
+        return f"{words} ({reason})."
+    return words if words.endswith(".") else words + "."
