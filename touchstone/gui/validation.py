@@ -8,7 +8,6 @@ anything is created, with a message that names the field.
 
 from __future__ import annotations
 
-import http
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
@@ -35,7 +34,6 @@ _FRAMEWORK_WORDS = {
     # (a number of more than 4,300 digits, bytes that are no UTF-8, nesting too deep).
     (400, "There was an error parsing the body"): f"Ungültige Anfrage: {NOT_JSON}",
 }
-_PHRASES = {status.value: status.phrase for status in http.HTTPStatus}
 # Why the parser failed, by the exception FastAPI keeps as the cause.
 _PARSE_CAUSES: tuple[tuple[type[BaseException], str], ...] = (
     (UnicodeDecodeError, "kein UTF-8"),
@@ -86,8 +84,6 @@ def german_detail(exc: HTTPException) -> str:
     detail = str(exc.detail)
     words = _FRAMEWORK_WORDS.get((exc.status_code, detail))
     if words is None:
-        if detail == _PHRASES.get(exc.status_code):  # Starlette's default detail
-            return f"Die Anfrage wurde abgelehnt (HTTP {exc.status_code})."
         return detail
     cause = exc.__cause__
     reason = next((why for kind, why in _PARSE_CAUSES if isinstance(cause, kind)), "")
