@@ -1,9 +1,9 @@
 """Every problem pydantic finds in a config is told in German (issue 35): a jury of one judge
 once read "'judges': List should have at least 2 items after validation, not 1".
 
-The error types are pydantic's own (``pydantic_core.list_all_errors``), and the configs are
-walked field by field from their models, so a new field or a new pydantic error type cannot
-bring English back unnoticed.
+The error types are pydantic's own (``pydantic_core.list_all_errors``), and the configs and
+the pack are walked field by field from their models, so a new field or a new pydantic error
+type cannot bring English back unnoticed.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import copy
 import math
 import re
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,11 @@ import yaml
 from pydantic import ValidationError
 from pydantic_core._pydantic_core import list_all_errors
 
+from tests.conftest import TINY_PACK
 from touchstone.errors import InputError
 from touchstone.judge.config import JudgeConfig
 from touchstone.jury.config import JuryConfig, load_config
+from touchstone.pack import Pack, load_pack
 from touchstone.validation_words import german_problem
 
 ERRORS = list_all_errors()
@@ -144,14 +147,19 @@ def variants(model: Any, sample: Any, path: tuple[Any, ...] = ()) -> list[tuple[
     return out
 
 
-def problems(tmp_path: Path, model: Any, sample: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The message and pydantic's error types of every variant ``load_config`` refuses."""
-    path = tmp_path / "judge.yaml"
+Loader = Callable[[Path], object]
+
+
+def problems(
+    tmp_path: Path, model: Any, sample: dict[str, Any], load: Loader
+) -> list[tuple[str, list[str]]]:
+    """The message and pydantic's error types of every variant ``load`` refuses."""
+    path = tmp_path / "probe.yaml"
     found = []
     for where, value in variants(model, sample):
         path.write_text(yaml.safe_dump(_set(sample, where, value)), encoding="utf-8")
         try:
-            load_config(path)
+            load(path)
         except InputError as exc:
             cause = exc.__cause__
             kinds = (
@@ -161,21 +169,30 @@ def problems(tmp_path: Path, model: Any, sample: dict[str, Any]) -> list[tuple[s
     return found
 
 
-@pytest.mark.parametrize(("model", "sample"), [(JudgeConfig, MEMBER), (JuryConfig, JURY)])
-def test_every_problem_of_a_judge_or_jury_config_is_told_in_german(
-    tmp_path: Path, model: Any, sample: dict[str, Any]
+@pytest.mark.parametrize(
+    ("model", "sample", "load"),
+    [
+        (JudgeConfig, MEMBER, load_config),
+        (JuryConfig, JURY, load_config),
+        (Pack, yaml.safe_load(TINY_PACK), load_pack),
+    ],
+    ids=["judge", "jury", "pack"],
+)
+def test_every_problem_of_a_config_or_pack_is_told_in_german(
+    tmp_path: Path, model: Any, sample: dict[str, Any], load: Loader
 ) -> None:
-    load_config_sample = tmp_path / "gut.yaml"
-    load_config_sample.write_text(yaml.safe_dump(sample), encoding="utf-8")
-    assert isinstance(load_config(load_config_sample), model)  # the walk starts from a good one
-    found = problems(tmp_path, model, sample)
+    good = tmp_path / "gut.yaml"
+    good.write_text(yaml.safe_dump(sample), encoding="utf-8")
+    assert isinstance(load(good), model)  # the walk starts from a good one
+    found = problems(tmp_path, model, sample, load)
     english = [(message, kinds) for message, kinds in found if english_in(message)]
     assert english == []
     kinds = {kind for _, found_kinds in found for kind in found_kinds}
     # The walk reaches the kinds a config meets (a check on the walk, not on the words).
-    assert {"missing", "unexpected_keyword_argument", "int_from_float", "finite_number"} <= kinds
+    assert {"missing", "int_from_float", "string_type", "value_error"} <= kinds
+    assert kinds & {"extra_forbidden", "unexpected_keyword_argument"}
     if model is JuryConfig:
-        assert {"too_short", "literal_error", "greater_than_equal"} <= kinds
+        assert {"too_short", "literal_error", "greater_than_equal", "finite_number"} <= kinds
 
 
 def test_a_jury_of_one_says_in_german_that_it_needs_two_judges(tmp_path: Path) -> None:
