@@ -1,7 +1,9 @@
-"""Endpoint URLs as touchstone writes them down: without credentials."""
+"""Endpoint URLs: as touchstone writes them down (without credentials), and the server a URL
+names however it is written (``same_server``)."""
 
 from __future__ import annotations
 
+import ipaddress
 import urllib.parse
 
 
@@ -12,3 +14,35 @@ def without_credentials(url: str) -> str:
         return url
     host = parts.netloc.rpartition("@")[2]
     return urllib.parse.urlunsplit(parts._replace(netloc=host))
+
+
+# Names every machine gives itself; an address is loopback when ``ipaddress`` says so.
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _host(name: str) -> str:
+    name = name.rstrip(".")
+    if name in _LOOPBACK_NAMES or name.endswith(".localhost"):
+        return "loopback"
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return name
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return "loopback" if str(mapped or address) in _LOOPBACK_NAMES else str(address)
+
+
+def same_server(url: str) -> tuple[str, ...]:
+    """What ``url`` names, however it is written: scheme and host in any case, ``localhost``
+    for 127.0.0.1 or ::1, the default port written or not, trailing slashes, credentials.
+    Two jury members with the same model and this key are one judge (``jury/config.py``); another
+    host, port, path or scheme is another server. (The verdict cache's key keeps the URL as
+    configured, less a trailing slash: changing it would orphan existing cached verdicts.)"""
+    parts = urllib.parse.urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    try:
+        port = str(parts.port or _DEFAULT_PORTS.get(scheme, ""))
+    except ValueError:  # no number: the call will say so; compared as written
+        port = parts.netloc.rpartition(":")[2]
+    return (scheme, _host(parts.hostname or ""), port, parts.path.rstrip("/"), parts.query)

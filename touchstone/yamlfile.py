@@ -27,36 +27,17 @@ from yaml.resolver import Resolver
 from touchstone.errors import InputError
 from touchstone.regular import read_regular
 
+# The GUI, the JSONL reader and pack import word pydantic's errors through here too.
+from touchstone.validation_words import QUOTE_CHARS as QUOTE_CHARS
+from touchstone.validation_words import german_problem as german_problem
+from touchstone.validation_words import quoted
+
 M = TypeVar("M")
 
 MAX_BYTES = 20 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 1_000_000
-QUOTE_CHARS = 200
 MAX_PROBLEMS = 5
-
-_TYPE_WORDS = {
-    "int_type": "eine ganze Zahl",
-    "int_parsing": "eine ganze Zahl",
-    "int_from_float": "eine ganze Zahl",
-    "float_type": "eine Zahl",
-    "float_parsing": "eine Zahl",
-    "finite_number": "eine endliche Zahl",
-    "bool_type": "true oder false",
-    "bool_parsing": "true oder false",
-    "string_type": "ein Text",
-    "list_type": "eine Liste",
-    "dict_type": "eine Zuordnung (Schlüssel: Wert)",
-    "model_type": "eine Zuordnung (Schlüssel: Wert)",
-    "dataclass_type": "eine Zuordnung (Schlüssel: Wert)",
-}
-_BOUNDS = {
-    "greater_than": "größer als",
-    "greater_than_equal": "mindestens",
-    "less_than": "kleiner als",
-    "less_than_equal": "höchstens",
-}
-
 
 _Parser: Any
 try:  # libyaml's event parser (in PyYAML's wheels): three times faster than pure Python
@@ -137,50 +118,12 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
                 raise ConstructorError(
                     None,
                     None,
-                    f"doppelter Schlüssel '{_quote(key)}' (zuerst in Zeile {first + 1}); "
+                    f"doppelter Schlüssel '{quoted(key)}' (zuerst in Zeile {first + 1}); "
                     "der zweite würde den ersten stillschweigend ersetzen",
                     key_node.start_mark,
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep)
-
-
-def _quote(value: object) -> str:
-    text = str(value)
-    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS] + "…"
-
-
-def _where(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else part
-    return out or "(oberste Ebene)"
-
-
-def german_problem(error: dict[str, Any]) -> str:
-    """One pydantic error in German, naming the key it is about."""
-    loc = tuple(error.get("loc", ()))
-    kind = str(error.get("type", ""))
-    where = _where(loc)
-    got = _quote(repr(error.get("input")))
-    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"unbekannter Schlüssel '{where}' (Tippfehler?)"
-    if kind == "missing":
-        return f"Pflichtfeld '{where}' fehlt"
-    if kind in _TYPE_WORDS:
-        return f"'{where}' muss {_TYPE_WORDS[kind]} sein, ist aber {got}"
-    if kind in _BOUNDS:
-        limit = next(iter((error.get("ctx") or {}).values()), "?")
-        return f"'{where}' muss {_BOUNDS[kind]} {limit} sein, ist aber {got}"
-    if kind == "literal_error":
-        # pydantic's ctx lists the choices in English ("'warn' or 'stop'").
-        expected = str((error.get("ctx") or {}).get("expected", "")).replace(" or ", " oder ")
-        return f"'{where}' muss {expected} sein, ist aber {got}"
-    msg = _quote(str(error.get("msg", "")).removeprefix("Value error, "))
-    return f"'{where}': {msg}"
 
 
 def validation_message(path: Path, exc: ValidationError) -> str:
@@ -220,7 +163,7 @@ def read_yaml(path: Path, what: str) -> Any:
         problem = getattr(exc, "problem", None) or str(exc)
         if "nesting depth" in problem:  # libyaml's own limit, hit before ours
             problem = f"zu tief verschachtelt (mehr als {MAX_DEPTH} Ebenen)"
-        raise InputError(f"{path}{line}: kein gültiges YAML: {_quote(problem)}") from exc
+        raise InputError(f"{path}{line}: kein gültiges YAML: {quoted(problem)}") from exc
 
 
 def load_yaml_model(path: Path, model: type[M], what: str) -> M:

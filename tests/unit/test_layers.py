@@ -24,6 +24,7 @@ FLOORS = [
     "regular",
     "jsontext",
     "urls",
+    "validation_words",
     "yamlfile",
     "plain",
     "results",

@@ -62,7 +62,14 @@ from touchstone.gui.rate import (
     rater_or_default,
 )
 from touchstone.gui.rate import save as save_rating
-from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
+from touchstone.gui.validation import (
+    ModelName,
+    RelativePath,
+    Url,
+    VariantName,
+    german_detail,
+    request_problem,
+)
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
 from touchstone.gui.views import Gui, last_endpoint
 from touchstone.gui.whole import keep_whole
@@ -177,12 +184,7 @@ def create_app(
     # Starlette's own exception: the routes' 404 (FastAPI's HTTPException is a subclass).
     @app.exception_handler(StarletteHTTPException)
     async def german_errors(request: Request, exc: StarletteHTTPException) -> Response:
-        detail = str(exc.detail)
-        if exc.status_code == 404 and detail == "Not Found":
-            detail = "Diese Seite gibt es nicht."
-        elif exc.status_code == 405 and detail == "Method Not Allowed":
-            detail = "Diese Methode ist hier nicht erlaubt."
-        return error_response(request, exc.status_code, detail)
+        return error_response(request, exc.status_code, german_detail(exc))
 
     @app.exception_handler(RequestValidationError)
     async def german_validation(request: Request, exc: RequestValidationError) -> Response:

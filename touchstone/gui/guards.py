@@ -1,7 +1,8 @@
 """The GUI's guards (design.md §9, §15), as plain ASGI middleware.
 
 - ``LocalOnly``: the Host header must name this GUI on loopback (DNS rebinding), and every
-  request that changes something must carry this GUI's own Origin (CSRF).
+  request that changes something must carry this GUI's own Origin (CSRF); a request with
+  two Host or two Origin headers is a 400 (the check reads one, the app might read another).
 - ``BodyLimit``: a request body over ``MAX_BODY`` bytes gets 413 without being read: by its
   Content-Length at once, a chunked one as soon as it passes the limit.
 - ``Hardened``: no response is sniffed into another type, none can be framed, and one that
@@ -76,6 +77,14 @@ def _header(scope: Scope, name: bytes) -> str:
     return ""
 
 
+def _repeated(scope: Scope, *names: bytes) -> str:
+    """The first of ``names`` that the request carries more than once, or "". No browser
+    sends two Host or two Origin headers; a check that reads one of them would pass the
+    other (RFC 9112 §3.2: more than one Host is a 400)."""
+    seen = [key for key, _ in scope.get("headers", []) if key in names]
+    return next((name.decode() for name in names if seen.count(name) > 1), "")
+
+
 class LocalOnly:
     def __init__(self, app: ASGIApp, *, hosts: frozenset[str]) -> None:
         self.app = app
@@ -85,6 +94,11 @@ class LocalOnly:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             api = str(scope.get("path", "")).startswith("/api/")
+            repeated = _repeated(scope, b"host", b"origin")
+            if repeated:
+                words = f"Ungültige Anfrage: mehr als eine {repeated.title()}-Kopfzeile"
+                await _refuse(send, 400, words, api)
+                return
             if _header(scope, b"host") not in self.hosts:
                 await _refuse(send, 403, "Verboten: unbekannter Host", api)
                 return

@@ -13,8 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
+from starlette.exceptions import HTTPException
 
-from touchstone.yamlfile import MAX_PROBLEMS, german_problem
+from touchstone.validation_words import german_problem
+from touchstone.yamlfile import MAX_PROBLEMS
 
 # Model names carry provider paths ("accounts/x/models/y"), so they may be longer than an id
 # (at most 128 characters, ``pack.ID_RULE``), but not without bound.
@@ -23,6 +25,20 @@ MAX_PATH = 1000
 MAX_URL = 2000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _WHERE = ("body", "query", "path", "header", "cookie")
+NOT_JSON = "der Inhalt ist kein gültiges JSON"
+# What FastAPI and Starlette answer themselves, in German (the GUI's own details are German).
+_FRAMEWORK_WORDS = {
+    (404, "Not Found"): "Diese Seite gibt es nicht.",
+    (405, "Method Not Allowed"): "Diese Methode ist hier nicht erlaubt.",
+    # FastAPI's answer to a body its JSON parser failed on with other than a JSONDecodeError
+    # (a number of more than 4,300 digits, bytes that are no UTF-8, nesting too deep).
+    (400, "There was an error parsing the body"): f"Ungültige Anfrage: {NOT_JSON}",
+}
+# Why the parser failed, by the exception FastAPI keeps as the cause.
+_PARSE_CAUSES: tuple[tuple[type[BaseException], str], ...] = (
+    (UnicodeDecodeError, "kein UTF-8"),
+    (RecursionError, "zu tief verschachtelt"),
+)
 
 
 def _no_control_chars(value: str) -> str:
@@ -52,58 +68,25 @@ def request_problem(errors: Sequence[Mapping[str, Any]]) -> str:
     return "Ungültige Anfrage: " + "; ".join(problems) + "."
 
 
-def _field(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
-# The kinds ``german_problem`` words itself (types, bounds, keys, our own ValueErrors).
-_WORDED = frozenset(
-    {
-        "missing",
-        "extra_forbidden",
-        "value_error",
-        "int_type",
-        "int_parsing",
-        "int_from_float",
-        "float_type",
-        "float_parsing",
-        "finite_number",
-        "bool_type",
-        "bool_parsing",
-        "string_type",
-        "list_type",
-        "dict_type",
-        "model_type",
-        "greater_than",
-        "greater_than_equal",
-        "less_than",
-        "less_than_equal",
-    }
-)
-
-
 def _problem(error: Mapping[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     loc = loc[1:] if loc[:1] and loc[0] in _WHERE else loc
-    where, kind, limits = _field(loc), str(error.get("type", "")), error.get("ctx") or {}
-    if kind == "json_invalid":
-        return "der Inhalt ist kein gültiges JSON"
+    if error.get("type") == "json_invalid":
+        return NOT_JSON
     if not loc:
         return "die Anfrage muss ein JSON-Objekt mit den Feldern des Formulars sein"
-    if kind == "string_too_long":
-        return f"'{where}' darf höchstens {limits.get('max_length')} Zeichen lang sein"
-    if kind == "string_too_short":
-        return f"'{where}' darf nicht leer sein"
-    if kind == "too_long":
-        return f"'{where}' darf höchstens {limits.get('max_length')} Einträge haben"
-    if kind == "too_short":
-        return f"'{where}' braucht mindestens {limits.get('min_length')} Eintrag"
-    if kind == "literal_error":
-        expected = str(limits.get("expected", "")).replace(" or ", " oder ")
-        return f"'{where}' muss einer dieser Werte sein: {expected}"
-    if kind in _WORDED:
-        return german_problem({**error, "loc": loc})
-    return f"'{where}' hat einen ungültigen Wert"
+    return german_problem({**error, "loc": loc})
+
+
+def german_detail(exc: HTTPException) -> str:
+    """The detail of an HTTP error for the GUI's answer: the framework's own in German, with
+    its status kept; any other as the GUI raised it."""
+    detail = str(exc.detail)
+    words = _FRAMEWORK_WORDS.get((exc.status_code, detail))
+    if words is None:
+        return detail
+    cause = exc.__cause__
+    reason = next((why for kind, why in _PARSE_CAUSES if isinstance(cause, kind)), "")
+    if reason and words.endswith(NOT_JSON):
+        return f"{words} ({reason})."
+    return words if words.endswith(".") else words + "."

@@ -17,7 +17,8 @@ from pydantic.dataclasses import dataclass
 from touchstone.errors import InputError
 from touchstone.judge.config import JudgeConfig, load_judge_config
 from touchstone.jury.members import MemberId
-from touchstone.urls import without_credentials
+from touchstone.urls import same_server, without_credentials
+from touchstone.validation_words import quoted
 from touchstone.yamlfile import read_yaml, validation_message
 
 Aggregate = Literal["median", "mean", "majority"]
@@ -40,13 +41,12 @@ class JuryConfig:
             raise ValueError(
                 f"quorum {self.quorum} ist größer als die Zahl der Judges ({len(self.judges)})"
             )
-        seen: set[MemberId] = set()
-        for member in self.members:
-            if member in seen:
-                raise ValueError(
-                    f"der Judge {member.model} an {member.base_url} steht zweimal in der Jury"
-                )
-            seen.add(member)
+        seen: dict[tuple[str, ...], int] = {}
+        for index, member in enumerate(self.members):
+            key = (member.model, *same_server(member.base_url))
+            if key in seen:
+                raise ValueError(_twice(seen[key], self.members[seen[key]], index, member))
+            seen[key] = index
         return self
 
     @property
@@ -57,6 +57,19 @@ class JuryConfig:
     def required(self) -> int:
         """Scored verdicts a cell needs (``quorum``, default more than half)."""
         return self.quorum if self.quorum is not None else default_quorum(len(self.judges))
+
+
+def _twice(first: int, one: MemberId, second: int, other: MemberId) -> str:
+    """One judge listed twice (``same_server``): it would have two votes in every cell."""
+    a, b = quoted(one.base_url), quoted(other.base_url)
+    if a == b:
+        where = f"judges[{first}] und judges[{second}], beide an {b}"
+    else:
+        where = f"judges[{first}] an {a} und judges[{second}] an {b}: derselbe Server"
+    return (
+        f"der Judge {quoted(other.model)} steht zweimal in der Jury ({where}); "
+        "er hätte in jeder Zelle zwei Stimmen"
+    )
 
 
 def member_id(config: JudgeConfig) -> MemberId:
