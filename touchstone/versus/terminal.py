@@ -41,6 +41,15 @@ def _verdict_cell(diff: Interval | None) -> Text:
     return Text(verdict_word(diff), style=_STYLES[better_of(diff)])
 
 
+def _row_verdict_cell(row: RowComparison) -> Text:
+    """A row's verdict; a row whose one side has no verdict yet says so."""
+    side = row.unjudged_side
+    if side is None:
+        return _verdict_cell(row.diff)
+    where = "neu" if side == "new" else "Baseline"
+    return Text(f"– nicht bewertet ({where})", style="yellow")
+
+
 def _category_cell(row: RowComparison, category: str) -> Text:
     """A category's verdict, decided over its row's categories (``RowComparison.
     category_better``); without an interval, why there is none."""
@@ -97,7 +106,7 @@ def rows_table(comparison: RunComparison) -> FittedTable:
             [Text(diff_text(r.diff)) for r in rows],
             narrow="Differenz\n(95 %)",
         ),
-        Column("Urteil", [_verdict_cell(r.diff) for r in rows], "left"),
+        Column("Urteil", [_row_verdict_cell(r) for r in rows], "left"),
         Column("Prompts", [Text(german.count(r.diff.n if r.diff else 0)) for r in rows]),
         Column(
             "Mittel vorher → jetzt",
