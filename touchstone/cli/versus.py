@@ -55,9 +55,18 @@ def compare(
         Path | None,
         typer.Option(
             "--json",
-            help="Den Vergleich als JSON in diese Datei schreiben (Standard: keine Datei).",
+            help="Den Vergleich als JSON in diese Datei schreiben (Standard: keine Datei). "
+            "Eine bestehende Datei nur, wenn sie eine frühere Ausgabe von compare ist, und "
+            "nie in einem Run-Verzeichnis (außer mit --force).",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="--json schreibt auch über eine andere Datei oder in ein Run-Verzeichnis.",
+        ),
+    ] = False,
     fail_on: Annotated[
         FailOn | None,
         typer.Option(
@@ -90,10 +99,13 @@ def compare(
     # Comparing loads its statistics only when asked: other commands start without them.
     from touchstone.versus import compare_runs, gate
     from touchstone.versus.gate import check_margin
+    from touchstone.versus.target import check_json_target
     from touchstone.versus.terminal import render_comparison
 
     code = 0
     with handled():
+        if json_path is not None:
+            check_json_target(json_path, force=force)
         new_view = load_run(new)
         baseline_view = load_run(baseline)
         scale = new_view.pack.scale
