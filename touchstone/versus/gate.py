@@ -18,13 +18,12 @@ The sentence names the intervals decided by and the power kept (``family.detecta
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from touchstone import german
-from touchstone.errors import InputError
 from touchstone.german import counted
+from touchstone.limits import MIN_MARGIN, check_range
 from touchstone.stats.intervals import Interval
 from touchstone.versus.build import RowComparison, RunComparison
 from touchstone.versus.family import (
@@ -51,13 +50,15 @@ class GateResult:
 
 
 def check_margin(margin: float | None, span: float) -> None:
-    """A margin must be a finite number above 0 and below the scale's span."""
-    if margin is None:
-        return
-    if not math.isfinite(margin) or margin <= 0 or margin >= span:
-        raise InputError(
-            f"--margin {german.number(margin)}: erwartet wird eine Zahl über 0 und unter "
-            f"{german.number(span)} (der Spannweite der Skala), z. B. --margin 0.3."
+    """A margin lies in 0.01 (its two decimals) .. below the scale's span."""
+    if margin is not None:
+        check_range(
+            "--margin",
+            margin,
+            MIN_MARGIN,
+            span,
+            below_high=True,
+            note="Skalenpunkte, unter der Spannweite der Skala; z. B. --margin 0.3",
         )
 
 
