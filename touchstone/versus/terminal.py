@@ -41,13 +41,18 @@ def _verdict_cell(diff: Interval | None) -> Text:
     return Text(verdict_word(diff), style=_STYLES[better_of(diff)])
 
 
-def _row_verdict_cell(row: RowComparison) -> Text:
-    """A row's verdict; a row whose one side has no verdict yet says so."""
+def row_verdict_word(row: RowComparison) -> str:
+    """A row's verdict (``verdict_word``); a row whose one side has no verdict yet says so."""
     side = row.unjudged_side
     if side is None:
+        return verdict_word(row.diff)
+    return f"– nicht bewertet ({'neu' if side == 'new' else 'Baseline'})"
+
+
+def _row_verdict_cell(row: RowComparison) -> Text:
+    if row.unjudged_side is None:
         return _verdict_cell(row.diff)
-    where = "neu" if side == "new" else "Baseline"
-    return Text(f"– nicht bewertet ({where})", style="yellow")
+    return Text(row_verdict_word(row), style="yellow")
 
 
 def _category_cell(row: RowComparison, category: str) -> Text:
