@@ -31,6 +31,9 @@ COMPARE_HELP = "\n\n".join(
         "Mit --margin D: Exit 0, wenn das 95-%-Intervall jeder Zeile über -D liegt, 1, wenn "
         "eine sicher mehr verliert (Bonferroni über die Zeilen), 3, wenn die Intervalle das "
         "noch nicht entscheiden.",
+        "Mit --fail-on worse oder --margin: Exit 3 auch, wenn eine Zeile der Baseline, die der "
+        "neue Run beantwortet hat, nicht verglichen werden kann (noch nicht bewertet, weniger "
+        "als 2 gemeinsame Prompts); eine solche Zeile besteht das Gate nie.",
         "Exit 2: ungültige Eingabe (unbekannter Run, kein gemeinsames Modell, keine Bewertungen).",
     ]
 )
