@@ -51,11 +51,12 @@ def token_count(value: object) -> int | None:
 
 MAX_REPLY_MB = 1024.0  # the cap of a reply can be raised, not lifted
 
-# Money, in the currency of the price (USD or the like): above any model's price per million
-# tokens; a price of 1e308 made every cost infinite (inf) and every message "–".
-MAX_PRICE_PER_MILLION = 10_000.0
+# Money, in the currency of the price (touchstone only multiplies): one unit per token is
+# above any model's price in any currency (USD 120 per million is about 160,000 in KRW); a
+# price of 1e308 made every cost infinite (inf) and every message "–".
+MAX_PRICE_PER_MILLION = 1_000_000.0
 # A budget is a cap a run can reach: within what the messages show (4 decimals below 1).
-MIN_BUDGET, MAX_BUDGET = 0.0001, 1_000_000.0
+MIN_BUDGET, MAX_BUDGET = 0.0001, 1_000_000_000.0
 # ``cache clear --older-than``: days back, at most a century.
 MAX_AGE_DAYS = 36_500.0
 # The gate's margin is written with two decimals: below 0.01 it would read "-0,00".

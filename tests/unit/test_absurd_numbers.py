@@ -63,13 +63,13 @@ def test_a_sensible_margin_is_taken(two_runs: tuple[str, str]) -> None:
     assert "Gate" in result.output
 
 
-@pytest.mark.parametrize("price", ["1e308,1", "1,20000"])
-def test_a_price_beyond_ten_thousand_per_million_is_refused(price: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("price", ["1e308,1", "1,2000000"])
+def test_a_price_beyond_a_million_per_million_is_refused(price: str, tmp_path: Path) -> None:
     text = refused(
         "run", "--pack", str(BUERO), "--model", "m", "--out", str(tmp_path / "r"),
         "--price-per-million", price, "--dry-run",
     )  # fmt: skip
-    assert "--price-per-million" in text and "von 0 bis 10.000" in text
+    assert "--price-per-million" in text and "von 0 bis 1.000.000" in text
     assert not (tmp_path / "r").exists()
 
 
@@ -79,17 +79,17 @@ def test_a_budget_beyond_reason_is_refused(budget: str, tmp_path: Path) -> None:
         "run", "--pack", str(BUERO), "--model", "m", "--out", str(tmp_path / "r"),
         "--price-per-million", "1,2", "--max-tokens", "100", "--budget", budget, "--dry-run",
     )  # fmt: skip
-    assert "--budget" in text and "1.000.000" in text
+    assert "--budget" in text and "1.000.000.000" in text
 
 
-def test_a_judge_config_price_beyond_ten_thousand_is_refused(
+def test_a_judge_config_price_beyond_a_million_is_refused(
     two_runs: tuple[str, str], tmp_path: Path
 ) -> None:
     config = tmp_path / "judge.yaml"
     price = "price_per_million: {input: 1e308, output: 1}"
     config.write_text(f"endpoint: {{base_url: 'http://127.0.0.1:9/v1'}}\nmodel: j\n{price}\n")
     text = refused("judge", two_runs[0], "--config", str(config), "--dry-run")
-    assert "price_per_million" in text and "höchstens 10000" in text
+    assert "price_per_million" in text and "höchstens 1000000" in text
 
 
 def test_older_than_beyond_a_century_is_refused() -> None:
