@@ -15,6 +15,7 @@ from typing import Annotated
 
 from pydantic import Field, Strict, TypeAdapter, ValidationError
 
+from touchstone import german
 from touchstone.errors import InputError
 
 # An answer call's deadline unless the user gives one (``run --call-timeout``).
@@ -52,6 +53,48 @@ def token_count(value: object) -> int | None:
 
 
 MAX_REPLY_MB = 1024.0  # the cap of a reply can be raised, not lifted
+
+# Money, in the currency of the price (touchstone only multiplies): one unit per token is
+# above any model's price in any currency (USD 120 per million is about 160,000 in KRW); a
+# price of 1e308 made every cost infinite (inf) and every message "–".
+MAX_PRICE_PER_MILLION = 1_000_000.0
+# A budget is a cap a run can reach: within what the messages show (4 decimals below 1).
+MIN_BUDGET, MAX_BUDGET = 0.0001, 1_000_000_000.0
+# ``cache clear --older-than``: days back, at most a century.
+MAX_AGE_DAYS = 36_500.0
+# The gate's margin is written with two decimals: below 0.01 it would read "-0,00".
+MIN_MARGIN = 0.01
+
+
+def shown(value: float) -> str:
+    """A number someone gave, for a message about it: German where it reads as a number
+    (``0,3``, ``20.000``), else short (``1e+308``, ``1e-300``, ``nan``): never 309 digits."""
+    if math.isfinite(value) and (value == 0 or 1e-4 <= abs(value) < 1e9):
+        digits = next((d for d in range(2, 7) if round(value, d) == value), 6)
+        return german.number(value, digits)
+    return f"{value:.4g}".replace(".", ",")
+
+
+def check_range(
+    option: str, value: float, low: float, high: float, *, below_high: bool = False, note: str = ""
+) -> None:
+    """``value`` of ``option`` lies in ``low`` .. ``high`` (``below_high``: under it), finite;
+    else an ``InputError`` that names the range (``note``: what it is, in parentheses) and
+    the value in a few characters."""
+    inside = (
+        math.isfinite(value) and low <= value and (value < high if below_high else value <= high)
+    )
+    if not inside:
+        top = f"unter {_bound(high)}" if below_high else _bound(high)
+        extra = f" ({note})" if note else ""
+        raise InputError(
+            f"{option} muss eine Zahl von {_bound(low)} bis {top} sein{extra}, ist {shown(value)}."
+        )
+
+
+def _bound(value: float) -> str:
+    """A bound as a reader writes it: ``0``, ``10.000``, ``0,01``."""
+    return german.number(value, 0) if value == int(value) else shown(value)
 
 
 def check_timeout(option: str, value: float) -> None:

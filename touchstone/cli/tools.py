@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import math
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +12,7 @@ from touchstone.cli.app import app
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.german import count, counted, number
-from touchstone.limits import check_count, check_port
+from touchstone.limits import MAX_AGE_DAYS, check_count, check_port, check_range
 from touchstone.store.verdict_cache import cache_stats, clear_cache, default_cache_path
 
 
@@ -132,8 +131,8 @@ def cache_clear_command(
 ) -> None:
     """Löscht Einträge des Verdict-Caches (alle oder die älteren)."""
     with handled():
-        if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
-            raise InputError(f"--older-than muss eine Zahl von Tagen ab 0 sein, ist {older_than}.")
+        if older_than is not None:
+            check_range("--older-than", older_than, 0, MAX_AGE_DAYS, note="Tage")
         path = default_cache_path()
         deleted = clear_cache(path, older_than_days=older_than)
         stdout.print(f"{counted(deleted, 'Eintrag', 'Einträge')} gelöscht ({path}).")

@@ -31,6 +31,9 @@ COMPARE_HELP = "\n\n".join(
         "Mit --margin D: Exit 0, wenn das 95-%-Intervall jeder Zeile über -D liegt, 1, wenn "
         "eine sicher mehr verliert (Bonferroni über die Zeilen), 3, wenn die Intervalle das "
         "noch nicht entscheiden.",
+        "Mit --fail-on worse oder --margin: Exit 3 auch, wenn eine Zeile der Baseline, die der "
+        "neue Run beantwortet hat, nicht verglichen werden kann (noch nicht bewertet, weniger "
+        "als 2 gemeinsame Prompts); eine solche Zeile besteht das Gate nie.",
         "Exit 2: ungültige Eingabe (unbekannter Run, kein gemeinsames Modell, keine Bewertungen).",
     ]
 )
@@ -55,9 +58,18 @@ def compare(
         Path | None,
         typer.Option(
             "--json",
-            help="Den Vergleich als JSON in diese Datei schreiben (Standard: keine Datei).",
+            help="Den Vergleich als JSON in diese Datei schreiben (Standard: keine Datei). "
+            "Eine bestehende Datei nur, wenn sie eine frühere Ausgabe von compare ist, und "
+            "nie in einem Run-Verzeichnis (außer mit --force).",
         ),
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="--json schreibt auch über eine andere Datei oder in ein Run-Verzeichnis.",
+        ),
+    ] = False,
     fail_on: Annotated[
         FailOn | None,
         typer.Option(
@@ -90,10 +102,13 @@ def compare(
     # Comparing loads its statistics only when asked: other commands start without them.
     from touchstone.versus import compare_runs, gate
     from touchstone.versus.gate import check_margin
+    from touchstone.versus.target import check_json_target
     from touchstone.versus.terminal import render_comparison
 
     code = 0
     with handled():
+        if json_path is not None:
+            check_json_target(json_path, force=force)
         new_view = load_run(new)
         baseline_view = load_run(baseline)
         scale = new_view.pack.scale

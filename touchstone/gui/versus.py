@@ -13,7 +13,12 @@ from touchstone.store.rundir import JUDGEMENTS
 from touchstone.versus import compare_runs
 from touchstone.versus.build import RowComparison, better_of
 from touchstone.versus.notes import notes
-from touchstone.versus.terminal import VERDICT_WORDS, category_note, verdict_word
+from touchstone.versus.terminal import (
+    VERDICT_WORDS,
+    category_note,
+    row_verdict_word,
+    verdict_word,
+)
 
 # Pairings offered in the form at most (unmatched new models x baseline models).
 MAX_PAIR_CHOICES = 200
@@ -61,7 +66,7 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
         "error": "",
         "notes": [],
         "better_of": better_of,
-        "verdict_word": lambda diff: verdict_word(diff).lstrip("▲▼≈– "),
+        "verdict_word": lambda row: row_verdict_word(row).lstrip("▲▼≈– "),
         "category_word": category_word,
         "category_note": "",
     }

@@ -15,7 +15,13 @@ from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
 from touchstone.judge.health import JudgeHealth
-from touchstone.limits import MAX_CONCURRENCY, MAX_REPLY_MB, MAX_TEMPERATURE, MAX_TIMEOUT_S
+from touchstone.limits import (
+    MAX_CONCURRENCY,
+    MAX_PRICE_PER_MILLION,
+    MAX_REPLY_MB,
+    MAX_TEMPERATURE,
+    MAX_TIMEOUT_S,
+)
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.yamlfile import load_yaml_model
@@ -77,10 +83,12 @@ class JudgeEndpoint:
 class PricePerMillion:
     """What a million tokens cost (in any currency; touchstone only multiplies)."""
 
-    input: float = Field(ge=0, allow_inf_nan=False)
-    output: float = Field(ge=0, allow_inf_nan=False)
+    input: float = Field(ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
+    output: float = Field(ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
     # Input tokens the server's prompt cache served (``cached_tokens``); without it, at input.
-    cached_input: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    cached_input: float | None = Field(
+        default=None, ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False
+    )
 
     def price(self) -> Price:
         return Price(self.input, self.output, self.cached_input)

@@ -32,6 +32,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from touchstone import german
 from touchstone.errors import BudgetReached, CallError, ErrorKind, InputError
+from touchstone.limits import (
+    MAX_BUDGET,
+    MAX_PRICE_PER_MILLION,
+    MIN_BUDGET,
+    check_range,
+    shown,
+)
 
 if TYPE_CHECKING:
     from touchstone.transport.engine import Done
@@ -91,6 +98,8 @@ def parse_price(text: str, option: str = "--price-per-million") -> Price:
             f"Komma getrennt und mit Punkt als Dezimalzeichen (z. B. 0.15,0.60), nicht "
             f"„{text}“."
         )
+    for value in values:
+        check_range(option, value, 0, MAX_PRICE_PER_MILLION, note="je Million Tokens")
     return Price(values[0], values[1])
 
 
@@ -99,8 +108,11 @@ def budget_problem(budget: float | None, price: Price | None, max_tokens: int | 
     per call."""
     if budget is None:
         return ""
-    if not math.isfinite(budget) or budget <= 0:
-        return f"das Budget muss eine positive Zahl sein, nicht {budget}"
+    if not (math.isfinite(budget) and MIN_BUDGET <= budget <= MAX_BUDGET):
+        return (
+            f"das Budget muss eine Zahl von {shown(MIN_BUDGET)} bis "
+            f"{german.number(MAX_BUDGET, 0)} sein, nicht {shown(budget)}"
+        )
     if price is None:
         return (
             "ein Budget braucht einen Preis, sonst ist es keine Grenze "

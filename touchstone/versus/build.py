@@ -13,8 +13,10 @@ unchanged rows would show one "better" or "worse"; Bonferroni-widened intervals
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal
 
 from touchstone.errors import InputError
@@ -73,15 +75,25 @@ class Side:
     red_flags: int
     safety_red_flags: int
     failed: int
+    # The row's answers without a verdict (on any prompt).
+    unjudged: int = 0
 
     @classmethod
-    def of(cls, pair: Pair, cells: RowCells | None) -> Side:
+    def of(cls, pair: Pair, cells: RowCells | None, unjudged: int = 0) -> Side:
         if cells is None:
-            return cls(pair, None, 0, 0, 0, 0)
+            return cls(pair, None, 0, 0, 0, 0, unjudged)
         total = sum(c.total for c in cells.clusters.values())
         count = sum(c.count for c in cells.clusters.values())
         mean = total / count if count else None
-        return cls(pair, mean, cells.cells, cells.red_flags, cells.safety_red_flags, cells.failed)
+        return cls(
+            pair,
+            mean,
+            cells.cells,
+            cells.red_flags,
+            cells.safety_red_flags,
+            cells.failed,
+            unjudged,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +102,7 @@ class Side:
             "red_flags": self.red_flags,
             "safety_red_flags": self.safety_red_flags,
             "failed": self.failed,
+            "unjudged": self.unjudged,
         }
 
 
@@ -105,6 +118,21 @@ class RowComparison:
     @property
     def better(self) -> Better | None:
         return better_of(self.diff)
+
+    @property
+    def compared(self) -> bool:
+        """Whether the row has an interval (two shared prompts or more): else no verdict on
+        it can be made, and a gate over it cannot pass (``gate.not_compared``)."""
+        return self.diff is not None and self.diff.low is not None and self.diff.high is not None
+
+    @property
+    def unjudged_side(self) -> Literal["new", "baseline"] | None:
+        """The side with no compared cell because its answers have no verdict yet."""
+        if self.new.cells == 0 and self.new.unjudged:
+            return "new"
+        if self.baseline.cells == 0 and self.baseline.unjudged:
+            return "baseline"
+        return None
 
     @property
     def bounds(self) -> tuple[float, float] | None:
@@ -165,9 +193,12 @@ class RunComparison:
     new_judges: list[str] = field(default_factory=list)
     baseline_judges: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    # Answers of the matched rows without a verdict yet (a judge run still to come).
+    # Every answer of the run without a verdict yet (a judge run still to come).
     unjudged_new: int = 0
     unjudged_baseline: int = 0
+    # The run dirs as given: what a remedy names (``touchstone judge PATH``).
+    new_path: str = ""
+    baseline_path: str = ""
 
     @property
     def judges_differ(self) -> bool:
@@ -213,10 +244,15 @@ def _difference(
 
 
 def _rows_of(view: RunView) -> list[Pair]:
-    """The run's rows that have a verdict, in the order of its answers."""
-    judged = {(v.model, v.variant) for v in view.verdicts}
-    ordered = dict.fromkeys((r.model, r.variant) for r in view.responses)
-    return [pair for pair in ordered if pair in judged]
+    """The run's rows, in the order of its answers: a row answered but not judged yet is a
+    row too (it is matched, and the gate cannot pass it), not a renamed model."""
+    ordered = dict.fromkeys(map(_row_of, view.responses))
+    ordered.update(dict.fromkeys(map(_row_of, view.verdicts)))
+    return list(ordered)
+
+
+# A record's row, (model, variant), called straight into C (as ``results.cell_key``).
+_row_of = attrgetter("model", "variant")
 
 
 # What to do about bad input, in the words of each surface (the GUI names what to click).
@@ -264,6 +300,7 @@ def compare_runs(
     old_cells = row_cells(
         baseline.verdicts, baseline.pack, prompts.common, scale_min=baseline.pack.scale.min
     )
+    new_open, old_open = _unjudged(new), _unjudged(baseline)
     rows: list[RowComparison] = []
     categories: dict[str, None] = {}
     both = [(new_cells[n], old_cells[o]) for n, o in matched if n in new_cells and o in old_cells]
@@ -289,7 +326,11 @@ def compare_runs(
         )
         rows.append(
             RowComparison(
-                Side.of(new_pair, mine), Side.of(old_pair, theirs), diff, per_category, span
+                Side.of(new_pair, mine, new_open.get(new_pair, 0)),
+                Side.of(old_pair, theirs, old_open.get(old_pair, 0)),
+                diff,
+                per_category,
+                span,
             )
         )
     if all(row.diff is None for row in rows):
@@ -314,17 +355,23 @@ def compare_runs(
         new_judges=_judges(new_cells, matched_new),
         baseline_judges=_judges(old_cells, matched_old),
         warnings=[*new.run_dir.warnings, *baseline.run_dir.warnings],
-        unjudged_new=_unjudged(new, matched_new),
-        unjudged_baseline=_unjudged(baseline, matched_old),
+        unjudged_new=sum(new_open.values()),
+        unjudged_baseline=sum(old_open.values()),
+        new_path=str(new.run_dir.path),
+        baseline_path=str(baseline.run_dir.path),
     )
 
 
-def _unjudged(view: RunView, rows: set[Pair]) -> int:
-    """Answers of ``rows`` that have no verdict."""
+def _unjudged(view: RunView) -> dict[Pair, int]:
+    """Per row, its answers that have no verdict (the keys compared in C: a million cells
+    take a fraction of a second)."""
     judged = set(map(cell_key, view.verdicts))
-    return sum(
-        1 for r in view.responses if (r.model, r.variant) in rows and cell_key(r) not in judged
-    )
+    found: dict[Pair, int] = {}
+    for model, variant, _, _ in itertools.filterfalse(
+        judged.__contains__, map(cell_key, view.responses)
+    ):
+        found[(model, variant)] = found.get((model, variant), 0) + 1
+    return found
 
 
 def _judges(cells: dict[Pair, RowCells], rows: set[Pair]) -> list[str]:

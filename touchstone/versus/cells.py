@@ -54,6 +54,15 @@ def parse_pairs(
     twice = sorted({old for old in taken if taken.count(old) > 1})
     if twice:
         raise InputError(f"--pair: das Baseline-Modell „{twice[0]}“ ist zweimal gepaart.")
+    # A model of the new run not re-paired meets the baseline's model of its name: a pair onto
+    # that name would take the baseline's row a second time.
+    for new, old in pairs.items():
+        if old in new_known and old not in pairs:
+            raise InputError(
+                f"--pair {new}={old}: das Baseline-Modell „{old}“ ist zweimal gepaart, mit "
+                f"„{new}“ und mit „{old}“ des neuen Runs (gleichen Namens). Paaren Sie auch "
+                f"„{old}“ neu (z. B. --pair {old}={new}) oder lassen Sie dieses --pair weg."
+            )
     return pairs
 
 

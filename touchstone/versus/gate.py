@@ -18,12 +18,12 @@ The sentence names the intervals decided by and the power kept (``family.detecta
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from touchstone import german
-from touchstone.errors import InputError
+from touchstone.german import counted
+from touchstone.limits import MIN_MARGIN, check_range
 from touchstone.stats.intervals import Interval
 from touchstone.versus.build import RowComparison, RunComparison
 from touchstone.versus.family import (
@@ -50,13 +50,15 @@ class GateResult:
 
 
 def check_margin(margin: float | None, span: float) -> None:
-    """A margin must be a finite number above 0 and below the scale's span."""
-    if margin is None:
-        return
-    if not math.isfinite(margin) or margin <= 0 or margin >= span:
-        raise InputError(
-            f"--margin {german.number(margin)}: erwartet wird eine Zahl über 0 und unter "
-            f"{german.number(span)} (der Spannweite der Skala), z. B. --margin 0.3."
+    """A margin lies in 0.01 (its two decimals) .. below the scale's span."""
+    if margin is not None:
+        check_range(
+            "--margin",
+            margin,
+            MIN_MARGIN,
+            span,
+            below_high=True,
+            note="Skalenpunkte, unter der Spannweite der Skala; z. B. --margin 0.3",
         )
 
 
@@ -89,28 +91,33 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
     failed: list[str] = []
     open_rows: list[str] = []
     by_row = {id(g.row): g for g in decided}
+    unseen = [row for row in comparison.rows if not row.compared]
     for row in comparison.rows:
         got = by_row.get(id(row))
+        if got is None:
+            continue  # not compared: in ``unseen``
         high = None if got is None else got.adjusted.high
         if margin is not None and high is not None and high < -margin:
             failed.append(
                 f"{row_name(row)} um mehr als {german.number(margin)} schlechter: "
-                f"{diff_text(got.adjusted if got else None)}"
+                f"{diff_text(got.adjusted)}"
             )
         elif fail_on_worse and high is not None and high < 0:
-            failed.append(f"{row_name(row)} schlechter: {diff_text(got.adjusted if got else None)}")
-        elif margin is not None and (got is None or (got.plain.low or 0) <= -margin):
+            failed.append(f"{row_name(row)} schlechter: {diff_text(got.adjusted)}")
+        elif margin is not None and (got.plain.low or 0) <= -margin:
             open_rows.append(_open_row(row, got, tests))
     power = _power_text(decided, tests, margin, fail_on_worse)
-    details = _details(decided, tests, margin)
+    details = {**_details(decided, tests, margin), "not_compared": unseen_rows(unseen)}
     used = f"Das Gate prüft {used_text(tests)}." if tests else ""
+    unseen_text = not_compared_text(comparison, unseen)
     if failed:
-        parts = [f"Gate nicht bestanden – {'; '.join(failed)}.", used, power]
+        parts = [f"Gate nicht bestanden – {'; '.join(failed)}.", unseen_text, used, power]
         return GateResult(WORSE, " ".join(part for part in parts if part), details)
     if open_rows:
+        head = "Gate unentschieden: " + (f"{unseen_text} Und " if unseen else "")
         return GateResult(
             INCONCLUSIVE,
-            f"Gate unentschieden: bei {'; '.join(open_rows)} liegt das 95-%-Intervall nicht "
+            f"{head}bei {'; '.join(open_rows)} liegt das 95-%-Intervall nicht "
             f"ganz über -{german.number(margin)} (die Marge), "
             + (
                 "aber auch nicht ganz darunter. "
@@ -121,6 +128,9 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
             f"schmaler. {power}",
             details,
         )
+    if unseen:
+        parts = [f"Gate unentschieden: {unseen_text}", used, power if tests else ""]
+        return GateResult(INCONCLUSIVE, " ".join(part for part in parts if part), details)
     said = []
     if fail_on_worse:
         said.append("keine Zeile signifikant schlechter")
@@ -132,6 +142,60 @@ def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None
         )
     parts = [f"Gate bestanden: {'; '.join(said)}.", used if fail_on_worse else "", power]
     return GateResult(PASS, " ".join(part for part in parts if part), details)
+
+
+def unseen_rows(rows: list[RowComparison]) -> list[dict[str, Any]]:
+    """The rows the gate could not compare, for ``--json``: why, and what is unjudged."""
+    return [
+        {
+            "new": list(row.new.pair),
+            "baseline": list(row.baseline.pair),
+            "reason": "unjudged" if row.unjudged_side else "too_few_prompts",
+            "unjudged_new": row.new.unjudged,
+            "unjudged_baseline": row.baseline.unjudged,
+            "n_prompts": row.diff.n if row.diff else 0,
+        }
+        for row in rows
+    ]
+
+
+def _why_unseen(row: RowComparison) -> str:
+    side = row.unjudged_side
+    if side is not None:
+        where, open_ = (
+            ("im neuen Run", row.new) if side == "new" else ("in der Baseline", row.baseline)
+        )
+        return (
+            f"{where} nicht bewertet "
+            f"({counted(open_.unjudged, 'Antwort', 'Antworten')} ohne Bewertung)"
+        )
+    shared = row.diff.n if row.diff else 0
+    text = (
+        f"nur {shared} gemeinsamer Prompt" if shared == 1 else "kein gemeinsamer Prompt"
+    ) + " mit derselben Bewertungsgrundlage, zu wenige für ein Intervall"
+    for where, side_ in (("im neuen Run", row.new), ("in der Baseline", row.baseline)):
+        if side_.unjudged:
+            text += f"; {where} {counted(side_.unjudged, 'Antwort', 'Antworten')} ohne Bewertung"
+    return text
+
+
+def not_compared_text(comparison: RunComparison, rows: list[RowComparison]) -> str:
+    """The rows the gate cannot decide on because it never compared them, and what to do."""
+    if not rows:
+        return ""
+    named = "; ".join(f"{row_name(row)} nicht verglichen – {_why_unseen(row)}" for row in rows)
+    todo = []
+    if any(row.new.unjudged for row in rows):
+        todo.append(f"touchstone judge {comparison.new_path or comparison.new_name}")
+    if any(row.baseline.unjudged for row in rows):
+        todo.append(f"touchstone judge {comparison.baseline_path or comparison.baseline_name}")
+    remedy = (
+        f"Zuerst bewerten ({' und '.join(todo)}), dann erneut vergleichen."
+        if todo
+        else "Das Gate entscheidet eine Zeile erst über mindestens 2 Prompts, die beide Runs "
+        "mit derselben Bewertungsgrundlage bewertet haben."
+    )
+    return f"{named}. Eine nicht verglichene Zeile kann das Gate nicht bestehen. {remedy}"
 
 
 def _open_row(row: RowComparison, got: GateRow | None, tests: int) -> str:

@@ -41,6 +41,20 @@ def _verdict_cell(diff: Interval | None) -> Text:
     return Text(verdict_word(diff), style=_STYLES[better_of(diff)])
 
 
+def row_verdict_word(row: RowComparison) -> str:
+    """A row's verdict (``verdict_word``); a row whose one side has no verdict yet says so."""
+    side = row.unjudged_side
+    if side is None:
+        return verdict_word(row.diff)
+    return f"– nicht bewertet ({'neu' if side == 'new' else 'Baseline'})"
+
+
+def _row_verdict_cell(row: RowComparison) -> Text:
+    if row.unjudged_side is None:
+        return _verdict_cell(row.diff)
+    return Text(row_verdict_word(row), style="yellow")
+
+
 def _category_cell(row: RowComparison, category: str) -> Text:
     """A category's verdict, decided over its row's categories (``RowComparison.
     category_better``); without an interval, why there is none."""
@@ -97,7 +111,7 @@ def rows_table(comparison: RunComparison) -> FittedTable:
             [Text(diff_text(r.diff)) for r in rows],
             narrow="Differenz\n(95 %)",
         ),
-        Column("Urteil", [_verdict_cell(r.diff) for r in rows], "left"),
+        Column("Urteil", [_row_verdict_cell(r) for r in rows], "left"),
         Column("Prompts", [Text(german.count(r.diff.n if r.diff else 0)) for r in rows]),
         Column(
             "Mittel vorher → jetzt",
