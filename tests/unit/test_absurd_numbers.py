@@ -89,7 +89,7 @@ def test_a_judge_config_price_beyond_a_million_is_refused(
     price = "price_per_million: {input: 1e308, output: 1}"
     config.write_text(f"endpoint: {{base_url: 'http://127.0.0.1:9/v1'}}\nmodel: j\n{price}\n")
     text = refused("judge", two_runs[0], "--config", str(config), "--dry-run")
-    assert "price_per_million" in text and "höchstens 1000000" in text
+    assert "price_per_million" in text and "höchstens 1.000.000" in text
 
 
 def test_older_than_beyond_a_century_is_refused() -> None:
