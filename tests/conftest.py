@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from touchstone.errors import JudgeCallError
 from touchstone.pack import Pack, load_pack
-from touchstone.results import EvalResponse
+from touchstone.results import EvalResponse, Verdict
 from touchstone.sim import SimServer
 from touchstone.transport import ChatReply
 from touchstone.transport.engine import run_blocking
@@ -94,6 +95,32 @@ def run_on_sim(sim: SimServer, **options: Any) -> RunOutcome:
     return execute_run(base_url=sim.base_url, **options)
 
 
+@dataclass(frozen=True)
+class PackRun:
+    """Runs of one pack against one endpoint, into ``out`` unless a call names another."""
+
+    base_url: str
+    pack_path: Path
+    out: Path
+
+    def options(self, *models: str, **options: Any) -> dict[str, Any]:
+        """The keyword arguments of ``execute_run`` (or ``preview_run``) for ``models``."""
+        chosen = {"pack_path": self.pack_path, "out": self.out, "base_url": self.base_url}
+        return {**chosen, "models": list(models), **options}
+
+    def __call__(self, *models: str, **options: Any) -> RunOutcome:
+        """``execute_run`` of ``models`` with the settings a test names."""
+        from touchstone.stages import execute_run
+
+        return execute_run(**self.options(*models, **options))
+
+
+@pytest.fixture
+def tiny_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> PackRun:
+    """Runs of the tiny pack against the simulator, into ``tmp_path/"run"``."""
+    return PackRun(sim.base_url, tiny_pack_path, tmp_path / "run")
+
+
 def copied_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
     """One answered run and its copy in ``tmp_path/a`` and ``tmp_path/b``: 6 answers of sim-gut."""
     first = tmp_path / "a"
@@ -162,6 +189,15 @@ def make_response(
         content_empty=text == "",
         reasoning_chars=reasoning_chars,
         error=error,
+    )
+
+
+def make_verdict(prompt_id: str = "R1", score: int | float = 4, **fields: Any) -> Verdict:
+    """A verdict of one cell: model "m", variant "none", repeat 1, category "R", no red flag,
+    no rationale, unless ``fields`` names these or others of ``Verdict``'s."""
+    cell: dict[str, Any] = {"model": "m", "variant": "none", "repeat": 1, "category": "R"}
+    return Verdict(
+        prompt_id=prompt_id, score=score, **(cell | {"red_flag": False, "rationale": ""} | fields)
     )
 
 

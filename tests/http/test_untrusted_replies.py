@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import answer_once, coarse, run_on_sim
+from tests.conftest import PackRun, answer_once, coarse
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
 from touchstone.judge import OpenAIJudgeBackend
@@ -95,21 +95,12 @@ def test_the_judge_config_sets_the_cap_and_old_configs_load_unchanged(
     assert "0.0625 MB" in str(info.value)
 
 
-def test_an_answer_beyond_the_cap_is_a_failed_answer_too_large(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "r"
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-longline", "sim-gut"],
-        variants=["none"],
-        out=out,
-        max_reply_mb=0.0625,
-        call_timeout_s=10,
+def test_an_answer_beyond_the_cap_is_a_failed_answer_too_large(tiny_run: PackRun) -> None:
+    outcome = tiny_run(
+        "sim-longline", "sim-gut", variants=["none"], max_reply_mb=0.0625, call_timeout_s=10
     )
     assert outcome.summary.failures == {"too_large": 3}
-    responses = RunDir(out).load_responses()
+    responses = RunDir(tiny_run.out).load_responses()
     failed = [r for r in responses if r.model == "sim-longline"]
     assert len(failed) == 3  # persisted: a finding about the model, not retried
     assert all(not r.ok and r.error_kind == "too_large" for r in failed)
