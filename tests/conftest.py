@@ -6,8 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -218,6 +221,19 @@ def answer_once(backend: ChatSeam, *, model: str, system: str, user: str) -> Cha
 
 def timeout_error(message: str = "DeadlineExceeded: zu langsam") -> JudgeCallError:
     return JudgeCallError(message, kind="timeout")
+
+
+@contextmanager
+def http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` serving on a free loopback port in a thread; yields its ``/v1`` base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def coarse(bound_s: float) -> float:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_cli import judge_config
 from tests.conftest import PackRun, answer_once, coarse
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
@@ -190,11 +191,8 @@ def test_judge_replies_beyond_the_cap_stop_the_judge_with_fitting_advice(
     from touchstone.errors import JudgeAborted
     from touchstone.stages import execute_judge
 
-    config = tmp_path / "j.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-longline\n"
-        "max_reply_mb: 0.0625\nmax_consecutive_failures: 2\ncall_timeout_s: 5\n"
-    )
+    limits = {"max_reply_mb": 0.0625, "max_consecutive_failures": 2, "call_timeout_s": 5}
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-longline", **limits)
     before = sim.calls.get("sim-longline", 0)
     with pytest.raises(JudgeAborted) as info:
         execute_judge(answered_run, config=config)
