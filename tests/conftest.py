@@ -236,6 +236,26 @@ def http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.server_close()
 
 
+@contextmanager
+def sampling(sample: Callable[[], object], every_s: float) -> Iterator[None]:
+    """``sample()`` at once and every ``every_s`` in a thread while the block runs; the thread
+    has ended when the block has."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        sample()
+        while not stop.wait(every_s):
+            sample()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def coarse(bound_s: float) -> float:
     """A timed assertion's limit: three times the design bound, so that the suite holds on
     a machine whose cores are busy with other work. Precise figures live in benchmarks/."""

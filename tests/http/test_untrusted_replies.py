@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import judge_config
-from tests.conftest import PackRun, answer_once, coarse
+from tests.conftest import PackRun, answer_once, coarse, sampling
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
 from touchstone.judge import OpenAIJudgeBackend
@@ -38,20 +37,15 @@ def rss_growth() -> Iterator[list[int]]:
 
     base = rss()
     peak = [0]
-    stop = threading.Event()
 
     def sample() -> None:
-        while not stop.wait(0.01):
-            peak[0] = max(peak[0], rss() - base)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
-        yield peak
-    finally:
-        stop.set()
-        sampler.join()
         peak[0] = max(peak[0], rss() - base)
+
+    try:
+        with sampling(sample, every_s=0.01):
+            yield peak
+    finally:
+        sample()
 
 
 needs_proc = pytest.mark.skipif(not STATM.exists(), reason="reads /proc/self/statm")
