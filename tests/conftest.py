@@ -22,7 +22,7 @@ from touchstone.results import EvalResponse, Verdict
 from touchstone.sim import SimServer
 from touchstone.transport import ChatReply
 from touchstone.transport.engine import run_blocking
-from touchstone.transport.fake import FakeChat
+from touchstone.transport.fake import FakeChat, SentCall
 from touchstone.transport.seam import ChatSeam
 
 # The library's fake in the judging role (its ``model`` is "fake-judge").
@@ -162,6 +162,15 @@ def four_model_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path
 
 
 @pytest.fixture
+def tampered_run(answered_run: Path) -> Path:
+    """``answered_run``, judged, with impossible token counts in its files
+    (``tests/http/test_untrusted_numbers.tamper``)."""
+    from tests.http.test_untrusted_numbers import tamper
+
+    return tamper(answered_run)
+
+
+@pytest.fixture
 def tiny_pack(tiny_pack_path: Path) -> Pack:
     return load_pack(tiny_pack_path)
 
@@ -193,6 +202,27 @@ def make_response(
         reasoning_chars=reasoning_chars,
         error=error,
     )
+
+
+class OverlapCounting(FakeChat):
+    """The library's fake, noting how many of its calls overlap (``active``, at most
+    ``most``) while each waits ``pause(sent)`` before it replies."""
+
+    def __init__(self, **fake: Any) -> None:
+        super().__init__(**fake)
+        self.active = self.most = 0
+
+    async def pause(self, sent: SentCall) -> None:
+        """The wait of one call before its reply."""
+
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        self.active += 1
+        self.most = max(self.most, self.active)
+        try:
+            await self.pause(sent)
+            return await super().reply(sent)
+        finally:
+            self.active -= 1
 
 
 def make_verdict(prompt_id: str = "R1", score: int | float = 4, **fields: Any) -> Verdict:
