@@ -115,6 +115,13 @@ def job_state(client: TestClient, job: str) -> dict[str, Any]:
     return client.get(f"/api/jobs/{job}").json()  # type: ignore[no-any-return]
 
 
+def start_job(client: TestClient, path: str, config: str) -> str:
+    """POST ``path`` (a judge or judge-check of a run) with the judge ``config``, as the
+    GUI's page does; returns the job's id."""
+    job: str = client.post(path, json={"config": config}, headers=ORIGIN).json()["job"]
+    return job
+
+
 def finished(client: TestClient, job: str) -> dict[str, Any]:
     """The job's state once it no longer runs."""
     return wait_for(lambda: (s := job_state(client, job))["state"] != "running" and s)  # type: ignore[no-any-return]
