@@ -31,11 +31,9 @@ def rss_mb() -> float:
 def verdict_for(
     resp: EvalResponse, score: int, judge_model: str = "sim-judge", rubric_hash: str = ""
 ) -> Verdict:
+    cell = {name: getattr(resp, name) for name in ("model", "variant", "prompt_id", "repeat")}
     return Verdict(
-        model=resp.model,
-        variant=resp.variant,
-        prompt_id=resp.prompt_id,
-        repeat=resp.repeat,
+        **cell,
         category=resp.category,
         score=score,
         red_flag=score == 0,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import BUERO, report, write_run
+from _common import BUERO, REPO, report, write_run
 from fastapi.testclient import TestClient
 from rich.console import Console
 
@@ -33,23 +33,8 @@ from touchstone.stages.view import load_run, write_report
 
 PORT = 8642
 REPORT_S = 5.0
-TWO_PROMPTS = """\
-id: zwei
-title: Zwei Prompts
-scale: {min: 0, max: 5}
-judge_instructions: Streng bewerten.
-variants:
-  none: ""
-categories:
-  - id: R
-    title: Rechnen
-    prompts:
-      - {id: R1, text: "Was sind 19 % von 100 €?", expectations: ["19 €"]}
-  - id: S
-    title: Schreiben
-    prompts:
-      - {id: S1, text: "Schreiben Sie eine Absage.", expectations: ["höflich"]}
-"""
+# Two prompts, one in each category (also the pack of tests/unit/scorecard/test_many_models.py).
+TWO_PROMPTS = REPO / "tests" / "fixtures" / "zwei.yaml"
 
 
 def measure(runs: Path, name: str, pack: Path, models: int) -> None:
@@ -92,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         two = root / "zwei.yaml"
-        two.write_text(TWO_PROMPTS, encoding="utf-8")
+        two.write_text(TWO_PROMPTS.read_text(encoding="utf-8"), encoding="utf-8")
         runs = root / "runs"
         runs.mkdir()
         for models in (200, 400):

@@ -6,7 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,10 +18,10 @@ import pytest
 
 from touchstone.errors import JudgeCallError
 from touchstone.pack import Pack, load_pack
-from touchstone.results import EvalResponse
+from touchstone.results import EvalResponse, Verdict
 from touchstone.sim import SimServer
 from touchstone.transport.engine import run_blocking
-from touchstone.transport.fake import FakeChat
+from touchstone.transport.fake import FakeChat, SentCall
 from touchstone.transport.replies import ChatReply
 from touchstone.transport.seam import ChatSeam
 
@@ -94,6 +98,32 @@ def run_on_sim(sim: SimServer, **options: Any) -> RunOutcome:
     return execute_run(base_url=sim.base_url, **options)
 
 
+@dataclass(frozen=True)
+class PackRun:
+    """Runs of one pack against one endpoint, into ``out`` unless a call names another."""
+
+    base_url: str
+    pack_path: Path
+    out: Path
+
+    def options(self, *models: str, **options: Any) -> dict[str, Any]:
+        """The keyword arguments of ``execute_run`` (or ``preview_run``) for ``models``."""
+        chosen = {"pack_path": self.pack_path, "out": self.out, "base_url": self.base_url}
+        return {**chosen, "models": list(models), **options}
+
+    def __call__(self, *models: str, **options: Any) -> RunOutcome:
+        """``execute_run`` of ``models`` with the settings a test names."""
+        from touchstone.stages.run.run import execute_run
+
+        return execute_run(**self.options(*models, **options))
+
+
+@pytest.fixture
+def tiny_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> PackRun:
+    """Runs of the tiny pack against the simulator, into ``tmp_path/"run"``."""
+    return PackRun(sim.base_url, tiny_pack_path, tmp_path / "run")
+
+
 def copied_runs(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> tuple[Path, Path]:
     """One answered run and its copy in ``tmp_path/a`` and ``tmp_path/b``: 6 answers of sim-gut."""
     first = tmp_path / "a"
@@ -132,6 +162,15 @@ def four_model_run(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path
 
 
 @pytest.fixture
+def tampered_run(answered_run: Path) -> Path:
+    """``answered_run``, judged, with impossible token counts in its files
+    (``tests/http/test_untrusted_numbers.tamper``)."""
+    from tests.http.test_untrusted_numbers import tamper
+
+    return tamper(answered_run)
+
+
+@pytest.fixture
 def tiny_pack(tiny_pack_path: Path) -> Pack:
     return load_pack(tiny_pack_path)
 
@@ -165,6 +204,36 @@ def make_response(
     )
 
 
+class OverlapCounting(FakeChat):
+    """The library's fake, noting how many of its calls overlap (``active``, at most
+    ``most``) while each waits ``pause(sent)`` before it replies."""
+
+    def __init__(self, **fake: Any) -> None:
+        super().__init__(**fake)
+        self.active = self.most = 0
+
+    async def pause(self, sent: SentCall) -> None:
+        """The wait of one call before its reply."""
+
+    async def reply(self, sent: SentCall) -> str | ChatReply:
+        self.active += 1
+        self.most = max(self.most, self.active)
+        try:
+            await self.pause(sent)
+            return await super().reply(sent)
+        finally:
+            self.active -= 1
+
+
+def make_verdict(prompt_id: str = "R1", score: int | float = 4, **fields: Any) -> Verdict:
+    """A verdict of one cell: model "m", variant "none", repeat 1, category "R", no red flag,
+    no rationale, unless ``fields`` names these or others of ``Verdict``'s."""
+    cell: dict[str, Any] = {"model": "m", "variant": "none", "repeat": 1, "category": "R"}
+    return Verdict(
+        prompt_id=prompt_id, score=score, **(cell | {"red_flag": False, "rationale": ""} | fields)
+    )
+
+
 def answer_once(backend: ChatSeam, *, model: str, system: str, user: str) -> ChatReply:
     """One blocking call of an evaluated model within the backend's deadline, its
     connections closed after (as the run stage closes them)."""
@@ -182,6 +251,39 @@ def answer_once(backend: ChatSeam, *, model: str, system: str, user: str) -> Cha
 
 def timeout_error(message: str = "DeadlineExceeded: zu langsam") -> JudgeCallError:
     return JudgeCallError(message, kind="timeout")
+
+
+@contextmanager
+def http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` serving on a free loopback port in a thread; yields its ``/v1`` base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def sampling(sample: Callable[[], object], every_s: float) -> Iterator[None]:
+    """``sample()`` at once and every ``every_s`` in a thread while the block runs; the thread
+    has ended when the block has."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        sample()
+        while not stop.wait(every_s):
+            sample()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def coarse(bound_s: float) -> float:

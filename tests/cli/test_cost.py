@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+from tests.cli.test_cli import judge_config
 from tests.conftest import run_cli
 from tests.unit.stages.test_cost import snapshot
 from touchstone.gui.job_notice import for_browser
@@ -57,20 +58,24 @@ def test_cli_run_budget_exit_codes_and_message(
     assert shown["actions"][0] == "resume"
 
 
+def judge_dry_run(run: Path, config: Path, cwd: Path) -> str:
+    """What ``touchstone judge RUN --config CONFIG --dry-run`` prints; it exits 0 and leaves
+    ``run`` as it was."""
+    before = snapshot(run)
+    shown = run_cli("judge", str(run), "--config", str(config), "--dry-run", cwd=cwd)
+    assert shown.returncode == 0, shown.stderr
+    assert snapshot(run) == before
+    return shown.stdout
+
+
 def test_cli_dry_runs_print_the_estimate_and_leave_the_run_as_it_is(
     answered_run: Path, tmp_path: Path, sim: SimServer
 ) -> None:
-    config = tmp_path / "judge.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\nmax_tokens: 100\n"
-        "price_per_million: {input: 0.5, output: 1.5}\nbudget: 2\n",
-        "utf-8",
+    price = {"input": 0.5, "output": 1.5}
+    config = judge_config(
+        tmp_path / "judge.yaml", sim, "sim-judge", max_tokens=100, price_per_million=price, budget=2
     )
-    before = snapshot(answered_run)
-    shown = run_cli("judge", str(answered_run), "--config", str(config), "--dry-run", cwd=tmp_path)
-    assert shown.returncode == 0, shown.stderr
-    assert snapshot(answered_run) == before
-    out = shown.stdout
+    out = judge_dry_run(answered_run, config, tmp_path)
     assert "Probelauf: nichts wird aufgerufen, nichts geschrieben." in out
     assert "Aufrufe: 16" in out and "Zeichen/4" in out
     assert re.search(r"Kosten: höchstens etwa 0,00\d\d \(Preis je Million Tokens: 0,50", out)

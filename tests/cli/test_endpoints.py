@@ -51,13 +51,8 @@ def test_quota_exhausted_stops_after_one_call_and_a_later_resume_finishes(
 def test_a_proxied_content_filter_is_refused_and_isolated(
     sim: SimServer, four_model_run: Path, tmp_path: Path
 ) -> None:
-    config = judge_config(
-        tmp_path / "j.yaml",
-        sim,
-        "sim-proxy-filter",
-        max_consecutive_failures=1,
-        max_failure_ratio=0,
-    )
+    breaker = {"max_consecutive_failures": 1, "max_failure_ratio": 0}
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-proxy-filter", **breaker)
     result = run_cli("judge", str(four_model_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 0)
     assert "Prompt verweigert: 24" in result.stdout

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.test_cli import assert_clean_failure, judge_config
-from tests.conftest import FakeJudge, coarse, make_response, run_cli, stage_seconds
+from tests.conftest import OverlapCounting, coarse, make_response, run_cli, stage_seconds
 from touchstone.errors import JudgeCallError
 from touchstone.judge.passes import judge_responses
 from touchstone.jury.verdicts import run_cells
@@ -79,24 +79,13 @@ def test_flaky_judge_is_stopped_by_the_ratio_not_the_streak(
     assert len(run_cells(RunDir(four_model_run)).cells) == 10
 
 
-class SlowJudge(FakeJudge):
+class SlowJudge(OverlapCounting):
     """Sleeps per call (longer for early cells) and records how many calls overlap."""
 
-    def __init__(self, **kw: object) -> None:
-        super().__init__(**kw)  # type: ignore[arg-type]
-        self.active = 0
-        self.max_active = 0
-
-    async def reply(self, sent: SentCall) -> str | ChatReply:
-        self.active += 1
-        self.max_active = max(self.max_active, self.active)
-        try:
-            # Early cells take longest, so completion order is the reverse of input order.
-            repeat = int(re.search(r"#(\d+) ", sent.user).group(1))  # type: ignore[union-attr]
-            await asyncio.sleep(0.01 * (13 - repeat))
-            return await super().reply(sent)
-        finally:
-            self.active -= 1
+    async def pause(self, sent: SentCall) -> None:
+        # Early cells take longest, so completion order is the reverse of input order.
+        repeat = int(re.search(r"#(\d+) ", sent.user).group(1))  # type: ignore[union-attr]
+        await asyncio.sleep(0.01 * (13 - repeat))
 
 
 def test_concurrent_calls_overlap_and_keep_input_order(tiny_pack: Pack) -> None:
@@ -111,7 +100,7 @@ def test_concurrent_calls_overlap_and_keep_input_order(tiny_pack: Pack) -> None:
         on_verdict=lambda v: persisted.append(v.repeat),
     )
     assert [v.repeat for v in out] == list(range(1, 13))
-    assert judge_backend.max_active == 4
+    assert judge_backend.most == 4
     assert sorted(persisted) == list(range(1, 13))
 
 
@@ -263,13 +252,15 @@ def test_interrupt_keeps_what_was_persisted_and_exits_cleanly(
     assert RunDir(four_model_run).load_responses()  # the run dir still loads
 
 
-class OneAtATimeJudge(FakeJudge):
+class OneAtATimeJudge(OverlapCounting):
     """A server that takes one connection at a time and refuses the others at once."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.active = 0
         self.refused = 0
+
+    async def pause(self, sent: SentCall) -> None:
+        await asyncio.sleep(0.005)
 
     async def reply(self, sent: SentCall) -> str | ChatReply:
         if self.active >= 1:
@@ -279,12 +270,7 @@ class OneAtATimeJudge(FakeJudge):
                 kind="connection",
                 refused_connection=True,
             )
-        self.active += 1
-        try:
-            await asyncio.sleep(0.005)
-            return await super().reply(sent)
-        finally:
-            self.active -= 1
+        return await super().reply(sent)
 
 
 def test_refused_connections_while_others_succeed_lower_the_concurrency(tiny_pack: Pack) -> None:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.cli.test_cost import judge_dry_run
 from tests.unit.jury.test_jury_preview import priced_jury
-from tests.unit.stages.test_cost import snapshot
 from touchstone.sim import SimServer
 
 
@@ -17,11 +16,7 @@ def test_cli_jury_dry_run_prints_members_and_total(
     answered_run: Path, tmp_path: Path, sim: SimServer
 ) -> None:
     config = priced_jury(tmp_path / "jury.yaml", sim)
-    before = snapshot(answered_run)
-    shown = run_cli("judge", str(answered_run), "--config", str(config), "--dry-run", cwd=tmp_path)
-    assert shown.returncode == 0, shown.stderr
-    assert snapshot(answered_run) == before
-    out = shown.stdout
+    out = judge_dry_run(answered_run, config, tmp_path)
     assert "Judge sim-judge:\n  Aufrufe: 16\n" in out
     assert "Judge sim-strict:\n  Aufrufe: 12\n" in out
     assert "Jury gesamt:\n  Aufrufe: 28\n" in out

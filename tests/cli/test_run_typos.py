@@ -5,17 +5,17 @@ Here the tests through touchstone's CLI in a subprocess; the in-process ones are
 
 from pathlib import Path
 
-from tests.conftest import run_args, run_cli
+from tests.conftest import PackRun, run_args, run_cli
 from tests.unit.stages.test_run_typos import SDK_NAMES, closed_port, manifest_models
 from touchstone.sim import SimServer
 
 
 def test_a_misspelt_model_is_told_in_german_with_the_names_the_endpoint_knows(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    tiny_run: PackRun, tmp_path: Path
 ) -> None:
-    out = tmp_path / "r"
-    args = ["run", "--pack", str(tiny_pack_path), "--base-url", sim.base_url, "--out", str(out)]
-    result = run_cli(*args, "--model", "sim-gutt", "--model", "sim-gut", cwd=tmp_path)
+    out = tiny_run.out
+    endpoint = (tiny_run.pack_path, tiny_run.base_url, out)
+    result = run_cli(*run_args(*endpoint, "sim-gutt", "sim-gut"), cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     text = " ".join(result.stderr.split())
@@ -33,7 +33,7 @@ def test_a_misspelt_model_is_told_in_german_with_the_names_the_endpoint_knows(
     assert manifest_models(out) == ["sim-gut"]
 
     # With the name corrected (and --extend, as advised), the run goes on and records it.
-    fixed = run_cli(*args, "--model", "sim-gut", "--model", "sim-mittel", "--extend", cwd=tmp_path)
+    fixed = run_cli(*run_args(*endpoint, "sim-gut", "sim-mittel"), "--extend", cwd=tmp_path)
     assert fixed.returncode == 0, fixed.stderr
     assert manifest_models(out) == ["sim-gut", "sim-mittel"]
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli.test_cli import judge_config
 from tests.conftest import run_cli
 from touchstone.sim import SimServer
 from touchstone.store import JUDGE_STATE
@@ -42,27 +43,36 @@ main()
 """
 
 
-def test_a_settled_judge_loads_no_sdk_no_templates_no_gui(
-    answered_run: Path, sim: SimServer, tmp_path: Path
-) -> None:
-    config = tmp_path / "judge.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\n", encoding="utf-8"
-    )
-    first = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
+def judged_once(run: Path, sim: SimServer, cwd: Path) -> Path:
+    """``touchstone judge`` of ``run`` by sim-judge, every cell; returns the judge config."""
+    config = judge_config(cwd / "judge.yaml", sim, "sim-judge")
+    first = run_cli("judge", str(run), "--config", str(config), cwd=cwd)
     assert first.returncode == 0, first.stderr
-    assert (answered_run / JUDGE_STATE).exists()
-    settled = subprocess.run(
-        [sys.executable, "-c", PROBE, "judge", str(answered_run), "--config", str(config)],
-        cwd=tmp_path,
+    return config
+
+
+def loaded_by_a_judge_with_nothing_to_do(run: Path, config: Path, cwd: Path) -> list[str]:
+    """``touchstone judge`` of the judged ``run`` in a fresh process, which says that it
+    judged nothing new: the modules of ``NOT_LOADED`` it imported all the same."""
+    probe = subprocess.run(
+        [sys.executable, "-c", PROBE, "judge", str(run), "--config", str(config)],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert settled.returncode == 0, settled.stderr
-    assert "0 neue Bewertungen" in settled.stdout
-    loaded = settled.stdout.rpartition("LOADED ")[2]
-    assert json.loads(loaded) == []
+    assert probe.returncode == 0, probe.stderr
+    assert "0 neue Bewertungen" in probe.stdout
+    loaded: list[str] = json.loads(probe.stdout.rpartition("LOADED ")[2])
+    return loaded
+
+
+def test_a_settled_judge_loads_no_sdk_no_templates_no_gui(
+    answered_run: Path, sim: SimServer, tmp_path: Path
+) -> None:
+    config = judged_once(answered_run, sim, tmp_path)
+    assert (answered_run / JUDGE_STATE).exists()
+    assert loaded_by_a_judge_with_nothing_to_do(answered_run, config, tmp_path) == []
 
 
 def test_a_judged_run_without_its_settled_state_asks_nothing_and_loads_no_sdk(
@@ -70,23 +80,9 @@ def test_a_judged_run_without_its_settled_state_asks_nothing_and_loads_no_sdk(
 ) -> None:
     """A first resume (every cell judged, no ``judge-state.json``: an older touchstone's run)
     reads every record but calls nothing, so it need not import the SDK either."""
-    config = tmp_path / "judge.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\n", encoding="utf-8"
-    )
-    first = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    config = judged_once(answered_run, sim, tmp_path)
     (answered_run / JUDGE_STATE).unlink()
     calls = sim.calls.get("sim-judge", 0)
-    resumed = subprocess.run(
-        [sys.executable, "-c", PROBE, "judge", str(answered_run), "--config", str(config)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    assert "0 neue Bewertungen" in resumed.stdout
+    loaded = loaded_by_a_judge_with_nothing_to_do(answered_run, config, tmp_path)
     assert sim.calls.get("sim-judge", 0) == calls
-    loaded = json.loads(resumed.stdout.rpartition("LOADED ")[2])
     assert "openai" not in loaded and "httpx" not in loaded

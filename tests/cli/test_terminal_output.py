@@ -4,16 +4,15 @@ Here the tests through touchstone's CLI in a subprocess; the in-process ones are
 ``tests/unit/cli/test_terminal_output.py``."""
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.cli.test_cli import judge_config
-from tests.conftest import make_response, run_args, run_cli
+from tests.conftest import http_server, make_response, run_args, run_cli
 from tests.unit.cli.test_terminal_output import (
     ATTACK,
     HOSTILE_IDS,
@@ -120,12 +119,8 @@ class _HostileJudge(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def hostile_judge() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _HostileJudge)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with http_server(_HostileJudge) as url:
+        yield url
 
 
 def _check(base_url: str, model: str, pack: Path, tmp_path: Path) -> str:

@@ -6,6 +6,7 @@ Here the tests through touchstone's CLI in a subprocess; the in-process ones are
 import json
 import sqlite3
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
@@ -56,18 +57,18 @@ def thrice(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> Path:
     return run
 
 
+def judge_by(run: Path, sim: SimServer, model: str, cwd: Path) -> CompletedProcess[str]:
+    """``touchstone judge RUN`` with a config of the simulator's ``model`` in ``cwd``."""
+    config = judge_config(cwd / f"{model}.yaml", sim, model)
+    return run_cli("judge", str(run), "--config", str(config), cwd=cwd)
+
+
 def test_prose_judge_stops_after_twenty_calls_with_a_message_that_says_so(
     sim: SimServer, thrice: Path, tmp_path: Path
 ) -> None:
     run = thrice
     before = sim.calls.get("sim-garbage", 0)
-    result = run_cli(
-        "judge",
-        str(run),
-        "--config",
-        str(judge_config(tmp_path / "j.yaml", sim, "sim-garbage")),
-        cwd=tmp_path,
-    )
+    result = judge_by(run, sim, "sim-garbage", tmp_path)
     assert_clean_failure(result, 1)
     assert "Judge abgebrochen:" in result.stderr and "JSON" in result.stderr
     assert "20 von 20" in result.stderr
@@ -163,24 +164,9 @@ def test_a_401_in_the_holistic_pass_stops_the_judge(
     sim: SimServer, two_runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
     run, _ = two_runs
-    assert (
-        run_cli(
-            "judge",
-            str(run),
-            "--config",
-            str(judge_config(tmp_path / "g.yaml", sim, "sim-judge")),
-            cwd=tmp_path,
-        ).returncode
-        == 0
-    )
+    assert judge_by(run, sim, "sim-judge", tmp_path).returncode == 0
     (run / REPORTS).unlink()  # the holistic pass is all that is left
-    result = run_cli(
-        "judge",
-        str(run),
-        "--config",
-        str(judge_config(tmp_path / "a.yaml", sim, "sim-401")),
-        cwd=tmp_path,
-    )
+    result = judge_by(run, sim, "sim-401", tmp_path)
     assert_clean_failure(result, 1)
     assert "Judge abgebrochen:" in result.stderr and "401" in result.stderr
 
@@ -189,7 +175,8 @@ def test_a_verdict_off_the_scale_is_bad_input_naming_file_line_and_key(
     sim: SimServer, two_runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
     run, _ = two_runs
-    execute_judge(run, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-judge")
+    execute_judge(run, config=config)
     path = run / JUDGEMENTS
     lines = path.read_text(encoding="utf-8").splitlines()
     tampered = json.loads(lines[2])
@@ -199,7 +186,7 @@ def test_a_verdict_off_the_scale_is_bad_input_naming_file_line_and_key(
     before = path.read_bytes()
     for args in (
         ["report", str(run)],
-        ["judge", str(run), "--config", str(judge_config(tmp_path / "j.yaml", sim, "sim-judge"))],
+        ["judge", str(run), "--config", str(config)],
     ):
         result = run_cli(*args, cwd=tmp_path)
         assert_clean_failure(result, 2)

@@ -17,7 +17,6 @@ from tests.http.test_untrusted_numbers import (
     _Server,
     base_url,
     serving,
-    tamper,
     usage_of,
 )
 from touchstone.jury.verdicts import run_cells
@@ -58,11 +57,6 @@ def test_run_judge_and_report_survive_impossible_usage(
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert "Tok/s" not in result.stdout
-
-
-@pytest.fixture
-def tampered_run(answered_run: Path) -> Path:
-    return tamper(answered_run)
 
 
 def test_report_of_a_run_dir_with_impossible_counts(tampered_run: Path, tmp_path: Path) -> None:

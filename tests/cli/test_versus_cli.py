@@ -8,25 +8,13 @@ but not of 0,2.
 from __future__ import annotations
 
 import json
-import random
 import re
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
-from tests.unit.versus.versus_support import (
-    REPO,
-    SIX_ROWS,
-    difficulties,
-    every_fourth_worse,
-    make_run,
-    noisy_cells,
-    write_cells,
-)
-from touchstone.pack import load_pack
-
-BUERO65 = REPO / "packs" / "buero.yaml"
+from tests.unit.versus.versus_support import BUERO65, every_fourth_worse, make_run, noise_runs
 
 BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
 
@@ -106,11 +94,7 @@ def test_unchanged_runs_of_six_rows_pass_where_one_row_alone_looks_worse(
     lies below 0 (seed 41: sim-mittel · none, -0,37 [-0,71 – -0,05]), which a gate at 95 %
     per row fails one time in six; the gate over six rows widens each interval for six
     tests and passes, saying which intervals it used and the loss it would find."""
-    pack = load_pack(BUERO65)
-    rng = random.Random(41)
-    drawn = difficulties(rng, pack, SIX_ROWS)
-    write_cells(tmp_path / "neu", BUERO65, noisy_cells(rng, pack, SIX_ROWS, drawn))
-    write_cells(tmp_path / "alt", BUERO65, noisy_cells(rng, pack, SIX_ROWS, drawn))
+    noise_runs(41, BUERO65, tmp_path / "neu", tmp_path / "alt")
     out = tmp_path / "vergleich.json"
     done = run_cli("compare", "neu", "alt", "--fail-on", "worse", "--json", str(out), cwd=tmp_path)
     data = json.loads(out.read_text(encoding="utf-8"))

@@ -115,6 +115,13 @@ def job_state(client: TestClient, job: str) -> dict[str, Any]:
     return client.get(f"/api/jobs/{job}").json()  # type: ignore[no-any-return]
 
 
+def start_job(client: TestClient, path: str, config: str) -> str:
+    """POST ``path`` (a judge or judge-check of a run) with the judge ``config``, as the
+    GUI's page does; returns the job's id."""
+    job: str = client.post(path, json={"config": config}, headers=ORIGIN).json()["job"]
+    return job
+
+
 def finished(client: TestClient, job: str) -> dict[str, Any]:
     """The job's state once it no longer runs."""
     return wait_for(lambda: (s := job_state(client, job))["state"] != "running" and s)  # type: ignore[no-any-return]
@@ -178,19 +185,30 @@ def chromium_or_skip() -> str:
 @contextmanager
 def gui_page(workdir: Path, *, width: int, height: int) -> Iterator[tuple[str, Any]]:
     """A GUI process on ``workdir`` and a Chromium page of that viewport on its overview;
-    yields the base URL and the page. Screenshots go to ``ARTIFACTS``."""
+    yields the base URL and the page (which goes to a path relative to that URL too).
+    Screenshots go to ``ARTIFACTS``."""
     ARTIFACTS.mkdir(exist_ok=True)
     with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": width, "height": height})
+        page = browser.new_page(viewport={"width": width, "height": height}, base_url=base)
         yield base, page
 
 
-def fill_run_form(page: Any, name: str, base_url: str, models: str) -> Any:
-    """The overview's run form with a run's name, endpoint and models; returns the form."""
+def screenshot(page: Any, name: str) -> None:
+    """The whole page as ``ARTIFACTS/<name>-<viewport width>.png``."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    width = page.viewport_size["width"]
+    page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+
+
+def fill_run_form(page: Any, name: str, base_url: str, models: str, variants: str = "") -> Any:
+    """The overview's run form with a run's name, endpoint and models (and variants, when
+    named); returns the form."""
     form = page.locator("#run-form")
     form.locator("[name=name]").fill(name)
     form.locator("[name=base_url]").fill(base_url)
     form.locator("[name=models]").fill(models)
+    if variants:
+        form.locator("[name=variants]").fill(variants)
     return form
 
 

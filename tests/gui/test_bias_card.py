@@ -7,19 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.gui.gui_support import gui_client
 from tests.unit.scorecard.test_bias_card import write_biased_run
 from touchstone.stages.view import load_run, write_report
 
 
-@pytest.fixture
-def biased(tmp_path: Path) -> Path:
-    return write_biased_run(tmp_path)
-
-
-def test_report_and_gui_run_page_show_the_bias_card(biased: Path) -> None:
+def test_report_and_gui_run_page_show_the_bias_card(tmp_path: Path) -> None:
+    biased = write_biased_run(tmp_path)
     view = load_run(biased)
     write_report(view, view.scorecard())
     with gui_client(biased.parent.parent, runs=biased.parent) as client:

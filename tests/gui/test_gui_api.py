@@ -16,7 +16,9 @@ from tests.gui.gui_support import (
     job_manager,
     job_state,
     offline_env,
+    start_job,
     wait_for,
+    workspace_run,
 )
 from touchstone.gui.app import create_app
 from touchstone.gui.jobs import JobManager
@@ -81,9 +83,7 @@ def test_judge_job_sentinel_goes_from_running_to_done(client: TestClient, worksp
 
 
 def test_runaway_judge_job_fails_with_the_message(client: TestClient) -> None:
-    job = client.post(
-        "/api/runs/tiny/judge", json={"config": "judge-runaway.yaml"}, headers=ORIGIN
-    ).json()["job"]
+    job = start_job(client, "/api/runs/tiny/judge", "judge-runaway.yaml")
     state = finished(client, job)
     assert (state["state"], state["exit_code"]) == ("failed", 1)
     assert state["message"].startswith("Judge abgebrochen:")
@@ -91,9 +91,7 @@ def test_runaway_judge_job_fails_with_the_message(client: TestClient) -> None:
 
 
 def test_cancel_ends_a_job_as_cancelled(client: TestClient) -> None:
-    job = client.post(
-        "/api/runs/tiny/judge", json={"config": "judge-haengt.yaml"}, headers=ORIGIN
-    ).json()["job"]
+    job = start_job(client, "/api/runs/tiny/judge", "judge-haengt.yaml")
     wait_for(lambda: job_state(client, job)["progress"]["stage"] == "judge")
     assert client.post(f"/api/jobs/{job}/cancel", headers=ORIGIN).json() == {"cancelled": True}
     state = finished(client, job)
@@ -121,13 +119,7 @@ def test_job_whose_process_vanished_is_failed(client: TestClient, workspace: Pat
 def test_start_a_run_job_and_no_api_key_reaches_browser_or_log(
     client: TestClient, workspace: Path, sim: SimServer
 ) -> None:
-    body = {
-        "name": "neu",
-        "pack": "packs/tiny.yaml",
-        "base_url": sim.base_url,
-        "models": ["sim-gut"],
-        "variants": ["none"],
-    }
+    body = workspace_run(sim.base_url, name="neu", models=["sim-gut"])
     response = client.post("/api/runs", json=body, headers=ORIGIN)
     assert response.status_code == 202
     state = finished(client, response.json()["job"])
@@ -167,13 +159,7 @@ def test_run_names_must_be_ids_in_full(client: TestClient, workspace: Path, name
 def test_a_failed_run_job_shows_the_cli_message_and_counts_model_errors(
     client: TestClient, sim: SimServer, workspace: Path
 ) -> None:
-    body = {
-        "name": "tippfehler",
-        "pack": "packs/tiny.yaml",
-        "base_url": sim.base_url,
-        "models": ["sim-gut", "sim-gutt"],
-        "variants": ["none"],
-    }
+    body = workspace_run(sim.base_url, name="tippfehler", models=["sim-gut", "sim-gutt"])
     state = finished(client, client.post("/api/runs", json=body, headers=ORIGIN).json()["job"])
     assert (state["state"], state["exit_code"]) == ("failed", 1)
     assert "sim-gutt" in state["message"] and "gestoppt" in state["message"]
@@ -270,9 +256,7 @@ def test_a_job_that_ended_while_the_gui_was_down_reads_its_events(
 def test_a_job_still_running_after_a_gui_restart_can_be_cancelled(
     workspace: Path, client: TestClient, monkeypatch: pytest.MonkeyPatch, relative: bool
 ) -> None:
-    job = client.post(
-        "/api/runs/tiny/judge", json={"config": "judge-haengt.yaml"}, headers=ORIGIN
-    ).json()["job"]
+    job = start_job(client, "/api/runs/tiny/judge", "judge-haengt.yaml")
     wait_for(lambda: job_state(client, job)["progress"]["stage"] == "judge")
     env = {"PATH": "", "TOUCHSTONE_CACHE_DIR": str(workspace / "cache")}
     # `touchstone gui` is started with the default `--runs-dir runs`, relative to its cwd.
@@ -321,9 +305,7 @@ def test_credentials_in_a_base_url_stay_out_of_job_files_and_api(
 
 @pytest.fixture
 def judged(client: TestClient) -> TestClient:
-    job = client.post(
-        "/api/runs/tiny/judge", json={"config": "judge-gut.yaml"}, headers=ORIGIN
-    ).json()["job"]
+    job = start_job(client, "/api/runs/tiny/judge", "judge-gut.yaml")
     assert finished(client, job)["state"] == "done"
     return client
 
@@ -455,9 +437,7 @@ def test_an_overview_after_new_answers_counts_them(judged: TestClient, workspace
 
 
 def test_a_judge_check_job_shows_its_card(client: TestClient) -> None:
-    job = client.post(
-        "/api/runs/tiny/judge-check", json={"config": "judge-gut.yaml"}, headers=ORIGIN
-    ).json()["job"]
+    job = start_job(client, "/api/runs/tiny/judge-check", "judge-gut.yaml")
     state = finished(client, job)
     assert (state["state"], state["exit_code"]) == ("done", 0)
     card = state["progress"]["card"]
@@ -468,9 +448,7 @@ def test_a_judge_check_job_shows_its_card(client: TestClient) -> None:
 
 
 def test_a_gullible_judge_ends_its_check_job_with_the_reasons(client: TestClient) -> None:
-    job = client.post(
-        "/api/runs/tiny/judge-check", json={"config": "judge-leichtglaeubig.yaml"}, headers=ORIGIN
-    ).json()["job"]
+    job = start_job(client, "/api/runs/tiny/judge-check", "judge-leichtglaeubig.yaml")
     state = finished(client, job)
     # The check did its work (exit 1 says "unfit" to a script): a finished job with a verdict.
     assert (state["state"], state["exit_code"]) == ("done", 1)

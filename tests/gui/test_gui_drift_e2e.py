@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.gui.gui_support import ARTIFACTS, gui_page, make_workspace
-from touchstone.sim import SimServer
+from tests.gui.gui_support import ARTIFACTS, gui_page
 
 
-def test_a_second_judge_check_in_the_browser_compares_with_the_first(
-    tmp_path: Path, sim: SimServer
-) -> None:
+def test_a_second_judge_check_in_the_browser_compares_with_the_first(workspace: Path) -> None:
     from playwright.sync_api import expect
 
-    workdir = make_workspace(tmp_path, sim)
-    with gui_page(workdir, width=390, height=900) as (base, page):
+    with gui_page(workspace, width=390, height=900) as (base, page):
         errors: list[str] = []
         page.on(
             "console",

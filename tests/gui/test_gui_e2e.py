@@ -6,6 +6,7 @@ import socket
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from tests.gui.gui_support import (
     gui_page,
     gui_process,
     make_workspace,
+    screenshot,
     wait_for,
 )
 from touchstone.sim import SimServer
@@ -176,12 +178,11 @@ def test_the_pages_show_hostile_run_dir_text_as_text_without_console_errors(
 
 
 def test_the_start_button_waits_for_the_job_and_the_cancel_button_keeps_focus(
-    tmp_path: Path, sim: SimServer
+    workspace: Path,
 ) -> None:
     from playwright.sync_api import expect
 
-    workdir = make_workspace(tmp_path, sim)
-    with gui_page(workdir, width=1280, height=900) as (base, page):
+    with gui_page(workspace, width=1280, height=900) as (base, page):
         polls: list[str] = []
         page.on("request", lambda r: polls.append(r.url) if "/api/jobs/" in r.url else None)
         page.goto(f"{base}/runs/tiny")
@@ -210,24 +211,18 @@ def test_the_start_button_waits_for_the_job_and_the_cancel_button_keeps_focus(
         expect(page.get_by_test_id("start-judge")).to_be_enabled()
 
 
-def test_a_failed_run_job_keeps_its_message_and_the_form(tmp_path: Path, sim: SimServer) -> None:
+def test_a_failed_run_job_keeps_its_message_and_the_form(page: Any, sim: SimServer) -> None:
     from playwright.sync_api import expect
 
-    workdir = make_workspace(tmp_path, sim)
-    with gui_page(workdir, width=1280, height=900) as (base, page):
-        page.goto(base + "/")
-        page.fill("input[name=name]", "tippfehler")
-        page.fill("input[name=base_url]", sim.base_url)
-        page.fill("input[name=models]", "sim-gut, sim-gutt")
-        page.fill("input[name=variants]", "none")
-        page.get_by_test_id("start-run").click()
-        expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
-        expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
-        page.wait_for_timeout(2000)  # no reload wipes it
-        expect(page.get_by_test_id("job-message")).to_contain_text("Meinten Sie „sim-gut“?")
-        assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
+    fill_run_form(page, "tippfehler", sim.base_url, "sim-gut, sim-gutt", "none")
+    page.get_by_test_id("start-run").click()
+    expect(page.get_by_test_id("job-state")).to_have_text("fehlgeschlagen", timeout=30_000)
+    expect(page.get_by_test_id("job-message")).to_contain_text("sim-gutt")
+    page.wait_for_timeout(2000)  # no reload wipes it
+    expect(page.get_by_test_id("job-message")).to_contain_text("Meinten Sie „sim-gut“?")
+    assert page.input_value("input[name=models]") == "sim-gut, sim-gutt"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "overview-failed-run.png"), full_page=True)
 
 
 def test_the_run_page_filters_in_the_url_and_opens_a_prompt_side_by_side(
@@ -403,29 +398,25 @@ def test_a_shared_run_dirs_report_html_cannot_start_a_job_with_the_users_key(
         listener.close()
 
 
-@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page", [1280, 390], indirect=True)
 def test_browser_run_form_refuses_other_settings_and_extends_when_ticked(
-    tmp_path: Path, sim: SimServer, width: int
+    page: Any, sim: SimServer
 ) -> None:
     from playwright.sync_api import expect
 
-    workdir = make_workspace(tmp_path, sim)
-    with gui_page(workdir, width=width, height=900) as (base, page):
-        page.goto(base)
-        form = fill_run_form(page, "tiny", sim.base_url, "sim-gut, sim-schwach")
-        form.locator("[name=variants]").fill("none")
-        form.locator("[name=repeats]").fill("2")
-        page.get_by_test_id("start-run").click()
-        box = page.locator("#run-job")
-        expect(box).to_contain_text("Wiederholungen: gespeichert 1, verlangt 2")
-        expect(box).to_contain_text("Run erweitern")
-        page.screenshot(path=str(ARTIFACTS / f"run-form-refused-{width}.png"), full_page=True)
+    form = fill_run_form(page, "tiny", sim.base_url, "sim-gut, sim-schwach", "none")
+    form.locator("[name=repeats]").fill("2")
+    page.get_by_test_id("start-run").click()
+    box = page.locator("#run-job")
+    expect(box).to_contain_text("Wiederholungen: gespeichert 1, verlangt 2")
+    expect(box).to_contain_text("Run erweitern")
+    screenshot(page, "run-form-refused")
 
-        page.get_by_test_id("extend-run").check()
-        page.get_by_test_id("start-run").click()
-        # Done: the page reloads and the overview expects the second repeat of both models.
-        expect(page.get_by_test_id("runs")).to_contain_text("12 / 12", timeout=20_000)
-        page.screenshot(path=str(ARTIFACTS / f"run-form-extended-{width}.png"), full_page=True)
+    page.get_by_test_id("extend-run").check()
+    page.get_by_test_id("start-run").click()
+    # Done: the page reloads and the overview expects the second repeat of both models.
+    expect(page.get_by_test_id("runs")).to_contain_text("12 / 12", timeout=20_000)
+    screenshot(page, "run-form-extended")
 
 
 def test_the_job_box_shows_calls_in_flight(tmp_path: Path, sim: SimServer) -> None:

@@ -5,7 +5,14 @@ judge, the score filter explains itself, and a phone shows the columns that deci
 import re
 from pathlib import Path
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_process, make_workspace
+from tests.gui.gui_support import (
+    ARTIFACTS,
+    chromium,
+    fill_run_form,
+    gui_page,
+    gui_process,
+    make_workspace,
+)
 from tests.gui.test_gui_speaks_gui import CLI_WORDS
 from touchstone.sim import SimServer
 
@@ -101,14 +108,11 @@ def test_a_phone_shows_the_columns_that_decide(tmp_path: Path, sim: SimServer) -
     assert [p for p in problems if "404" not in p] == []
 
 
-def test_job_boxes_offer_buttons_and_keep_the_summary(tmp_path: Path, sim: SimServer) -> None:
+def test_job_boxes_offer_buttons_and_keep_the_summary(workspace: Path, sim: SimServer) -> None:
     from playwright.sync_api import expect
 
-    workdir = make_workspace(tmp_path, sim)
-    ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport=DESKTOP)
+    with gui_page(workspace, **DESKTOP) as (base, page):
         watch(page, problems)
         page.goto(f"{base}/runs/tiny")
         page.get_by_test_id("config").select_option("judge-runaway.yaml")
@@ -146,10 +150,7 @@ def test_job_boxes_offer_buttons_and_keep_the_summary(tmp_path: Path, sim: SimSe
 
         # A run started on the overview leads to its page and to the judge.
         page.goto(base + "/")
-        page.fill("input[name=name]", "zweiter")
-        page.fill("input[name=base_url]", sim.base_url)
-        page.fill("input[name=models]", "sim-gut")
-        page.fill("input[name=variants]", "none")
+        fill_run_form(page, "zweiter", sim.base_url, "sim-gut", "none")
         page.get_by_test_id("start-run").click()
         expect(page.get_by_test_id("job-state")).to_have_text("fertig", timeout=30_000)
         actions = page.get_by_test_id("job-actions")

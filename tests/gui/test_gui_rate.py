@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from tests.gui.gui_support import ARTIFACTS, ORIGIN, chromium, gui_client, gui_process, job_manager
 from tests.gui.test_gui_phone import DESKTOP, PHONE, watch
-from tests.unit.versus.versus_support import BUERO, make_run
+from tests.unit.versus.versus_support import buero_workdir, make_run
 from touchstone.store.ratings import HUMAN
 
 MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
@@ -23,10 +23,7 @@ MODELS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1}
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("gui-rate")
-    (root / "packs").mkdir()
-    pack = root / "packs" / "buero.yaml"
-    shutil.copy(BUERO, pack)
-    make_run(root / "runs" / "buero", MODELS, pack=pack)
+    make_run(root / "runs" / "buero", MODELS, pack=buero_workdir(root))
     return root
 
 
@@ -259,10 +256,7 @@ FITS_JS = """
 
 def test_the_card_fits_a_phone_without_sideways_scrolling(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    (root / "packs").mkdir(parents=True)
-    pack = root / "packs" / "buero.yaml"
-    shutil.copy(BUERO, pack)
-    run = make_run(root / "runs" / "lang", LONG_NAMES, pack=pack)
+    run = make_run(root / "runs" / "lang", LONG_NAMES, pack=buero_workdir(root))
     lines = []
     for index, answer in enumerate(
         json.loads(line) for line in (run / "responses.jsonl").read_text("utf-8").splitlines()

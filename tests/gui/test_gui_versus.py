@@ -8,7 +8,6 @@ by another judge; "anderes-paket" belongs to another pack.
 
 from __future__ import annotations
 
-import random
 import re
 import shutil
 from collections.abc import Iterator
@@ -20,26 +19,20 @@ from fastapi.testclient import TestClient
 from tests.gui.gui_support import ARTIFACTS, chromium, gui_client, gui_process, job_manager
 from tests.gui.test_gui_phone import PHONE, RIGHT_EDGE_JS, watch
 from tests.unit.versus.versus_support import (
+    BASELINE,
     BUERO,
-    REPO,
-    SIX_ROWS,
-    difficulties,
+    BUERO65,
+    buero_workdir,
     every_fourth_worse,
     make_run,
-    noisy_cells,
-    write_cells,
+    noise_runs,
 )
-from touchstone.pack import load_pack
-
-BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("gui-versus")
-    (root / "packs").mkdir()
-    pack = root / "packs" / "buero.yaml"
-    shutil.copy(BUERO, pack)
+    pack = buero_workdir(root)
     other = root / "packs" / "anders.yaml"
     other.write_text(
         BUERO.read_text(encoding="utf-8").replace("id: buero", "id: anders", 1), encoding="utf-8"
@@ -59,16 +52,10 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # "Kaufmännisches Rechnen" lies above 0 at 95 % alone.
     full = root / "packs" / "buero-voll.yaml"
     full.write_text(
-        (REPO / "packs" / "buero.yaml")
-        .read_text(encoding="utf-8")
-        .replace("id: buero", "id: buero-voll", 1),
+        BUERO65.read_text(encoding="utf-8").replace("id: buero", "id: buero-voll", 1),
         encoding="utf-8",
     )
-    loaded = load_pack(full)
-    rng = random.Random(7)
-    drawn = difficulties(rng, loaded, SIX_ROWS)
-    write_cells(runs / "rauschen-neu", full, noisy_cells(rng, loaded, SIX_ROWS, drawn))
-    write_cells(runs / "rauschen-alt", full, noisy_cells(rng, loaded, SIX_ROWS, drawn))
+    noise_runs(7, full, runs / "rauschen-neu", runs / "rauschen-alt")
     # Answered, not yet judged: nothing to compare.
     shutil.copytree(runs / "basis", runs / "unbewertet", ignore=shutil.ignore_patterns("jobs"))
     (runs / "unbewertet" / "judgements.jsonl").write_text("", encoding="utf-8")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PackRun
 from touchstone.sim import SimServer
-from touchstone.stages.run.run import execute_run
 from touchstone.store import RunDir
 
 
@@ -89,15 +89,8 @@ def test_a_server_taking_one_connection_at_a_time_answers_every_cell(
     gate: OneAtATime, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "r"
-    outcome = execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=out,
-        base_url=gate.base_url,
-        concurrency=16,
-        call_timeout_s=20,
-    )
+    through_gate = PackRun(gate.base_url, tiny_pack_path, out)
+    outcome = through_gate("sim-gut", variants=["none"], concurrency=16, call_timeout_s=20)
     assert gate.refused > 0  # it did refuse connections
     assert outcome.summary.complete and not outcome.summary.failures
     assert len(RunDir(out).load_responses()) == 3

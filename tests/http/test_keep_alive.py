@@ -14,16 +14,23 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import PackRun
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
 from touchstone.stages.judge.judge import execute_judge
-from touchstone.stages.run.run import execute_run
+from touchstone.stages.run.run import RunOutcome
 from touchstone.store import RunDir
 from touchstone.transport.chat import ChatTransport
 from touchstone.transport.pool import ClientPool, announced_timeout_s
 
 BUERO = Path(__file__).resolve().parents[2] / "packs" / "buero.yaml"
 HELLO = [{"role": "user", "content": "Hallo"}]
+
+
+def buero_at_4(server: SimServer, out: Path, model: str) -> RunOutcome:
+    """``model`` on the buero pack's variant none into ``out``, four calls at a time."""
+    run = PackRun(server.base_url, BUERO, out)
+    return run(model, variants=["none"], concurrency=4, call_timeout_s=10)
 
 
 def test_a_connection_reset_before_the_server_read_the_request_is_sent_again() -> None:
@@ -66,15 +73,7 @@ def test_a_run_at_concurrency_4_loses_no_cell_to_closed_connections(
 ) -> None:
     out = tmp_path / "r"
     with SimServer(**closing) as server:
-        outcome = execute_run(
-            pack_path=BUERO,
-            models=["sim-gut@0.01"],
-            variants=["none"],
-            out=out,
-            base_url=server.base_url,
-            concurrency=4,
-            call_timeout_s=10,
-        )
+        outcome = buero_at_4(server, out, "sim-gut@0.01")
         closed, calls = server.idle_closed, server.calls
     cells = len(RunDir(out).load_responses())
     assert outcome.summary.complete and not outcome.summary.failures
@@ -116,17 +115,8 @@ def test_a_transport_learns_whether_its_server_closes_after_each_stream() -> Non
 
 
 def test_a_request_the_server_read_before_it_closed_is_not_sent_again(tmp_path: Path) -> None:
-    out = tmp_path / "r"
     with SimServer() as server:
-        outcome = execute_run(
-            pack_path=BUERO,
-            models=["sim-drop"],
-            variants=["none"],
-            out=out,
-            base_url=server.base_url,
-            concurrency=4,
-            call_timeout_s=10,
-        )
+        outcome = buero_at_4(server, tmp_path / "r", "sim-drop")
         calls = server.calls
     summary = outcome.summary
     assert summary.failures == {"connection": summary.total} and summary.left == summary.total

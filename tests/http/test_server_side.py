@@ -5,7 +5,6 @@ counts the generations running. Streamed (the default), a call cut at its deadli
 abort closes its connection, and the server stops at its next token.
 """
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import coarse
+from tests.conftest import coarse, sampling
 from touchstone.errors import JudgeAborted
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.sim import SimServer
@@ -27,20 +26,12 @@ NOTICE_S = 0.05
 def sampled(server: SimServer) -> Iterator[list[tuple[float, int]]]:
     """(time, generations running) every 5 ms while the block runs."""
     samples: list[tuple[float, int]] = []
-    stop = threading.Event()
 
     def sample() -> None:
-        while not stop.is_set():
-            samples.append((time.monotonic(), server.generations["running"]))
-            stop.wait(0.005)
+        samples.append((time.monotonic(), server.generations["running"]))
 
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    try:
+    with sampling(sample, every_s=0.005):
         yield samples
-    finally:
-        stop.set()
-        thread.join()
 
 
 def longest_excess(samples: list[tuple[float, int]], limit: int) -> float:

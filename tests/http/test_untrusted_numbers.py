@@ -213,11 +213,6 @@ def tamper(answered_run: Path) -> Path:
     return answered_run
 
 
-@pytest.fixture
-def tampered_run(answered_run: Path) -> Path:
-    return tamper(answered_run)
-
-
 def test_impossible_counts_in_a_run_dir_are_unknown_with_one_warning(tampered_run: Path) -> None:
     run = RunDir(tampered_run)
     responses = run.load_responses()

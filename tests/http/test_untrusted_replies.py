@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import answer_once, coarse, run_on_sim
+from tests.cli.test_cli import judge_config
+from tests.conftest import PackRun, answer_once, coarse, sampling
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
 from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
@@ -36,20 +36,15 @@ def rss_growth() -> Iterator[list[int]]:
 
     base = rss()
     peak = [0]
-    stop = threading.Event()
 
     def sample() -> None:
-        while not stop.wait(0.01):
-            peak[0] = max(peak[0], rss() - base)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    try:
-        yield peak
-    finally:
-        stop.set()
-        sampler.join()
         peak[0] = max(peak[0], rss() - base)
+
+    try:
+        with sampling(sample, every_s=0.01):
+            yield peak
+    finally:
+        sample()
 
 
 needs_proc = pytest.mark.skipif(not STATM.exists(), reason="reads /proc/self/statm")
@@ -94,21 +89,12 @@ def test_the_judge_config_sets_the_cap_and_old_configs_load_unchanged(
     assert "0.0625 MB" in str(info.value)
 
 
-def test_an_answer_beyond_the_cap_is_a_failed_answer_too_large(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "r"
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-longline", "sim-gut"],
-        variants=["none"],
-        out=out,
-        max_reply_mb=0.0625,
-        call_timeout_s=10,
+def test_an_answer_beyond_the_cap_is_a_failed_answer_too_large(tiny_run: PackRun) -> None:
+    outcome = tiny_run(
+        "sim-longline", "sim-gut", variants=["none"], max_reply_mb=0.0625, call_timeout_s=10
     )
     assert outcome.summary.failures == {"too_large": 3}
-    responses = RunDir(out).load_responses()
+    responses = RunDir(tiny_run.out).load_responses()
     failed = [r for r in responses if r.model == "sim-longline"]
     assert len(failed) == 3  # persisted: a finding about the model, not retried
     assert all(not r.ok and r.error_kind == "too_large" for r in failed)
@@ -198,11 +184,8 @@ def test_judge_replies_beyond_the_cap_stop_the_judge_with_fitting_advice(
     from touchstone.errors import JudgeAborted
     from touchstone.stages.judge.judge import execute_judge
 
-    config = tmp_path / "j.yaml"
-    config.write_text(
-        f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-longline\n"
-        "max_reply_mb: 0.0625\nmax_consecutive_failures: 2\ncall_timeout_s: 5\n"
-    )
+    limits = {"max_reply_mb": 0.0625, "max_consecutive_failures": 2, "call_timeout_s": 5}
+    config = judge_config(tmp_path / "j.yaml", sim, "sim-longline", **limits)
     before = sim.calls.get("sim-longline", 0)
     with pytest.raises(JudgeAborted) as info:
         execute_judge(answered_run, config=config)

@@ -8,14 +8,14 @@ plain reply or inside a stream, to the real openai SDK through touchstone's judg
 """
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import http_server
 from touchstone.errors import ERROR_KINDS, JudgeCallError
 from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 
@@ -65,12 +65,8 @@ class _Replay(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def replay() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Replay)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with http_server(_Replay) as url:
+        yield url
 
 
 def test_the_corpus_covers_every_provider_and_names_its_sources() -> None:

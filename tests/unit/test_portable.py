@@ -4,6 +4,7 @@ import ast
 import importlib.metadata
 import sys
 import tomllib
+from collections.abc import Iterable, Iterator
 
 from tests.conftest import REPO
 
@@ -11,18 +12,29 @@ from tests.conftest import REPO
 POSIX_ONLY = ("fcntl", "resource", "termios", "pwd", "grp", "tty", "pty", "syslog", "crypt")
 
 
-def _module_level_imports(tree: ast.Module) -> set[str]:
-    """Top-level module names imported when the module loads (not inside functions)."""
+def _top_level_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """The top-level module names that the absolute imports among ``nodes`` import."""
     names = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _module_level_nodes(tree: ast.Module) -> Iterator[ast.AST]:
+    """The nodes run when the module loads (not those inside functions)."""
     for node in tree.body:
         for inner in ast.walk(node):
             if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef):
                 break
-            if isinstance(inner, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in inner.names)
-            elif isinstance(inner, ast.ImportFrom) and inner.level == 0 and inner.module:
-                names.add(inner.module.split(".")[0])
-    return names
+            yield inner
+
+
+def _module_level_imports(tree: ast.Module) -> set[str]:
+    """Top-level module names imported when the module loads (not inside functions)."""
+    return _top_level_names(_module_level_nodes(tree))
 
 
 def test_no_posix_only_module_is_imported_at_module_level() -> None:
@@ -36,14 +48,8 @@ def test_no_posix_only_module_is_imported_at_module_level() -> None:
 
 
 def _imported_top_level_names() -> set[str]:
-    names = set()
-    for path in (REPO / "touchstone").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
-    return names
+    trees = (ast.parse(p.read_text(encoding="utf-8")) for p in (REPO / "touchstone").rglob("*.py"))
+    return _top_level_names(node for tree in trees for node in ast.walk(tree))
 
 
 def test_every_imported_package_is_a_declared_dependency() -> None:

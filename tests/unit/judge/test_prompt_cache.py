@@ -36,13 +36,20 @@ def tiny() -> Pack:
 # -- the layout: shared parts first, the variant and the answer last ---------------------------
 
 
-def test_answers_in_two_variants_share_everything_up_to_the_variant(tiny: Pack) -> None:
+def two_judge_prompts(tiny: Pack, variants: tuple[str, str]) -> tuple[str, str, str]:
+    """The judge prompts of R1 answered "19 €" (model m) and "21 €" (model x) in
+    ``variants``, and the lines they share from the start."""
     prompt = tiny.prompt("R1")
-    plain = judge_user_prompt(make_response("R1", variant="none", text="19 €"), prompt, tiny)
-    short = judge_user_prompt(
-        make_response("R1", model="x", variant="knapp", text="21 €"), prompt, tiny
-    )
-    shared = _line_prefix(plain, short)
+    answers = [
+        make_response("R1", model="m", variant=variants[0], text="19 €"),
+        make_response("R1", model="x", variant=variants[1], text="21 €"),
+    ]
+    first, second = (judge_user_prompt(answer, prompt, tiny) for answer in answers)
+    return first, second, _line_prefix(first, second)
+
+
+def test_answers_in_two_variants_share_everything_up_to_the_variant(tiny: Pack) -> None:
+    plain, short, shared = two_judge_prompts(tiny, ("none", "knapp"))
     # Everything a judge needs besides the variant and the answer is in the shared part ...
     for part in (
         "## Aufgabe R1",
@@ -60,12 +67,7 @@ def test_answers_in_two_variants_share_everything_up_to_the_variant(tiny: Pack) 
 
 
 def test_answers_in_one_variant_share_everything_up_to_the_answer(tiny: Pack) -> None:
-    prompt = tiny.prompt("R1")
-    first = judge_user_prompt(make_response("R1", variant="knapp", text="19 €"), prompt, tiny)
-    second = judge_user_prompt(
-        make_response("R1", model="x", variant="knapp", text="21 €"), prompt, tiny
-    )
-    shared = _line_prefix(first, second)
+    _, _, shared = two_judge_prompts(tiny, ("knapp", "knapp"))
     assert shared.endswith(ANSWER_START + "\n")
     assert "Antworte knapp." in shared
 
@@ -245,17 +247,10 @@ def test_a_judge_config_may_price_cached_input(tmp_path: Path) -> None:
     from touchstone.judge.config import load_judge_config
 
     path = tmp_path / "judge.yaml"
-    path.write_text(
-        "endpoint: {base_url: 'http://127.0.0.1:9/v1'}\nmodel: j\n"
-        "price_per_million: {input: 2.5, output: 10, cached_input: 1.25}\n",
-        encoding="utf-8",
-    )
+    priced = "endpoint: {base_url: 'http://127.0.0.1:9/v1'}\nmodel: j\nprice_per_million: "
+    path.write_text(priced + "{input: 2.5, output: 10, cached_input: 1.25}\n", encoding="utf-8")
     assert load_judge_config(path).health().cached_input_price == 1.25
-    path.write_text(
-        "endpoint: {base_url: 'http://127.0.0.1:9/v1'}\nmodel: j\n"
-        "price_per_million: {input: 2.5, output: 10, cached_input: -1}\n",
-        encoding="utf-8",
-    )
+    path.write_text(priced + "{input: 2.5, output: 10, cached_input: -1}\n", encoding="utf-8")
     with pytest.raises(InputError, match="cached_input"):
         load_judge_config(path)
 

@@ -3,16 +3,22 @@ there."""
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import TINY_PACK, FakeJudge, copied_runs, make_response, run_on_sim
+from tests.conftest import (
+    TINY_PACK,
+    FakeJudge,
+    copied_runs,
+    http_server,
+    make_response,
+    run_on_sim,
+)
 from touchstone.errors import JudgeCallError
 from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 from touchstone.judge.cache import VerdictCache
@@ -233,13 +239,8 @@ class _CutOffJudge(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def cut_off_judge() -> Iterator[OpenAIJudgeBackend]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _CutOffJudge)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    yield OpenAIJudgeBackend(url, "", "knapp", deadline_s=5, stream=False, max_tokens=40)
-    server.shutdown()
-    server.server_close()
+    with http_server(_CutOffJudge) as url:
+        yield OpenAIJudgeBackend(url, "", "knapp", deadline_s=5, stream=False, max_tokens=40)
 
 
 def test_a_reply_cut_off_by_max_tokens_is_never_taken(

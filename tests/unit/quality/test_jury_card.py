@@ -160,14 +160,8 @@ def test_scorecard_carries_the_card_into_json_terminal_and_report(
     console = Console(width=80, record=True)
     console.print(render_scorecard(scorecard))
     assert "Jury: 2 von 3 Judges aktiv" in console.export_text()
-    html = render_report(
-        run_name="r",
-        pack=tiny_pack,
-        responses=responses,
-        verdicts=verdicts,
-        reports=[],
-        card=scorecard,
-    )
+    run = {"run_name": "r", "pack": tiny_pack, "responses": responses, "verdicts": verdicts}
+    html = render_report(**run, reports=[], card=scorecard)
     assert 'data-testid="jury-card"' in html
     assert "Jury: 2 von 3 Judges aktiv" in html
     assert "strittig: 3 Zellen" in html

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.conftest import make_response
+from tests.conftest import make_response, make_verdict
 from touchstone.quality.length import LengthEffect, Swap, length_effect, word_count
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard.bias import bias_lines
@@ -19,18 +19,7 @@ def _cell(
     prompt: str, model: str, repeat: int, words: int, score: int
 ) -> tuple[EvalResponse, Verdict]:
     response = make_response(prompt, model=model, repeat=repeat, text=" ".join(["Wort"] * words))
-    verdict = Verdict(
-        model=model,
-        variant="none",
-        prompt_id=prompt,
-        repeat=repeat,
-        category="R",
-        score=score,
-        red_flag=False,
-        rationale="",
-        judge_model="j",
-    )
-    return response, verdict
+    return response, make_verdict(prompt, score, model=model, repeat=repeat, judge_model="j")
 
 
 def _solve(matrix: list[list[float]], rhs: list[list[float]]) -> list[list[float]]:

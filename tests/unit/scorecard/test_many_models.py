@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import coarse
+from tests.conftest import REPO, coarse, make_response, make_verdict
 from touchstone.results import EvalResponse, Verdict
 from touchstone.scorecard import compare
 from touchstone.scorecard.build import build_scorecard
@@ -21,27 +21,8 @@ from touchstone.stages.view import load_run, write_report
 from touchstone.stats.paired import paired_difference
 
 MODELS = 400
-PACK = """\
-id: zwei
-title: Zwei Prompts
-scale: {min: 0, max: 5}
-judge_instructions: Streng bewerten.
-variants:
-  none: ""
-categories:
-  - id: R
-    title: Rechnen
-    prompts:
-      - id: R1
-        text: Was sind 19 % von 100 €?
-        expectations: ["19 €"]
-  - id: S
-    title: Schreiben
-    prompts:
-      - id: S1
-        text: Schreiben Sie eine Absage.
-        expectations: ["höflich"]
-"""
+# Two prompts, one in each category (also the pack of benchmarks/many_models.py).
+PACK = (REPO / "tests" / "fixtures" / "zwei.yaml").read_text(encoding="utf-8")
 
 
 def score(model: int, prompt: int) -> int:
@@ -87,30 +68,14 @@ def write_many(workspace: Path, models: int, prompts: int = 2) -> Path:
     for m, name in enumerate(names):
         cells = [(c, f"{c}{i}") for c in ("R", "S") for i in range(1, prompts // 2 + 1)]
         for p, (category, prompt_id) in enumerate(cells):
-            answer = EvalResponse(
-                model=name,
-                variant="none",
-                prompt_id=prompt_id,
-                repeat=1,
-                category=category,
-                response_text=f"Antwort von {name} auf {prompt_id}: " + "x" * 300,
-                ok=True,
-                content_empty=False,
-                reasoning_chars=0,
-                latency_s=1.5,
-                completion_tokens=120,
+            text = f"Antwort von {name} auf {prompt_id}: " + "x" * 300
+            answer = make_response(prompt_id, model=name, category=category, text=text)
+            answer.latency_s, answer.completion_tokens = 1.5, 120
+            rationale = f"Begründung für {name} auf {prompt_id}."
+            verdict = make_verdict(
+                prompt_id, score(m, p), model=name, category=category, rationale=rationale
             )
-            verdict = Verdict(
-                model=name,
-                variant="none",
-                prompt_id=prompt_id,
-                repeat=1,
-                category=category,
-                score=score(m, p),
-                red_flag=False,
-                rationale=f"Begründung für {name} auf {prompt_id}.",
-                judge_model="sim-judge",
-            )
+            verdict.judge_model = "sim-judge"
             answers.append(json.dumps(answer.as_dict(), ensure_ascii=False))
             verdicts.append(json.dumps(verdict.as_dict(), ensure_ascii=False))
     (run / "responses.jsonl").write_text("\n".join(answers) + "\n", encoding="utf-8")

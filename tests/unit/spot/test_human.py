@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import make_verdict
 from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.results import Verdict, VerdictKey
@@ -40,28 +41,13 @@ def verdict(
     flag: bool = False,
     repeat: int = 1,
 ) -> Verdict:
-    return Verdict(
-        model=model,
-        variant=variant,
-        prompt_id=prompt,
-        repeat=repeat,
-        category="c",
-        score=score,
-        red_flag=flag,
-        rationale="r",
-    )
+    cell = {"model": model, "variant": variant, "repeat": repeat, "category": "c"}
+    return make_verdict(prompt, score, red_flag=flag, rationale="r", **cell)
 
 
 def rating(v: Verdict, score: int, *, rater: str = "anna", flag: bool = False) -> HumanRating:
     return HumanRating(
-        model=v.model,
-        variant=v.variant,
-        prompt_id=v.prompt_id,
-        repeat=v.repeat,
-        score=score,
-        red_flag=flag,
-        rater=rater,
-        rated_at="2026-12-01T08:00:00+01:00",
+        *v.key, score=score, red_flag=flag, rater=rater, rated_at="2026-12-01T08:00:00+01:00"
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FakeJudge
+from tests.conftest import FakeJudge, PackRun
 from touchstone.errors import BudgetReached, CallError, InputError
 from touchstone.gui.job_state import final_state
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint, PricePerMillion, load_judge_config
@@ -33,6 +33,12 @@ def own_sim() -> Iterator[SimServer]:
     """A simulator of this test alone: its call count and peak are this test's."""
     with SimServer() as server:
         yield server
+
+
+@pytest.fixture
+def own_run(own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> PackRun:
+    """Runs of the tiny pack against ``own_sim``, into ``tmp_path/"run"``."""
+    return PackRun(own_sim.base_url, tiny_pack_path, tmp_path / "run")
 
 
 def snapshot(path: Path) -> dict[str, str]:
@@ -137,21 +143,17 @@ def test_prices_are_read_as_in_and_out() -> None:
 
 
 def test_a_run_stops_at_its_budget_under_concurrency_and_resumes(
-    own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    own_sim: SimServer, own_run: PackRun
 ) -> None:
-    out = tmp_path / "run"
+    out = own_run.out
     options = {
-        "pack_path": tiny_pack_path,
-        "models": ["sim-gut@0.05"],
-        "out": out,
         "repeats": 6,
-        "base_url": own_sim.base_url,
         "max_tokens": 100,
         "concurrency": 4,
         # Half a unit per input token, one per output token.
         "price": Price(500_000.0, 1_000_000.0),
     }
-    outcome = execute_run(**options, budget=250.0)  # type: ignore[arg-type]
+    outcome = own_run("sim-gut@0.05", **options, budget=250.0)
     summary = outcome.summary
     assert summary.budget is not None and summary.budget.reached
     assert own_sim.generations["peak"] > 1  # the calls did overlap
@@ -163,7 +165,7 @@ def test_a_run_stops_at_its_budget_under_concurrency_and_resumes(
     assert 140 < spent <= 250
     assert summary.over_budget == 36 - len(saved) == summary.left > 0
     # Resumable: the same call with room goes on where it stopped.
-    again = execute_run(**options, budget=10_000.0)  # type: ignore[arg-type]
+    again = own_run("sim-gut@0.05", **options, budget=10_000.0)
     assert again.summary.already_done == len(saved)
     assert len(answers(out)) == 36 and again.summary.complete
 
@@ -206,16 +208,10 @@ def sim_judge_config(sim: SimServer, **keys: object) -> JudgeConfig:
 
 
 def test_a_judge_stops_at_its_budget_under_concurrency_and_resumes(
-    own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    own_sim: SimServer, own_run: PackRun
 ) -> None:
-    out = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
-        out=out,
-        repeats=3,
-        base_url=own_sim.base_url,
-    )
+    out = own_run.out
+    own_run("sim-gut", "sim-schwach", repeats=3)
     price = PricePerMillion(input=0.0, output=1_000_000.0)
     config = sim_judge_config(own_sim, max_tokens=60, price_per_million=price, concurrency=4)
     config.budget = 200.0
@@ -234,31 +230,37 @@ def test_a_judge_stops_at_its_budget_under_concurrency_and_resumes(
     assert outcome.budget is not None and not outcome.budget.reached
 
 
+def fake_judge_config(**keys: object) -> JudgeConfig:
+    """The fake judge's config: 10 tokens a call at most, one unit per output token."""
+    return JudgeConfig(
+        endpoint=JudgeEndpoint(base_url="http://127.0.0.1:9/v1"),
+        model="fake-judge",
+        max_tokens=10,
+        price_per_million=PricePerMillion(input=0.0, output=1_000_000.0),
+        **keys,  # type: ignore[arg-type]
+    )
+
+
+def judged_to_budget(run: Path, budget: float, concurrency: int) -> tuple[FakeJudge, str]:
+    """The fake judge on ``run`` until ``budget`` stops it: the judge and the stop's words."""
+    judge = FakeJudge()
+    config = fake_judge_config(budget=budget)
+    with pytest.raises(BudgetReached) as stop:
+        execute_judge(run, config=config, backend=judge, concurrency=concurrency)
+    return judge, str(stop.value)
+
+
 def test_without_usage_reports_the_judge_cap_counts_estimates_and_says_so(
     answered_run: Path,
 ) -> None:
-    config = JudgeConfig(
-        endpoint=JudgeEndpoint(base_url="http://127.0.0.1:9/v1"),
-        model="fake-judge",
-        max_tokens=10,
-        price_per_million=PricePerMillion(input=0.0, output=1_000_000.0),
-        budget=35.0,
-    )
-    judge = FakeJudge()
-    with pytest.raises(BudgetReached) as stop:
-        execute_judge(answered_run, config=config, backend=judge, concurrency=2)
+    judge, message = judged_to_budget(answered_run, 35.0, concurrency=2)
     # A fake reports no usage: each call counts its worst case, 10; the fourth does not fit.
     assert len(judge.history) == 3 == len(verdicts(answered_run))
-    assert "3 Aufrufe ohne Verbrauchsangabe des Servers" in str(stop.value)
+    assert "3 Aufrufe ohne Verbrauchsangabe des Servers" in message
 
 
 def test_a_re_judge_stopped_by_its_budget_says_which_verdicts_stand(answered_run: Path) -> None:
-    config = JudgeConfig(
-        endpoint=JudgeEndpoint(base_url="http://127.0.0.1:9/v1"),
-        model="fake-judge",
-        max_tokens=10,
-        price_per_million=PricePerMillion(input=0.0, output=1_000_000.0),
-    )
+    config = fake_judge_config()
     execute_judge(answered_run, config=config, backend=FakeJudge())
     config.budget = 35.0
     with pytest.raises(BudgetReached) as stop:
@@ -272,24 +274,15 @@ def test_a_re_judge_stopped_by_its_budget_says_which_verdicts_stand(answered_run
 def test_a_budget_reached_before_the_holistic_pass_keeps_every_verdict(
     answered_run: Path,
 ) -> None:
-    config = JudgeConfig(
-        endpoint=JudgeEndpoint(base_url="http://127.0.0.1:9/v1"),
-        model="fake-judge",
-        max_tokens=10,
-        price_per_million=PricePerMillion(input=0.0, output=1_000_000.0),
-        budget=125.0,  # the 12 answers' calls (10 each) fit, a holistic call no more
-    )
-    judge = FakeJudge()
-    with pytest.raises(BudgetReached) as stop:
-        execute_judge(answered_run, config=config, backend=judge, concurrency=3)
+    # The 12 answers' calls (10 each) fit, a holistic call no more.
+    judge, message = judged_to_budget(answered_run, 125.0, concurrency=3)
+    assert "Jede Zelle ist bewertet und gespeichert" in message
     assert len(judge.history) == 12 == len(verdicts(answered_run))
-    assert "Jede Zelle ist bewertet und gespeichert" in str(stop.value)
     reports = json.loads((answered_run / "reports.json").read_text(encoding="utf-8"))
     assert all("das Budget war erreicht" in r["dim_rationales"]["_error"] for r in reports)
     assert (answered_run / "scorecard.json").is_file()
     # The next judge run asks for the holistic reports only.
-    config.budget = 1000.0
-    execute_judge(answered_run, config=config, backend=judge)
+    execute_judge(answered_run, config=fake_judge_config(budget=1000.0), backend=judge)
     assert len(judge.history) == 12 + 4
 
 
@@ -311,19 +304,11 @@ def test_a_judge_budget_without_price_or_max_tokens_is_a_config_error(tmp_path: 
 
 
 def test_a_run_preview_calls_nothing_and_creates_nothing(
-    own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    own_sim: SimServer, own_run: PackRun
 ) -> None:
-    out = tmp_path / "new"
-    preview = preview_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
-        out=out,
-        base_url=own_sim.base_url,
-        max_tokens=100,
-        concurrency=4,
-        price=Price(1.0, 2.0),
-    )
-    assert not out.exists()
+    asked = own_run.options("sim-gut", "sim-schwach", max_tokens=100, concurrency=4)
+    preview = preview_run(**asked, price=Price(1.0, 2.0))
+    assert not own_run.out.exists()
     assert own_sim.calls == {}
     lines = preview.lines()
     assert "Aufrufe: 12" in lines
@@ -334,22 +319,14 @@ def test_a_run_preview_calls_nothing_and_creates_nothing(
 
 
 def test_a_run_preview_uses_what_earlier_answers_measured(
-    own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    own_sim: SimServer, own_run: PackRun
 ) -> None:
-    out = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path, models=["sim-gut@0.05"], out=out, base_url=own_sim.base_url
-    )
+    out = own_run.out
+    own_run("sim-gut@0.05")
     before, calls = snapshot(out), own_sim.calls
-    preview = preview_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut@0.05"],
-        out=out,
-        repeats=3,  # two more repeats: 12 cells
-        base_url=own_sim.base_url,
-        concurrency=2,
-        extend=True,
-    )
+    # Two more repeats: 12 cells.
+    asked = own_run.options("sim-gut@0.05", repeats=3, concurrency=2, extend=True)
+    preview = preview_run(**asked)
     assert snapshot(out) == before and own_sim.calls == calls
     assert preview.calls == 12
     mean = sum(r.completion_tokens or 0 for r in answers(out)) / 6
@@ -359,15 +336,10 @@ def test_a_run_preview_uses_what_earlier_answers_measured(
 
 
 def test_a_judge_preview_changes_nothing_and_counts_the_calls_the_judge_makes(
-    own_sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    own_sim: SimServer, own_run: PackRun
 ) -> None:
-    out = tmp_path / "run"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-schwach"],
-        out=out,
-        base_url=own_sim.base_url,
-    )
+    out = own_run.out
+    own_run("sim-gut", "sim-schwach")
     config = sim_judge_config(own_sim, max_tokens=200)
     before, calls = snapshot(out), own_sim.calls
     preview = preview_judge(out, config=config)

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_on_sim
+from tests.conftest import PackRun
 from touchstone.errors import InputError
-from touchstone.sim import SimServer
 from touchstone.stages.run.run import execute_run
 from touchstone.stages.view import load_run
 from touchstone.store import MANIFEST, RunDir
 
 
-def first_run(sim: SimServer, pack: Path, out: Path) -> None:
-    """sim-gut and sim-schwach, variant none, one repeat: 6 cells."""
-    run_on_sim(sim, pack_path=pack, models=["sim-gut", "sim-schwach"], variants=["none"], out=out)
+def first_run(tiny_run: PackRun) -> Path:
+    """sim-gut and sim-schwach, variant none, one repeat: 6 cells in ``tiny_run.out``."""
+    tiny_run("sim-gut", "sim-schwach", variants=["none"])
+    return tiny_run.out
 
 
 def manifest(out: Path) -> dict:
@@ -27,17 +27,12 @@ def open_by_row(out: Path) -> dict[tuple[str, str], int]:
     return {(r.model, r.variant): r.open for r in load_run(out).scorecard().rows}
 
 
-def test_same_settings_resume_and_a_subset_resumes_those(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    first_run(sim, tiny_pack_path, out)
+def test_same_settings_resume_and_a_subset_resumes_those(tiny_run: PackRun) -> None:
+    out = first_run(tiny_run)
     before = manifest(out)
-    again = run_on_sim(
-        sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-schwach"], variants=["none"], out=out
-    )
+    again = tiny_run("sim-gut", "sim-schwach", variants=["none"])
     assert (again.summary.recorded, again.summary.already_done) == (0, 6)
-    subset = run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-gut"], out=out)
+    subset = tiny_run("sim-gut")
     # No --variant, no --repeats on an existing run: the run's own, not all of the pack's.
     assert (subset.summary.recorded, subset.summary.already_done) == (0, 3)
     after = manifest(out)
@@ -56,55 +51,28 @@ def test_same_settings_resume_and_a_subset_resumes_those(
     ],
 )
 def test_conflicting_settings_are_refused_naming_the_difference(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path, change: dict, named: str
+    tiny_run: PackRun, change: dict, named: str
 ) -> None:
-    out = tmp_path / "run"
-    first_run(sim, tiny_pack_path, out)
+    out = first_run(tiny_run)
     before = (out / MANIFEST).read_text(encoding="utf-8")
     answers = len(RunDir(out).load_responses())
-    asked = {
-        "models": ["sim-gut", "sim-schwach"],
-        "variants": ["none"],
-        "base_url": sim.base_url,
-        **change,
-    }
     with pytest.raises(InputError) as refused:
-        execute_run(pack_path=tiny_pack_path, out=out, **asked)
+        execute_run(**tiny_run.options("sim-gut", "sim-schwach", variants=["none"]) | change)
     assert named in str(refused.value) and "--extend" in str(refused.value)
     assert (out / MANIFEST).read_text(encoding="utf-8") == before
     assert len(RunDir(out).load_responses()) == answers
 
 
-def test_a_new_run_takes_any_settings(sim: SimServer, tiny_pack_path: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        repeats=2,
-        max_tokens=500,
-        out=out,
-    )
+def test_a_new_run_takes_any_settings(tiny_run: PackRun) -> None:
+    outcome = tiny_run("sim-gut", variants=["none"], repeats=2, max_tokens=500)
     assert outcome.summary.recorded == 6 and outcome.open_in_run == {}
-    assert (manifest(out)["repeats"], manifest(out)["max_tokens"]) == (2, 500)
+    assert (manifest(tiny_run.out)["repeats"], manifest(tiny_run.out)["max_tokens"]) == (2, 500)
 
 
-def test_extending_repeats_opens_the_new_cells_of_every_model(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    first_run(sim, tiny_pack_path, out)
+def test_extending_repeats_opens_the_new_cells_of_every_model(tiny_run: PackRun) -> None:
+    out = first_run(tiny_run)
     # Only sim-schwach is asked now; sim-gut's second repeat is open all the same.
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-schwach"],
-        variants=["none"],
-        repeats=2,
-        out=out,
-        extend=True,
-    )
+    outcome = tiny_run("sim-schwach", variants=["none"], repeats=2, extend=True)
     assert outcome.summary.recorded == 3 and outcome.summary.complete
     assert outcome.open_in_run == {"sim-gut": 3}
     assert manifest(out)["repeats"] == 2
@@ -115,19 +83,9 @@ def test_extending_repeats_opens_the_new_cells_of_every_model(
     assert card.as_dict()["rows"][0]["open"] == 6
 
 
-def test_extending_by_a_variant_and_a_model_opens_their_rows(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    first_run(sim, tiny_pack_path, out)
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-mittel"],
-        variants=["knapp"],
-        out=out,
-        extend=True,
-    )
+def test_extending_by_a_variant_and_a_model_opens_their_rows(tiny_run: PackRun) -> None:
+    out = first_run(tiny_run)
+    outcome = tiny_run("sim-mittel", variants=["knapp"], extend=True)
     assert manifest(out)["models"] == ["sim-gut", "sim-schwach", "sim-mittel"]
     assert manifest(out)["variants"] == ["none", "knapp"]
     assert outcome.open_in_run == {"sim-gut": 3, "sim-schwach": 3, "sim-mittel": 3}
@@ -136,18 +94,17 @@ def test_extending_by_a_variant_and_a_model_opens_their_rows(
 
 
 def test_a_changed_pack_or_answer_cap_is_refused_even_with_extend(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    tiny_run: PackRun, tiny_pack_path: Path
 ) -> None:
-    out = tmp_path / "run"
-    first_run(sim, tiny_pack_path, out)
-    asked = {"models": ["sim-gut"], "variants": ["none"], "base_url": sim.base_url, "out": out}
+    first_run(tiny_run)
+    asked = tiny_run.options("sim-gut", variants=["none"])
     with pytest.raises(InputError, match=r"Antwortlänge.*gespeichert keine Grenze, verlangt 50"):
-        execute_run(pack_path=tiny_pack_path, max_tokens=50, extend=True, **asked)
+        execute_run(max_tokens=50, extend=True, **asked)
     tiny_pack_path.write_text(
         tiny_pack_path.read_text(encoding="utf-8").replace("19 %", "20 %"), encoding="utf-8"
     )
     with pytest.raises(InputError, match=r"Paket: .*geändert") as refused:
-        execute_run(pack_path=tiny_pack_path, extend=True, **asked)
+        execute_run(extend=True, **asked)
     assert "--extend" in str(refused.value) and "--out" in str(refused.value)
 
 
@@ -155,35 +112,26 @@ def test_a_changed_pack_or_answer_cap_is_refused_even_with_extend(
 
 
 def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    tiny_run: PackRun, tmp_path: Path
 ) -> None:
     """run.json records a model once it answered: a misspelt one is not part of the run, so
     the right name is a new model (--extend, as the advice says); a run nobody answered yet
     has no endpoint to differ from."""
-    out = tmp_path / "run"
-    typo = run_on_sim(
-        sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-gutt"], variants=["none"], out=out
-    )
+    out = tiny_run.out
+    typo = tiny_run("sim-gut", "sim-gutt", variants=["none"])
     assert manifest(out)["models"] == ["sim-gut"]
     assert "--model und --extend setzt" in typo.unfinished()
     with pytest.raises(InputError, match="Modelle: neu sim-mittel"):
-        run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-mittel"], out=out)
-    fixed = run_on_sim(sim, pack_path=tiny_pack_path, models=["sim-mittel"], out=out, extend=True)
+        tiny_run("sim-mittel")
+    fixed = tiny_run("sim-mittel", extend=True)
     assert fixed.summary.recorded == 3 and manifest(out)["models"] == ["sim-gut", "sim-mittel"]
 
     dead = tmp_path / "tot"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        variants=["none"],
-        out=dead,
-        base_url="http://127.0.0.1:9/v1",
-        call_timeout_s=1,
+    tiny_run(
+        "sim-gut", variants=["none"], out=dead, base_url="http://127.0.0.1:9/v1", call_timeout_s=1
     )
     assert manifest(dead)["models"] == []
-    right = run_on_sim(
-        sim, pack_path=tiny_pack_path, models=["sim-gut"], variants=["none"], out=dead
-    )
+    right = tiny_run("sim-gut", variants=["none"], out=dead)
     assert right.summary.recorded == 3
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import answer_once, run_on_sim
+from tests.conftest import PackRun, answer_once
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
@@ -18,17 +18,10 @@ from touchstone.transport.replies import ChatReply
 
 
 def test_run_records_every_cell_and_resumes_without_duplicates(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    sim: SimServer, tiny_run: PackRun
 ) -> None:
-    out = tmp_path / "run"
-    first = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-gut", "sim-denker"],
-        out=out,
-        api_key="geheimer-schluessel",
-        repeats=2,
-    )
+    out = tiny_run.out
+    first = tiny_run("sim-gut", "sim-denker", api_key="geheimer-schluessel", repeats=2)
     assert first.summary.recorded == 2 * 2 * 2 * 3 and first.summary.complete
     responses = RunDir(out).load_responses()
     denker = [r for r in responses if r.model == "sim-denker"]
@@ -47,25 +40,14 @@ def test_run_records_every_cell_and_resumes_without_duplicates(
     assert "geheimer-schluessel" not in (out / "run.json").read_text(encoding="utf-8")
 
     calls_before = sum(sim.calls.values())
-    again = run_on_sim(
-        sim, pack_path=tiny_pack_path, models=["sim-gut", "sim-denker"], out=out, repeats=2
-    )
+    again = tiny_run("sim-gut", "sim-denker", repeats=2)
     assert again.summary.recorded == 0 and again.summary.already_done == 24
     assert sum(sim.calls.values()) == calls_before
     assert len(RunDir(out).load_responses()) == 24
 
 
-def test_transient_failures_are_not_persisted_and_auth_stops_the_model(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-500", "sim-401", "sim-gut"],
-        variants=["none"],
-        out=out,
-    )
+def test_transient_failures_are_not_persisted_and_auth_stops_the_model(tiny_run: PackRun) -> None:
+    outcome = tiny_run("sim-500", "sim-401", "sim-gut", variants=["none"])
     summary = outcome.summary
     assert not summary.complete and summary.left == 6
     assert (
@@ -73,23 +55,13 @@ def test_transient_failures_are_not_persisted_and_auth_stops_the_model(
         and "AuthenticationError" in summary.stopped_models["sim-401"]
     )
     assert "sim-500" not in summary.stopped_models
-    assert [r.model for r in RunDir(out).load_responses()] == ["sim-gut"] * 3
+    assert [r.model for r in RunDir(tiny_run.out).load_responses()] == ["sim-gut"] * 3
 
 
-def test_overrunning_model_is_a_recorded_failed_answer(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-think-endless"],
-        variants=["none"],
-        out=out,
-        call_timeout_s=0.3,
-    )
+def test_overrunning_model_is_a_recorded_failed_answer(tiny_run: PackRun) -> None:
+    outcome = tiny_run("sim-think-endless", variants=["none"], call_timeout_s=0.3)
     assert outcome.summary.complete and outcome.summary.failed_recorded == 3
-    responses = RunDir(out).load_responses()
+    responses = RunDir(tiny_run.out).load_responses()
     assert all(not r.ok and r.error_kind == "timeout" for r in responses)
 
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FakeJudge, run_on_sim
+from tests.conftest import FakeJudge, PackRun
 from touchstone.errors import InputError
 from touchstone.gui.job_state import job_progress
-from touchstone.sim import SimServer
 from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.run.run import execute_run
 
@@ -36,16 +35,10 @@ def manifest_models(out: Path) -> list[str]:
 
 
 def test_judge_on_a_run_without_answers_is_bad_input_and_writes_nothing(
-    tiny_pack_path: Path, tmp_path: Path
+    tiny_run: PackRun, tmp_path: Path
 ) -> None:
     out = tmp_path / "leer"
-    execute_run(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        out=out,
-        base_url=f"http://127.0.0.1:{closed_port()}/v1",
-        call_timeout_s=1,
-    )
+    tiny_run("sim-gut", out=out, base_url=f"http://127.0.0.1:{closed_port()}/v1", call_timeout_s=1)
     # An empty answers file (a run killed before its first answer) is no answer either.
     (out / "responses.jsonl").write_text("", encoding="utf-8")
     before = {p.name: p.read_bytes() for p in out.iterdir()}
@@ -62,15 +55,8 @@ def events_of(**run: Any) -> list[dict[str, Any]]:
     return events
 
 
-def test_progress_counts_only_saved_answers(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    events = events_of(
-        pack_path=tiny_pack_path,
-        models=["sim-gutt", "sim-gut"],
-        out=tmp_path / "r",
-        base_url=sim.base_url,
-    )
+def test_progress_counts_only_saved_answers(tiny_run: PackRun, tmp_path: Path) -> None:
+    events = events_of(**tiny_run.options("sim-gutt", "sim-gut"))
     progress = job_progress(events)
     # 6 answers of sim-gut saved; sim-gutt: 1 call that failed, 5 cells skipped.
     assert progress["total"] == 12 and progress["done"] == 6
@@ -79,41 +65,22 @@ def test_progress_counts_only_saved_answers(
     assert done["recorded"] == 6 and done["left"] == 6 and done["skipped"] == 5
     assert done["stopped_models"] == {"sim-gutt": "not_found"}
 
+    dead_url = f"http://127.0.0.1:{closed_port()}/v1"
     dead = events_of(
-        pack_path=tiny_pack_path,
-        models=["sim-gut"],
-        out=tmp_path / "tot",
-        base_url=f"http://127.0.0.1:{closed_port()}/v1",
-        call_timeout_s=1,
+        **tiny_run.options("sim-gut", out=tmp_path / "tot", base_url=dead_url, call_timeout_s=1)
     )
     progress = job_progress(dead)
     assert progress["total"] == 6 and progress["done"] == 0 and progress["errors"] == 6
 
 
-def test_a_model_is_recorded_once_its_first_answer_lands(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "r"
-    outcome = run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-401", "sim-gut", "sim-gutt"],
-        variants=["none"],
-        out=out,
-    )
+def test_a_model_is_recorded_once_its_first_answer_lands(tiny_run: PackRun) -> None:
+    outcome = tiny_run("sim-401", "sim-gut", "sim-gutt", variants=["none"])
     assert set(outcome.summary.stopped_models) == {"sim-401", "sim-gutt"}
-    assert manifest_models(out) == ["sim-gut"]
-    # A failed answer (a deadline overrun) is an answer: the model is part of the run.
-    run_on_sim(
-        sim,
-        pack_path=tiny_pack_path,
-        models=["sim-hang", "sim-gut"],
-        variants=["none"],
-        out=out,
-        call_timeout_s=0.3,
-        extend=True,  # a model the run does not record yet
-    )
-    assert manifest_models(out) == ["sim-gut", "sim-hang"]
+    assert manifest_models(tiny_run.out) == ["sim-gut"]
+    # A failed answer (a deadline overrun) is an answer: the model is part of the run
+    # (``extend``: a model the run does not record yet).
+    tiny_run("sim-hang", "sim-gut", variants=["none"], call_timeout_s=0.3, extend=True)
+    assert manifest_models(tiny_run.out) == ["sim-gut", "sim-hang"]
 
 
 def test_run_advice_names_the_run_options_not_the_judge_config() -> None:

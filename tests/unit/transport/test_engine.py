@@ -204,11 +204,7 @@ def test_refusals_of_a_server_that_never_answered_fail_at_once() -> None:
 
 
 def test_refusals_that_outlast_the_budget_fail_marked_busy() -> None:
-    tries = 0
-
     async def call(item: int, deadline_s: float | None) -> int:
-        nonlocal tries
-        tries += 1
         if item == 0:
             return 0
         await asyncio.sleep(0.01)

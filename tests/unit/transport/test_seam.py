@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from tests.conftest import REPO, answer_once, make_response
+from tests.conftest import REPO, OverlapCounting, answer_once, make_response
 from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import JudgeCallError
 from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
@@ -18,7 +18,6 @@ from touchstone.stages.run.answering import run_cells
 from touchstone.transport.endpoint import OpenAIChat
 from touchstone.transport.engine import run_blocking
 from touchstone.transport.fake import FakeChat, SentCall
-from touchstone.transport.replies import ChatReply
 
 # The seam's members, and what backends were once probed for by name.
 SEAM_NAMES = {
@@ -84,23 +83,16 @@ def test_base_url_is_told_without_credentials_but_identity_keeps_the_endpoint() 
     assert judge.identity["base_url"] == "http://user:secret@127.0.0.1:9/v1"
 
 
-class _Overlapping(FakeChat):
+class _Overlapping(OverlapCounting):
     """Takes a while per call and notes the thread and how many calls overlap."""
 
     def __init__(self) -> None:
         super().__init__()
         self.threads: set[int] = set()
-        self.active = self.most = 0
 
-    async def reply(self, sent: SentCall) -> str | ChatReply:
+    async def pause(self, sent: SentCall) -> None:
         self.threads.add(threading.get_ident())
-        self.active += 1
-        self.most = max(self.most, self.active)
-        try:
-            await asyncio.sleep(0.02)
-            return await super().reply(sent)
-        finally:
-            self.active -= 1
+        await asyncio.sleep(0.02)
 
 
 def test_a_fake_judge_takes_the_engines_path(tiny_pack: Pack) -> None:

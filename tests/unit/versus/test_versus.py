@@ -17,6 +17,7 @@ import pytest
 from rich.console import Console
 
 from tests.unit.versus.versus_support import (
+    BASELINE,
     BUERO,
     every_fourth_worse,
     fails_on_money,
@@ -26,8 +27,6 @@ from touchstone.errors import InputError
 from touchstone.stages.view import load_run
 from touchstone.versus import RunComparison, compare_runs, gate
 from touchstone.versus.terminal import render_comparison
-
-BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -25,6 +26,11 @@ REPO = Path(__file__).resolve().parents[3]
 # buero as it was with 27 prompts: the known truths below (which row is significantly worse)
 # hold for that many prompts; the growing pack would move them.
 BUERO = REPO / "tests" / "fixtures" / "buero27.yaml"
+# buero as it ships, with its 65 prompts.
+BUERO65 = REPO / "packs" / "buero.yaml"
+# A baseline of three models at the top quality: "stabil" stays so, "verschlechtert" is made
+# worse, "leicht" slightly worse in the new runs of the tests.
+BASELINE = {"stabil": 5, "verschlechtert": 5, "leicht": 5}
 # The simulator's answerers by the quality they state.
 _BY_QUALITY = {5: "sim-gut", 4: "sim-old", 3: "sim-mittel", 1: "sim-schwach"}
 
@@ -146,6 +152,24 @@ def view_of(name: str, pack: Pack, cells: tuple[list[EvalResponse], list[Verdict
     """A run in memory as ``load_run`` gives it (nothing on disk: compare reads no file)."""
     responses, verdicts = cells
     return RunView(RunDir(Path("/nicht-auf-der-platte") / name), pack, {}, responses, verdicts, [])
+
+
+def noise_runs(seed: int, pack_path: Path, *outs: Path) -> None:
+    """Judged run dirs ``outs`` of ``SIX_ROWS`` on ``pack_path``, noise only: the prompts'
+    difficulties drawn once (``random.Random(seed)``), each run's noise anew."""
+    rng = random.Random(seed)
+    pack = load_pack(pack_path)
+    drawn = difficulties(rng, pack, SIX_ROWS)
+    for out in outs:
+        write_cells(out, pack_path, noisy_cells(rng, pack, SIX_ROWS, drawn))
+
+
+def buero_workdir(root: Path) -> Path:
+    """``root/packs/buero.yaml``, a copy of ``BUERO`` for a GUI's working dir; returns it."""
+    (root / "packs").mkdir(parents=True)
+    pack = root / "packs" / "buero.yaml"
+    shutil.copy(BUERO, pack)
+    return pack
 
 
 def write_cells(
