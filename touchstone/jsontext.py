@@ -73,10 +73,12 @@ def loads(
     except RecursionError:
         raise NotJson(DEEP, "", 0) from None
     except ValueError as exc:
+        # Python raises a plain ValueError for the integer; subclasses (UnicodeDecodeError,
+        # the hook's own errors) pass unchanged.
         document = text if isinstance(text, str) else _decoded(text)
         position = None if document is None else _long_integer(document)
-        if document is None or position is None:
-            raise  # UnicodeDecodeError, or the hook's own
+        if type(exc) is not ValueError or document is None or position is None:
+            raise
         limit = sys.get_int_max_str_digits()
         raise NotJson(f"eine Zahl mit mehr als {limit} Ziffern", document, position) from exc
 
