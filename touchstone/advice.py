@@ -183,6 +183,13 @@ def cause_advice(
         return "Der Server meldet Fehler (5xx); sein Log sagt, warum."
     if kind == "bad_request":
         return f"Der Server lehnt die Anfrage ab (400/422): prüfen Sie {settings.request}."
+    if kind == "malformed":
+        return (
+            f"Der Server unter {endpoint} antwortet, aber nicht mit einer lesbaren "
+            "Chat-Completion (kein gültiges JSON oder keine Auswahl): prüfen Sie, ob unter "
+            f"{settings.base_url} ein OpenAI-kompatibler Server antwortet und kein Proxy "
+            "dazwischen die Antworten verändert; sein Log sagt mehr."
+        )
     if kind == "too_large":
         return (
             f"Die Antworten überschreiten die Obergrenze ({settings.reply_cap}): prüfen Sie "

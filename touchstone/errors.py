@@ -8,6 +8,7 @@
     │       │   ├── DeadlineExceeded    the wall-clock deadline of one call ran out
     │       │   ├── ReasoningOnly       reasoning but no content (or cut off by max_tokens)
     │       │   ├── BrokenReply         the reply is no chat completion, or its stream broke off
+    │       │   │   └── MalformedReply      the reply arrived whole, but is no chat completion
     │       │   └── StreamError         the server sent an error object (in a stream or a 200)
     │       ├── CallError           one call failed, classified once: ``kind``, ``retry_after_s``
     │       │   ├── JudgeCallError      a call of the judge
@@ -43,6 +44,7 @@ ErrorKind = Literal[
     "bad_request",
     "reasoning_only",
     "too_large",
+    "malformed",
     "other",
 ]
 
@@ -62,6 +64,7 @@ ERROR_LABELS: dict[str, str] = {
     "bad_request": "ungültige Anfrage",
     "reasoning_only": "nur Reasoning",
     "too_large": "Antwort zu groß",
+    "malformed": "fehlerhafte Antwort",
     "other": "sonstiger Fehler",
     "unparseable": "Judge-Ausgabe unlesbar",
     # A jury's cell with fewer scored verdicts than its quorum (design.md §18).
@@ -108,7 +111,14 @@ class ReasoningOnly(CallFailed):
 
 
 class BrokenReply(CallFailed):
-    """The reply is not a complete chat completion (a stream that broke off, no choice)."""
+    """The reply is not a complete chat completion (a stream that broke off): the connection
+    failed, as far as anyone can tell (kind ``connection``)."""
+
+
+class MalformedReply(BrokenReply):
+    """The server's reply arrived whole but is no chat completion: not JSON (or none Python
+    can hold, such as an integer of more than 4,300 digits), no choice, content of no known
+    shape. A finding about that server, not a connection that failed (kind ``malformed``)."""
 
 
 class ReplyTooLarge(CallFailed):

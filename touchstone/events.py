@@ -149,7 +149,8 @@ def fan_out(*sinks: EventSink | None) -> EventSink:
 def read_events(path: Path) -> list[dict[str, Any]]:
     """Every complete event of ``path``; a line still being written is ignored."""
     try:
-        text = read_regular(path).decode("utf-8")
+        # A bad byte spoils its line only (which then is no JSON, or no event).
+        text = read_regular(path).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     events = []

@@ -14,6 +14,7 @@ Every YAML file is someone's mistake or someone's attack (design.md §15), so re
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,7 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from touchstone.errors import InputError
@@ -104,6 +105,19 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
         self._sizes[id(node)] = size
         return node
 
+    def construct_yaml_int(self, node: ScalarNode) -> int:
+        """An integer; one of more digits than Python converts (4,300) is an error here, as
+        in JSON (``jsontext``), not a ``ValueError`` nobody expects of a parser."""
+        try:
+            return int(super().construct_yaml_int(node))
+        except ValueError:
+            raise ConstructorError(
+                None,
+                None,
+                f"eine Zahl mit mehr als {sys.get_int_max_str_digits()} Ziffern",
+                node.start_mark,
+            ) from None
+
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
@@ -124,6 +138,9 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep)
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
 
 
 def validation_message(path: Path, exc: ValidationError) -> str:

@@ -121,6 +121,7 @@ KINDS = [
     "bad_request",
     "refused",
     "too_large",
+    "malformed",
     "unparseable",
     "timeout",
     "reasoning_only",

@@ -9,6 +9,7 @@ figure.
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +37,8 @@ UNUSED = JudgeConfig(JudgeEndpoint("http://127.0.0.1:9/v1"), "unused")
 VERDICT = '{"score": 4, "red_flag": false, "rationale": "gut"}'
 # Every shape of usage value a server has been seen to send or could send.
 IMPLAUSIBLE = [10**400, 10**9 + 1, -5, -24390, True, 1.5, 12.0, "12", [3], {"n": 3}]
+# JSON's NaN and Infinity (Python's json reads and writes them) and a float at its edge.
+IMPLAUSIBLE += [math.nan, math.inf, -math.inf, 1e308]
 
 
 class _Server(ThreadingHTTPServer):

@@ -101,6 +101,11 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
         )
     if cause == "too_large":
         return f"Die Antworten überschreiten die Obergrenze („max_reply_mb“ {where})."
+    if cause == "malformed":
+        return (
+            f"Der Server unter {base} antwortet, aber nicht mit einer lesbaren Chat-Completion: "
+            f"prüfen Sie „endpoint.base_url“ {where} (ein Proxy dazwischen?)."
+        )
     if cause == "unparseable":
         return (
             "Der Judge antwortet nicht im verlangten JSON-Format: wählen Sie ein Judge-Modell, "

@@ -247,8 +247,12 @@ class JobManager:
         sentinel, _, _ = self._files(run_dir, job_id)
         try:
             raw = jsontext.loads(read_regular(sentinel))
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             raise InputError(f"Job-Datei {sentinel} ist unlesbar: {exc}") from exc
+        except ValueError as exc:  # jsontext.NotJson, UnicodeDecodeError
+            raise InputError(
+                f"Job-Datei {sentinel} ist kein gültiges JSON: {jsontext.problem(exc)}"
+            ) from exc
         return clean_record(raw, job_id, run_dir.name)
 
     def _load(self, run_dir: Path, job_id: str, *, with_log: bool = False) -> dict[str, Any]:

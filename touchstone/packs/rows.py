@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from touchstone import german
+from touchstone import german, jsontext
 from touchstone.errors import InputError
-from touchstone.jsontext import loads
 from touchstone.regular import open_regular
 from touchstone.yamlfile import MAX_BYTES
 
@@ -171,29 +170,12 @@ def csv_rows(text: str) -> Iterator[Row | Problem]:
 
 
 # What Python's parsers say, in German (the rest: no reason given).
-_JSON_REASONS = {
-    "Expecting value": "Wert erwartet",
-    "Expecting property name enclosed in double quotes": "Schlüssel in doppelten "
-    "Anführungszeichen erwartet",
-    "Unterminated string": "Text ohne schließendes Anführungszeichen",
-    "Extra data": "überzählige Zeichen nach dem Objekt",
-    "Expecting ',' delimiter": "Komma erwartet",
-    "Expecting ':' delimiter": "Doppelpunkt erwartet",
-    "Invalid control character": "Steuerzeichen in einem Text",
-    "Invalid \\escape": "ungültige Escape-Sequenz",
-    "zu tief verschachtelt": "zu tief verschachtelt",
-}
 _CSV_REASONS = {
     "field larger than field limit": "eine Zelle ist länger als 131.072 Zeichen",
     "unexpected end of data": "Anführungszeichen nicht geschlossen",
     "expected after": "nach einem schließenden Anführungszeichen muss ein Trennzeichen folgen",
     "NUL": "enthält ein NUL-Zeichen",
 }
-
-
-def _json_reason(message: str) -> str:
-    reason = next((v for k, v in _JSON_REASONS.items() if message.startswith(k)), "")
-    return f" ({reason})" if reason else ""
 
 
 def _csv_reason(message: str) -> str:
@@ -282,13 +264,13 @@ def jsonl_rows(text: str) -> Iterator[Row | Problem]:
         if not raw.strip():
             continue
         try:
-            value = loads(raw, object_pairs_hook=_unique_keys)
+            value = jsontext.loads(raw, object_pairs_hook=_unique_keys)
         except DuplicateKey as exc:
             yield Problem(line, f"Schlüssel {exc.key}", "steht doppelt im Objekt.")
             continue
         except json.JSONDecodeError as exc:
             yield Problem(
-                line, f"Spalte {exc.colno}", f"kein gültiges JSON{_json_reason(exc.msg)}."
+                line, f"Spalte {exc.colno}", f"kein gültiges JSON ({jsontext.reason(exc)})."
             )
             continue
         if not isinstance(value, dict):

@@ -41,6 +41,8 @@ Faults:
     sim-longline    one SSE line (or JSON body) of 1 GB, never ended
     sim-parts       content as a list of parts, with a thinking part, as Mistral sends it
     sim-choices     a thousand choices, in reverse order: only choice 0 is the answer
+    sim-bignum      a complete reply whose ``created`` is an integer of 4,301 digits (JSON
+                    allows it, Python's json refuses it)
     any other name  404 model_not_found
 
 ``SimServer(capacity=N)`` (``touchstone sim --capacity N``) takes at most N generations at

@@ -32,12 +32,14 @@ FAULTS = (
     "sim-proxy-filter",
     "sim-proxy-unknown-model",
     "sim-proxy-no-db",
-    # Hostile replies (``hostile``): bombs, floods, lists of parts, a thousand choices.
+    # Hostile replies (``hostile``): bombs, floods, lists of parts, a thousand choices, an
+    # integer Python's json refuses.
     "sim-bomb",
     "sim-flood",
     "sim-longline",
     "sim-parts",
     "sim-choices",
+    "sim-bignum",
 )
 MODELS = (*ANSWERERS, "sim-judge", "sim-gullible", "sim-constant", *FAULTS)
 

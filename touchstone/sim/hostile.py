@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -18,8 +19,10 @@ from touchstone.sim.plumbing import Plumbing, chunk, sse
 # How much a huge reply would be, inflated or written out in full.
 HUGE_BYTES = 1 << 30
 _BLOCK = b"a" * (1 << 20)
-HOSTILE = ("sim-bomb", "sim-flood", "sim-longline", "sim-parts", "sim-choices")
+HOSTILE = ("sim-bomb", "sim-flood", "sim-longline", "sim-parts", "sim-choices", "sim-bignum")
 CHOICES = 1000
+# An integer JSON allows and Python's ``json`` refuses to convert (more than 4,300 digits).
+BIG_NUMBER = "7" * 4301
 
 
 def hostile_reply(handler: Plumbing, base: str, name: str, stream: bool) -> None:
@@ -34,6 +37,8 @@ def hostile_reply(handler: Plumbing, base: str, name: str, stream: bool) -> None
         _send_pieces(handler, stream, _flood(name, stream))
     elif base == "sim-parts":
         _parts(handler, name, stream)
+    elif base == "sim-bignum":
+        _big_number(handler, name, stream)
     else:
         _choices(handler, name, stream)
 
@@ -159,3 +164,18 @@ def _choices(handler: Plumbing, name: str, stream: bool) -> None:
     handler._send_whole_stream(
         b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events) + b"data: [DONE]\n\n"
     )
+
+
+def _big_number(handler: Plumbing, name: str, stream: bool) -> None:
+    """A complete reply, an answer as any other, whose ``created`` is ``BIG_NUMBER``."""
+    created = f'"created": {BIG_NUMBER}'
+    if not stream:
+        message = {"role": "assistant", "content": "Simulierte Antwort."}
+        reply = {"model": name, "created": 0, "choices": [{"index": 0, "message": message}]}
+        body = json.dumps(reply).replace('"created": 0', created, 1).encode()
+        _send_pieces(handler, False, iter([body]))
+        return
+    events = [chunk(name, {"role": "assistant", "content": "Simulierte Antwort."}, "stop")]
+    text = b"".join(map(sse, events)).decode()
+    body = re.sub(r'"created": \d+', created, text).encode() + b"data: [DONE]\n\n"
+    handler._send_whole_stream(body)

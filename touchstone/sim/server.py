@@ -21,6 +21,7 @@ import time
 import uuid
 from typing import Any
 
+from touchstone import jsontext
 from touchstone.sim.catalogue import (
     ANSWERERS,
     DIMENSIONS,
@@ -144,8 +145,10 @@ class _Handler(Plumbing):
             return
         length = int(self.headers.get("Content-Length") or 0)
         try:
-            request = json.loads(self.rfile.read(length) or b"{}")
-        except json.JSONDecodeError:
+            request = jsontext.loads(self.rfile.read(length) or b"{}")
+        except ValueError:  # jsontext.NotJson, or bytes that are no text
+            request = None
+        if not isinstance(request, dict):
             self._error(400, "invalid JSON body", "invalid_json", "invalid_request_error")
             return
         name = str(request.get("model", ""))

@@ -6,6 +6,7 @@ warning and the next append cuts it off first, so it never turns into a corrupt 
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import json
@@ -42,7 +43,8 @@ def _adapters(cls: type[T]) -> tuple[TypeAdapter[list[T]], TypeAdapter[T]]:
 
 
 def iter_jsonl(path: Path, cls: type[T], warn: Callable[[str], None]) -> Iterator[T]:
-    """The records of ``path``; a truncated last line is skipped with a warning.
+    """The records of ``path``; a truncated last line is skipped with a warning, a UTF-8
+    BOM at the start ignored.
 
     Keys a record does not know are ignored (a newer version wrote them), missing fields with
     defaults are filled in (an older one did). A token count that is no plausible one (in a
@@ -58,6 +60,9 @@ def iter_jsonl(path: Path, cls: type[T], warn: Callable[[str], None]) -> Iterato
     with handle:
         chunk: list[bytes] = []
         first = 1
+        # A UTF-8 BOM before the first line (Windows Notepad saves one) is no content.
+        if handle.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:
+            handle.seek(0)
         for raw in handle:
             chunk.append(raw)
             if len(chunk) >= _CHUNK_LINES:

@@ -75,8 +75,10 @@ def load_manifest(path: Path) -> Manifest:
         data = jsontext.loads(read_regular(path))
     except FileNotFoundError:
         raise InputError(f"{path} fehlt.") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: kein gültiges JSON ({exc}).") from exc
+    except OSError as exc:
+        raise InputError(f"{path}: nicht lesbar ({exc}).") from exc
+    except ValueError as exc:  # jsontext.NotJson, UnicodeDecodeError
+        raise InputError(f"{path}: kein gültiges JSON: {jsontext.problem(exc)}.") from exc
     if not isinstance(data, dict):
         raise InputError(f"{path}: erwartet ein JSON-Objekt.")
     try:

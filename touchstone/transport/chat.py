@@ -178,10 +178,15 @@ class ChatTransport:
         may close it right after)."""
         started = time.monotonic()
         if not stream:
+            import httpx2
+
             # The SDK's low-level post keeps its retries, timeout and error classes but skips
             # the typed request transform and response model, over half of its CPU per call.
-            data = await client.post("/chat/completions", body=body, cast_to=object)
-            return reply_from_json(data, time.monotonic() - started), None
+            # The body is parsed here, not by the SDK: its ``json()`` raises whatever Python's
+            # json raises (a plain ValueError for an integer of 4,301 digits), ``jsontext``
+            # makes every such body a ``MalformedReply`` of the server.
+            response = await client.post("/chat/completions", body=body, cast_to=httpx2.Response)
+            return reply_from_json(response.content, time.monotonic() - started), None
         response = await self._open_stream(client, body)
         reader = StreamReader(self._max_reply_bytes)
         lines = LineSplitter(self._max_reply_bytes)

@@ -19,6 +19,7 @@ from touchstone.errors import (
     CallError,
     DeadlineExceeded,
     ErrorKind,
+    MalformedReply,
     ReasoningOnly,
     ReplyTooLarge,
     StreamError,
@@ -168,6 +169,8 @@ def classify(exc: BaseException) -> ErrorKind:
         return "reasoning_only"
     if isinstance(exc, ReplyTooLarge):
         return "too_large"
+    if isinstance(exc, MalformedReply):
+        return "malformed"
     if isinstance(exc, BrokenReply | openai.APIConnectionError | httpx2.TransportError):
         # (httpx errors reach us unwrapped while a stream's body is read.)
         return "connection"

@@ -1,21 +1,22 @@
 """What a chat call brings back: ``ChatReply``, read from a JSON body or from an SSE stream.
 
-A reply is only a reply when it is complete. A body that is no chat completion, a stream
-that broke off before its end (no ``finish_reason`` and no ``[DONE]``) and a stream without
-a single choice are ``BrokenReply``: a connection failure, never an empty answer.
+A reply is only a reply when it is complete. A stream that broke off before its end (no
+``finish_reason`` and no ``[DONE]``) is a ``BrokenReply``: a connection failure. A reply that
+arrived whole but is no chat completion (a body or an event that is no JSON, or JSON Python
+cannot hold, such as an integer of 4,301 digits; no choice; content of no known shape) is a
+``MalformedReply``: a finding about the server. Neither is ever an empty answer.
 
 Reasoning is kept apart from content, under whichever name the server uses
 (``reasoning_content``, ``reasoning``, ``thinking``) or inline as ``<think>…</think>``.
 
 Only choice 0 is the answer (a server may send more than asked for). Content is a string or
 a list of parts (Mistral: ``[{"type": "text", "text": …}]``, with ``thinking`` parts for its
-reasoning); content that is neither is a ``BrokenReply``, never an empty answer. A stream's
+reasoning); content that is neither is a ``MalformedReply``, never an empty answer. A stream's
 content and reasoning together are capped (``ReplyTooLarge``), as is one event of it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from touchstone import jsontext
-from touchstone.errors import BrokenReply, ReplyTooLarge, StreamError
+from touchstone.errors import BrokenReply, MalformedReply, ReplyTooLarge, StreamError
 from touchstone.limits import token_count
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 
@@ -111,8 +112,8 @@ def _excerpt(value: object) -> str:
     return " ".join(str(value)[:1000].split())[:200]
 
 
-def _unreadable(value: object) -> BrokenReply:
-    return BrokenReply(f"Inhalt der Antwort nicht lesbar: {_excerpt(value)!r}")
+def _unreadable(value: object) -> MalformedReply:
+    return MalformedReply(f"Inhalt der Antwort nicht lesbar: {_excerpt(value)!r}")
 
 
 def _text_of_parts(parts: list[Any]) -> str:
@@ -130,7 +131,7 @@ def _text_of_parts(parts: list[Any]) -> str:
 
 def content_of(value: object) -> tuple[str, str]:
     """``(content, reasoning)`` of a message's or a delta's ``content``: a string, nothing,
-    or a list of ``text`` and ``thinking`` parts. Anything else is a ``BrokenReply``."""
+    or a list of ``text`` and ``thinking`` parts. Anything else is a ``MalformedReply``."""
     if isinstance(value, str):
         return value, ""
     if value is None:
@@ -163,21 +164,26 @@ def first_choice(choices: object) -> dict[str, Any] | None:
 
 
 def reply_from_json(data: object, latency_s: float) -> ChatReply:
-    """A ``ChatReply`` from a chat completion's JSON (a dict, or the text of one).
+    """A ``ChatReply`` from a chat completion's JSON (a dict, or the body that holds one).
 
     A body that is no chat completion at all (not JSON, or no choice with a message, as
-    proxies send with a 200) is a ``BrokenReply``, not an empty answer.
+    proxies send with a 200) is a ``MalformedReply``, not an empty answer.
     """
     if isinstance(data, str | bytes):
-        # Servers that label their JSON text/plain: the SDK then hands over the raw text.
-        with contextlib.suppress(ValueError):
+        # The body as it came, whatever its Content-Type (some servers label JSON text/plain).
+        try:
             data = jsontext.loads(data)
+        except ValueError as exc:  # jsontext.NotJson, or bytes that are no text
+            shown = _excerpt(data.decode("utf-8", "replace") if isinstance(data, bytes) else data)
+            raise MalformedReply(
+                f"Antwort ist kein JSON ({jsontext.problem(exc)}): {shown!r}"
+            ) from None
     choice = first_choice(data.get("choices")) if isinstance(data, dict) else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
         if isinstance(data, dict) and data.get("error"):
             raise _stream_error(data["error"])
-        raise BrokenReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
+        raise MalformedReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
     content, thinking = content_of(message.get("content"))
     prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens = _usage(data)
     return ChatReply(
@@ -238,7 +244,9 @@ class StreamReader:
                 raise _stream_error(error)
             # Comments (":"), "event:", "id:" and "retry:" lines carry nothing a reply needs.
 
-    def _dispatch(self) -> None:
+    def _dispatch(self, *, last: bool = False) -> None:
+        """Read the event the data lines make up; ``last``: the stream ended before the
+        blank line that ends it (an event that is no JSON then may just be cut off)."""
         if not self._data:
             return
         data = self._data
@@ -255,9 +263,9 @@ class StreamReader:
         except (StopIteration, ValueError, RecursionError):
             chunk, end = None, -1
         if end != len(payload):
-            chunk = _object_of(payload)
+            chunk = _object_of(payload, cut_off=last)
         if not isinstance(chunk, dict):
-            raise BrokenReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
+            raise MalformedReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
         error = chunk.get("error")
         if error:
             raise _stream_error(error)
@@ -289,9 +297,11 @@ class StreamReader:
 
     def reply(self, latency_s: float) -> ChatReply:
         """The complete reply; ``BrokenReply`` when the stream ended before it was complete."""
-        self._dispatch()  # a last event without its blank line
+        self._dispatch(last=True)  # a last event without its blank line
         if not self._saw_choice:
-            raise BrokenReply("Stream endete ohne eine einzige Auswahl (choices)")
+            # Ended as a stream ends ([DONE]): the server sent it so; else it broke off.
+            broken = MalformedReply if self.done else BrokenReply
+            raise broken("Stream endete ohne eine einzige Auswahl (choices)")
         if not self.done and not self._finish_reason:
             raise BrokenReply(
                 "Stream brach ab (weder finish_reason noch [DONE]) nach "
@@ -310,13 +320,17 @@ class StreamReader:
         )
 
 
-def _object_of(payload: str) -> object:
+def _object_of(payload: str, *, cut_off: bool) -> object:
     """The JSON value of an event's data that is not one JSON object alone (``_dispatch``
-    reads those); ``BrokenReply`` if it is none."""
+    reads those); if it is none a ``MalformedReply``, or a ``BrokenReply`` where the stream
+    ended inside the event (``cut_off``)."""
     try:
         return jsontext.loads(payload)
-    except ValueError:
-        raise BrokenReply(f"Stream enthält kein JSON: {_excerpt(payload)!r}") from None
+    except ValueError as exc:
+        broken = BrokenReply if cut_off else MalformedReply
+        raise broken(
+            f"Stream enthält kein JSON ({jsontext.problem(exc)}): {_excerpt(payload)!r}"
+        ) from None
 
 
 def _stream_error(error: object) -> StreamError:

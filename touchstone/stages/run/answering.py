@@ -1,9 +1,10 @@
 """Answering the cells of a run: which cells a plan has, and asking them (design.md §8).
 
 Failure policy (by error kind):
-- ``timeout``, ``refused``, ``bad_request``, ``too_large``: a finding about the model (it
-  overran its deadline, a filter refused the prompt, the request cannot work, its answer
-  outgrew the cap): persisted as a failed answer that the judge marks unscored.
+- ``timeout``, ``refused``, ``bad_request``, ``too_large``, ``malformed``: a finding about
+  the model or its server (it overran its deadline, a filter refused the prompt, the request
+  cannot work, its answer outgrew the cap, its server's reply arrived whole and is no chat
+  completion): persisted as a failed answer that the judge marks unscored.
 - ``auth``, ``not_found``, ``quota``: the model can never answer: its remaining cells are
   skipped and the run says why and what to do (``RunSummary.stopped_models``, ``unfinished``).
 - everything else (``connection``, ``server``, ``rate_limit``, ``other``): transient, not
@@ -34,7 +35,7 @@ from touchstone.transport.engine import InFlight, completed, run_blocking
 from touchstone.transport.replies import ChatReply
 
 PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset(
-    {"timeout", "refused", "bad_request", "too_large"}
+    {"timeout", "refused", "bad_request", "too_large", "malformed"}
 )
 STOPPING_FAILURES: frozenset[ErrorKind] = frozenset({"auth", "not_found", "quota"})
 
