@@ -51,7 +51,7 @@ class KappaSums:
 
 
 def kappa_of_sums(
-    n: int, sum_a: float, sum_b: float, sum_a2: float, sum_b2: float, sum_d2: float
+    n: float, sum_a: float, sum_b: float, sum_a2: float, sum_b2: float, sum_d2: float
 ) -> float | None:
     """The quadratic weighted kappa from the sums of ``KappaSums`` (for a loop that adds
     them up itself); None without pairs or without chance disagreement."""

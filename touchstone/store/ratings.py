@@ -103,27 +103,33 @@ def load_ratings(
     file and line. Ratings of cells not in ``cells`` (when given) are left out with one
     warning: they rate no answer this run has.
     """
-    kept: dict[tuple[str, VerdictKey], HumanRating] = {}
+    known: set[tuple[str, str, str, int]] = set(cells)
+    # By rater and cell, as plain tuples (a ``VerdictKey`` per line was a third of the time).
+    kept: dict[tuple[str, str, str, str, int], HumanRating] = {}
+    # Ratings of cells the run lacks (the last line wins there too): only their keys are
+    # kept, so the file is read once and only the ratings that count stay.
+    orphans: dict[tuple[str, str, str, str, int], None] = {}
     for number, rating in enumerate(iter_jsonl(path, HumanRating, warn), start=1):
         problem = _problem(rating, scale)
         if problem:
             raise InputError(f"{path}, Zeile {number}: {problem}.")
-        key = (rating.rater, rating.cell)
-        kept.pop(key, None)  # the last line of a rater and cell wins, in its place
-        kept[key] = rating
-    ratings = list(kept.values())
-    known = set(cells)
-    if known:
-        orphans = [r for r in ratings if r.cell not in known]
-        if orphans:
-            first = orphans[0]
-            warn(
-                f"{path}: {counted(len(orphans), 'Wertung', 'Wertungen')} ohne Antwort im Run "
-                f"{'zählt' if len(orphans) == 1 else 'zählen'} nicht "
-                f"(z. B. {first.model}, {first.variant}, {first.prompt_id}, Wdh. {first.repeat})."
-            )
-            ratings = [r for r in ratings if r.cell in known]
-    return ratings
+        cell = (rating.model, rating.variant, rating.prompt_id, rating.repeat)
+        key = (rating.rater, *cell)
+        # The last line of a rater and cell wins, in its place.
+        if known and cell not in known:
+            orphans.pop(key, None)
+            orphans[key] = None
+        else:
+            kept.pop(key, None)
+            kept[key] = rating
+    if orphans:
+        _, model, variant, prompt_id, repeat = next(iter(orphans))
+        warn(
+            f"{path}: {counted(len(orphans), 'Wertung', 'Wertungen')} ohne Antwort im Run "
+            f"{'zählt' if len(orphans) == 1 else 'zählen'} nicht "
+            f"(z. B. {model}, {variant}, {prompt_id}, Wdh. {repeat})."
+        )
+    return list(kept.values())
 
 
 def _problem(rating: HumanRating, scale: Scale) -> str:
