@@ -31,6 +31,7 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
@@ -56,10 +57,10 @@ from touchstone.gui.queries import (
 )
 from touchstone.gui.rate import (
     MAX_SAMPLE,
-    RatingRequest,
     human_view,
     rate_context,
     rater_or_default,
+    rating_request,
 )
 from touchstone.gui.rate import save as save_rating
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
@@ -347,8 +348,10 @@ def create_app(
         return detail
 
     @app.post("/api/runs/{name}/ratings", status_code=201)
-    def api_rate(name: str, body: RatingRequest) -> dict[str, Any]:
-        return save_rating(gui.loaded(name), body)
+    async def api_rate(name: str, request: Request) -> dict[str, Any]:
+        # The body is read here, not by FastAPI: its refusals are German (gui/rate.py).
+        body = rating_request(await request.body())
+        return await run_in_threadpool(lambda: save_rating(gui.loaded(name), body))
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:

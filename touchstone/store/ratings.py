@@ -37,22 +37,27 @@ MAX_RATER = 80
 MAX_NOTE = 2000
 
 
-# Read strictly: other tools write this file, and a ``true`` or ``"3"`` where a number
-# belongs is their mistake to name, not a rating of 1 or 3 to guess.
+# What a rating holds, once, for the reader of this file and the GUI's rating API
+# (``gui/rate.RatingRequest``): strictly. Other tools write this file, and a ``true``, ``3.0``
+# or ``"3"`` where a number belongs, or a ``"yes"`` for a flag, is their mistake to name, not
+# a rating of 1 or 3 to guess; what the API stored, the reader must read back.
 StrictInt = Annotated[int, Strict()]
+Score = StrictInt
+RedFlag = Annotated[bool, Strict()]
+Text = Annotated[str, Strict()]
 
 
 @dataclass(slots=True)
 class HumanRating:
-    model: str
-    variant: str
-    prompt_id: str
+    model: Text
+    variant: Text
+    prompt_id: Text
     repeat: StrictInt
-    score: StrictInt
-    red_flag: Annotated[bool, Strict()]
-    rater: str
-    rated_at: str
-    note: str = ""
+    score: Score
+    red_flag: RedFlag
+    rater: Text
+    rated_at: Text
+    note: Text = ""
 
     @property
     def cell(self) -> VerdictKey:
