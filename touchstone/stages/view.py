@@ -9,7 +9,7 @@ from pathlib import Path
 
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json
-from touchstone.german import counted
+from touchstone.german import counted, cut
 from touchstone.jury.aggregate import combine
 from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
@@ -175,7 +175,8 @@ def answered_verdicts(
     if not orphans:
         return verdicts
     named = "; ".join(
-        f"{v.model}, {v.variant}, {v.prompt_id}, Wdh. {v.repeat}" for v in orphans[:3]
+        f"{cut(v.model)}, {cut(v.variant)}, {cut(v.prompt_id)}, Wdh. {v.repeat}"
+        for v in orphans[:3]
     )
     more = f" und {len(orphans) - 3} weitere" if len(orphans) > 3 else ""
     run.warnings.append(

@@ -23,7 +23,7 @@ import filelock
 from pydantic import Strict
 
 from touchstone.errors import InputError
-from touchstone.german import counted
+from touchstone.german import counted, cut
 from touchstone.pack import Scale
 from touchstone.plain import clean
 from touchstone.results import VerdictKey
@@ -91,7 +91,7 @@ def checked_rater(name: str) -> str:
     """``name`` as a rater's name, or an ``InputError`` saying what is wrong with it."""
     name = name.strip()
     if not name or len(name) > MAX_RATER or clean(name) != name or "\n" in name or "\t" in name:
-        shown = clean(name[:40])
+        shown = clean(cut(name, 40))
         raise InputError(
             f"Ungültiger Name für die bewertende Person: „{shown}“ (1 bis {MAX_RATER} Zeichen, "
             "keine Steuerzeichen)."
@@ -132,7 +132,7 @@ def load_ratings(
         warn(
             f"{path}: {counted(len(orphans), 'Wertung', 'Wertungen')} ohne Antwort im Run "
             f"{'zählt' if len(orphans) == 1 else 'zählen'} nicht "
-            f"(z. B. {model}, {variant}, {prompt_id}, Wdh. {repeat})."
+            f"(z. B. {cut(model)}, {cut(variant)}, {cut(prompt_id)}, Wdh. {repeat})."
         )
     return list(kept.values())
 
@@ -140,15 +140,15 @@ def load_ratings(
 def _problem(rating: HumanRating, scale: Scale) -> str:
     if not scale.min <= rating.score <= scale.max:
         return (
-            f"'score' ist {rating.score}, liegt aber außerhalb der Skala {scale.min}–{scale.max} "
-            "des Pakets"
+            f"'score' ist {cut(str(rating.score), 40)}, liegt aber außerhalb der Skala "
+            f"{scale.min}–{scale.max} des Pakets"
         )
     if not rating.rater.strip():
         return "'rater' ist leer"
     try:
         dt.datetime.fromisoformat(rating.rated_at)
     except ValueError:
-        return f"'rated_at' ist keine ISO-Zeitangabe ({clean(rating.rated_at[:40])!r})"
+        return f"'rated_at' ist keine ISO-Zeitangabe ({clean(cut(rating.rated_at, 40))!r})"
     if rating.repeat < 0:
         return f"'repeat' ist {rating.repeat}"
     return ""
@@ -177,7 +177,9 @@ def rating_for(
 ) -> HumanRating:
     """A new rating of ``key``, checked like a line read back (bad input: ``InputError``)."""
     if not scale.min <= score <= scale.max:
-        raise InputError(f"Wertung {score} liegt außerhalb der Skala {scale.min}–{scale.max}.")
+        raise InputError(
+            f"Wertung {cut(str(score), 40)} liegt außerhalb der Skala {scale.min}–{scale.max}."
+        )
     if len(note) > MAX_NOTE:
         raise InputError(f"Die Notiz ist zu lang (höchstens {MAX_NOTE} Zeichen).")
     model, variant, prompt_id, repeat = key
