@@ -3,7 +3,6 @@ strict definition of a rating's values for both, and German for a body it cannot
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from fastapi.testclient import TestClient
 from tests.gui import test_gui_rate
 from tests.gui.gui_support import ORIGIN
 from tests.unit.spot.test_human import SCALE
+from tests.unit.test_quoted_names import rating_line
 from touchstone.errors import InputError
 from touchstone.store.ratings import HUMAN, load_ratings
 
@@ -46,20 +46,8 @@ def test_a_value_the_reader_refuses_is_refused_by_the_api(
     assert detail.startswith("Ungültige Anfrage: ") and f"'{field}'" in detail
     assert not ratings_file(workspace).exists()  # nothing stored
     # The reader of human.jsonl refuses the same value in a line written by another tool.
-    line = {
-        "model": "m",
-        "variant": "none",
-        "prompt_id": "p",
-        "repeat": 1,
-        "score": 3,
-        "red_flag": False,
-        "note": "",
-        "rater": "anna",
-        "rated_at": "2026-12-01T08:00:00+01:00",
-        field: value,
-    }
     path = tmp_path / HUMAN
-    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    path.write_text(rating_line(**{field: value}), encoding="utf-8")
     with pytest.raises(InputError, match="Zeile 1"):
         load_ratings(path, SCALE, lambda _: None)
 

@@ -254,14 +254,20 @@ def human_agreement(
     pairs = pairs_of(ratings, verdicts)
     n = len(pairs)
     of, kinds = kinds_of(pairs)
-    exact, within, _, mean = weighed_figures(kinds, _counts(of, len(kinds)))
+    counts = _counts(of, len(kinds))
+    exact, within, _, mean = weighed_figures(kinds, counts)
     replicates = kind_replicates(of, functools.partial(weighed_figures, kinds), seed=SEED)
-    halves = sum(pair.judge != int(pair.judge) for pair in pairs)
+    halves = int(sum(c for (judge, _), c in zip(kinds, counts, strict=True) if judge % 1))
+    human_flags = judge_flags = both_flags = 0
+    for pair in pairs:
+        human_flags += pair.human_flag
+        judge_flags += pair.judge_flag
+        both_flags += pair.human_flag and pair.judge_flag
     exact_ci = _share_interval(exact, n - halves, [r[0] for r in replicates])
     within_ci = _share_interval(within, n, [r[1] for r in replicates])
     kappa_ci, kappa_note = kappa_interval([r[2] for r in replicates], n, MIN_RATINGS)
     span = scale.max - scale.min
-    mean_ci, mean_note = mean_difference_interval([pair.diff for pair in pairs], span)
+    mean_ci, mean_note = mean_difference_interval([p.judge - p.human for p in pairs], span)
     rows, samples = _rows(pairs, span)
     card = HumanAgreement(
         n=n,
@@ -270,13 +276,14 @@ def human_agreement(
         exact_ci=exact_ci,
         within_one=within or 0.0,
         within_one_ci=within_ci,
-        # Through the one kappa of the package (the same figure as --rejudge's agreement).
-        kappa=weighted_kappa([(p.judge, p.human) for p in pairs], scale.min, scale.max),
+        # The one kappa of the package (the same figure as --rejudge's agreement), of the
+        # kinds' sums: 0, not None, where only one of the two gives one score throughout.
+        kappa=weighted_kappa(kinds, scale.min, scale.max, counts),
         kappa_ci=kappa_ci,
-        human_flags=sum(p.human_flag for p in pairs),
-        judge_raised=sum(p.human_flag and p.judge_flag for p in pairs),
-        judge_flags=sum(p.judge_flag for p in pairs),
-        human_confirmed=sum(p.human_flag and p.judge_flag for p in pairs),
+        human_flags=human_flags,
+        judge_raised=both_flags,
+        judge_flags=judge_flags,
+        human_confirmed=both_flags,
         mean_diff=mean or 0.0,
         mean_diff_ci=mean_ci,
         mean_diff_note=mean_note if n else None,

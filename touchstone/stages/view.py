@@ -90,9 +90,10 @@ class RunView:
         a broken line is an ``InputError`` naming file and line."""
         return run_ratings(self.run_dir, self.pack, self.responses)
 
-    def human(self) -> HumanAgreement | None:
-        """The agreement card of the run's spot check now (None: nobody rated it)."""
-        ratings = self.ratings()
+    def human(self, ratings: Sequence[HumanRating] | None = None) -> HumanAgreement | None:
+        """The agreement card of the run's spot check now (None: nobody rated it); of
+        ``ratings`` when the caller read them and rated nothing since."""
+        ratings = self.ratings() if ratings is None else ratings
         if not ratings:
             return None
         return human_agreement(ratings, self.verdicts, self.pack.scale)
