@@ -31,7 +31,6 @@ from fastapi.responses import (
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
@@ -60,9 +59,8 @@ from touchstone.gui.rate import (
     human_view,
     rate_context,
     rater_or_default,
-    rating_request,
+    save_posted,
 )
-from touchstone.gui.rate import save as save_rating
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, request_problem
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
 from touchstone.gui.views import Gui, last_endpoint
@@ -349,9 +347,7 @@ def create_app(
 
     @app.post("/api/runs/{name}/ratings", status_code=201)
     async def api_rate(name: str, request: Request) -> dict[str, Any]:
-        # The body is read here, not by FastAPI: its refusals are German (gui/rate.py).
-        body = rating_request(await request.body())
-        return await run_in_threadpool(lambda: save_rating(gui.loaded(name), body))
+        return await save_posted(lambda: gui.loaded(name), request)
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, file_stamp
@@ -166,6 +168,14 @@ def rate_context(run: LoadedRun, name: str, rater: str, n: int, after: int) -> d
         # The card at the end of the sample; while rating, the next cell comes quickly.
         context["human"], context["human_problem"] = human_view(run)
     return context
+
+
+async def save_posted(load: Callable[[], LoadedRun], request: Request) -> dict[str, Any]:
+    """``POST /api/runs/{name}/ratings``: the body read here, not by FastAPI, so that its
+    refusals are German (``rating_request``); the run loaded and the rating stored in a
+    worker thread."""
+    body = rating_request(await request.body())
+    return await run_in_threadpool(lambda: save(load(), body))
 
 
 def save(run: LoadedRun, body: RatingRequest) -> dict[str, Any]:
