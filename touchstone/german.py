@@ -13,6 +13,9 @@ import decimal
 import math
 
 DASH = "–"
+# A name from a file (a model, a variant, a prompt id, a rater) is quoted in a message at most
+# this long: a 5 MB model name in human.jsonl was printed whole in a warning.
+NAME_SHOWN = 200
 # Room for every digit of the largest float (1.8e308) and its decimals.
 _WIDE = decimal.Context(prec=400)
 
@@ -50,6 +53,14 @@ def count(value: int | None) -> str:
 def counted(value: int, one: str, many: str) -> str:
     """``1 Aufruf``, ``3 Aufrufe``, ``1.204 Aufrufe``."""
     return f"{count(value)} {one if value == 1 else many}"
+
+
+def cut(text: str, limit: int = NAME_SHOWN) -> str:
+    """``text`` as a message quotes it: whole up to ``limit`` characters, else its first
+    ``limit`` and how long it is (``mmm… (5.242.880 Zeichen)``)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({count(len(text))} Zeichen)"
 
 
 def seconds(value: float | None) -> str:

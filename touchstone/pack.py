@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from touchstone.errors import InputError
+from touchstone.german import cut
 from touchstone.regular import read_regular
 from touchstone.yamlfile import load_yaml_model
 
@@ -36,8 +37,7 @@ def id_problem(value: str) -> str | None:
     """Why ``value`` is no valid id, or None."""
     if ID_PATTERN.fullmatch(value):
         return None
-    shown = value if len(value) <= 60 else value[:60] + "…"
-    return f"{shown!r} ist keine gültige ID ({ID_RULE}, höchstens 128 Zeichen)"
+    return f"{cut(value, 60)!r} ist keine gültige ID ({ID_RULE}, höchstens 128 Zeichen)"
 
 
 def _valid_id(value: str) -> str:

@@ -158,6 +158,7 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
             f"Keine bewerteten Antworten in {view.run_dir.path}: die Stichprobe vergleicht Ihre "
             f"Wertung mit der des Judges, also zuerst `touchstone judge {view.run_dir.path}`."
         )
+    saved = 0
     if not cells:
         console.print(plain(f"Alle Zellen der Stichprobe (bis {n}) hat {name} schon bewertet."))
     else:
@@ -186,6 +187,8 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
                 + "."
             )
         )
-    card = view.human()
+        saved = tally.saved
+    # The ratings read at the start, unless some were added: a big human.jsonl read once.
+    card = view.human(None if saved else ratings)
     if card is not None:
         console.print(render_human_card(card))

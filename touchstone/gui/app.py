@@ -56,12 +56,11 @@ from touchstone.gui.queries import (
 )
 from touchstone.gui.rate import (
     MAX_SAMPLE,
-    RatingRequest,
     human_view,
     rate_context,
     rater_or_default,
+    save_posted,
 )
-from touchstone.gui.rate import save as save_rating
 from touchstone.gui.validation import (
     ModelName,
     RelativePath,
@@ -349,8 +348,8 @@ def create_app(
         return detail
 
     @app.post("/api/runs/{name}/ratings", status_code=201)
-    def api_rate(name: str, body: RatingRequest) -> dict[str, Any]:
-        return save_rating(gui.loaded(name), body)
+    async def api_rate(name: str, request: Request) -> dict[str, Any]:
+        return await save_posted(lambda: gui.loaded(name), request)
 
     @app.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:

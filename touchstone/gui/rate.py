@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import HTTPException
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import HTTPException, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun, file_stamp
+from touchstone.gui.validation import request_problem
 from touchstone.results import VerdictKey
 from touchstone.spot.agreement import HumanAgreement, human_agreement
 from touchstone.spot.card import card_view
@@ -32,6 +35,10 @@ from touchstone.store.ratings import (
     MAX_NOTE,
     MAX_RATER,
     HumanRating,
+    RedFlag,
+    Score,
+    StrictInt,
+    Text,
     default_rater,
     rating_for,
 )
@@ -40,13 +47,30 @@ MAX_SAMPLE = 100_000
 
 
 class RatingRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    cell: str = Field(min_length=1, max_length=64)
-    score: int
-    red_flag: bool = False
-    note: str = Field(default="", max_length=MAX_NOTE)
-    rater: str = Field(min_length=1, max_length=MAX_RATER)
-    n: int = Field(default=DEFAULT_SAMPLE, ge=1, le=MAX_SAMPLE)
+    """A rating as the page posts it: the values with the types ``human.jsonl`` is read with
+    (``store.ratings``), strictly: ``"score": true``, ``"3"`` or ``3.0`` would be stored as
+    a rating and then refuse the file as a bad line."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    cell: Annotated[Text, Field(min_length=1, max_length=64)]
+    score: Score
+    red_flag: RedFlag = False
+    note: Annotated[Text, Field(max_length=MAX_NOTE)] = ""
+    rater: Annotated[Text, Field(min_length=1, max_length=MAX_RATER)]
+    n: Annotated[StrictInt, Field(ge=1, le=MAX_SAMPLE)] = DEFAULT_SAMPLE
+
+
+def rating_request(body: bytes) -> RatingRequest:
+    """The posted ``body`` as a rating, or a German 400 (no JSON: not UTF-8, cut short, a
+    number of 5,000 digits) or 422 (a field's value), as ``request_problem`` words it: the
+    route reads its body itself, so that FastAPI's English "There was an error parsing the
+    body" never reaches the page."""
+    try:
+        return RatingRequest.model_validate_json(body)
+    except ValidationError as exc:
+        errors = exc.errors()
+        status = 400 if any(error["type"] == "json_invalid" for error in errors) else 422
+        raise HTTPException(status, request_problem(errors)) from None
 
 
 def token(key: VerdictKey) -> str:
@@ -144,6 +168,14 @@ def rate_context(run: LoadedRun, name: str, rater: str, n: int, after: int) -> d
         # The card at the end of the sample; while rating, the next cell comes quickly.
         context["human"], context["human_problem"] = human_view(run)
     return context
+
+
+async def save_posted(load: Callable[[], LoadedRun], request: Request) -> dict[str, Any]:
+    """``POST /api/runs/{name}/ratings``: the body read here, not by FastAPI, so that its
+    refusals are German (``rating_request``); the run loaded and the rating stored in a
+    worker thread."""
+    body = rating_request(await request.body())
+    return await run_in_threadpool(lambda: save(load(), body))
 
 
 def save(run: LoadedRun, body: RatingRequest) -> dict[str, Any]:

@@ -23,17 +23,19 @@ the ranking even when its kappa looks good: that is the bias the rows show.
 
 from __future__ import annotations
 
+import functools
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from touchstone import german
 from touchstone.pack import Scale
 from touchstone.results import Verdict, VerdictKey, cell_key
 from touchstone.spot.intervals import kappa_interval, mean_difference_interval
 from touchstone.spot.rows_differ import RowKey, RowsTest, rows_test
-from touchstone.stats.bootstrap import bootstrap_replicates, percentile_interval
+from touchstone.stats.bootstrap import kind_replicates, percentile_interval
 from touchstone.stats.distributions import LEVEL
 from touchstone.stats.kappa import kappa_of_sums, weighted_kappa
 from touchstone.store.ratings import HumanRating
@@ -46,9 +48,9 @@ Interval = tuple[float, float]
 VerdictWord = Literal["bestätigt", "weicht ab", "zu wenige"]
 
 
-@dataclass(frozen=True)
-class Pair:
-    """One rated cell: the judge's verdict and the person's rating of it."""
+class Pair(NamedTuple):
+    """One rated cell: the judge's verdict and the person's rating of it (a tuple: a card
+    of 200,000 ratings made as many frozen dataclasses in a second)."""
 
     key: VerdictKey
     # A jury's cell may lie between two scores (a median of two).
@@ -170,47 +172,75 @@ def _pair(ci: Interval | None) -> list[float] | None:
 
 def pairs_of(ratings: Sequence[HumanRating], verdicts: Sequence[Verdict]) -> list[Pair]:
     """The rated cells that have a scored verdict, as pairs, in the ratings' order."""
-    scored = {VerdictKey(*cell_key(v)): v for v in verdicts if v.scored}
+    # One key per cell, shared by its raters' pairs; looked up by a plain tuple per rating.
+    scored: dict[tuple[str, str, str, int], tuple[VerdictKey, Verdict]] = {
+        cell_key(v): (VerdictKey(*cell_key(v)), v) for v in verdicts if v.scored
+    }
     pairs = []
     for rating in ratings:
-        verdict = scored.get(rating.cell)
-        if verdict is not None:
-            pairs.append(
-                Pair(rating.cell, verdict.score, rating.score, verdict.red_flag, rating.red_flag)
-            )
+        found = scored.get((rating.model, rating.variant, rating.prompt_id, rating.repeat))
+        if found is not None:
+            key, verdict = found
+            pairs.append(Pair(key, verdict.score, rating.score, verdict.red_flag, rating.red_flag))
     return pairs
 
 
 Figures = tuple[float | None, float | None, float | None, float | None]
+# A kind of pair: (the judge's score, the person's); every figure is one of the kinds' counts.
+Kind = tuple[float, int]
+
+
+def kinds_of(units: Sequence[Pair]) -> tuple[list[int], list[Kind]]:
+    """Each pair's kind (an index), and the kinds in the order of their first pair."""
+    index: dict[Kind, int] = {}
+    of = [index.setdefault((pair.judge, pair.human), len(index)) for pair in units]
+    return of, list(index)
 
 
 def figures(units: Sequence[Pair]) -> Figures:
     """Exact agreement (of the pairs whose judge score is a whole point), agreement within
-    one point, weighted kappa and the mean difference (judge minus human) of ``units``, in
-    one pass (a bootstrap computes them per resample; the kappa's sums are ``KappaSums``',
-    inlined here: this is the hot loop). The kappa is None where the judge or the person
-    gives one score throughout: it is 0 there whatever the agreement."""
-    n = len(units)
+    one point, weighted kappa and the mean difference (judge minus human) of ``units``."""
+    of, kinds = kinds_of(units)
+    return weighed_figures(kinds, _counts(of, len(kinds)))
+
+
+def _counts(of: Sequence[int], size: int) -> list[float]:
+    tally = Counter(of)
+    return [float(tally[kind]) for kind in range(size)]
+
+
+def weighed_figures(kinds: Sequence[Kind], weights: Sequence[float]) -> Figures:
+    """``figures`` of pairs of ``kinds`` held ``weights`` times (a count, or a bootstrap's
+    weight), in one pass over the kinds: the bootstrap computes them per resample (the
+    kappa's sums are ``KappaSums``', inlined here: this is the hot loop). The kappa is None
+    where the judge or the person gives one score throughout: it is 0 there whatever the
+    agreement."""
+    n = exact = within = whole = 0.0
+    total = sum_a = sum_b = sum_a2 = sum_b2 = sum_d2 = 0.0
+    judges: set[float] = set()
+    humans: set[int] = set()
+    for (a, b), w in zip(kinds, weights, strict=True):
+        if not w:
+            continue
+        judges.add(a)
+        humans.add(b)
+        diff = a - b
+        n += w
+        if a == int(a):
+            whole += w
+            if diff == 0:
+                exact += w
+        if -1 <= diff <= 1:
+            within += w
+        total += w * diff
+        sum_a += w * a
+        sum_b += w * b
+        sum_a2 += w * a * a
+        sum_b2 += w * b * b
+        sum_d2 += w * diff * diff
     if not n:
         return None, None, None, None
-    exact = within = whole = 0
-    total = sum_a = sum_b = sum_a2 = sum_b2 = sum_d2 = 0.0
-    for pair in units:
-        a, b = pair.judge, pair.human
-        diff = a - b
-        if a == int(a):
-            whole += 1
-            exact += diff == 0
-        within += -1 <= diff <= 1
-        total += diff
-        sum_a += a
-        sum_b += b
-        sum_a2 += a * a
-        sum_b2 += b * b
-        sum_d2 += diff * diff
-    # Half points and whole ones add up exactly in binary floats: a constant rater is an
-    # exact zero here.
-    constant = n * sum_a2 == sum_a * sum_a or n * sum_b2 == sum_b * sum_b
+    constant = len(judges) == 1 or len(humans) == 1
     kappa = None if constant else kappa_of_sums(n, sum_a, sum_b, sum_a2, sum_b2, sum_d2)
     return exact / whole if whole else None, within / n, kappa, total / n
 
@@ -223,14 +253,21 @@ def human_agreement(
         return None
     pairs = pairs_of(ratings, verdicts)
     n = len(pairs)
-    exact, within, _, mean = figures(pairs)
-    replicates = bootstrap_replicates(pairs, figures, seed=SEED)
-    halves = sum(pair.judge != int(pair.judge) for pair in pairs)
+    of, kinds = kinds_of(pairs)
+    counts = _counts(of, len(kinds))
+    exact, within, _, mean = weighed_figures(kinds, counts)
+    replicates = kind_replicates(of, functools.partial(weighed_figures, kinds), seed=SEED)
+    halves = int(sum(c for (judge, _), c in zip(kinds, counts, strict=True) if judge % 1))
+    human_flags = judge_flags = both_flags = 0
+    for pair in pairs:
+        human_flags += pair.human_flag
+        judge_flags += pair.judge_flag
+        both_flags += pair.human_flag and pair.judge_flag
     exact_ci = _share_interval(exact, n - halves, [r[0] for r in replicates])
     within_ci = _share_interval(within, n, [r[1] for r in replicates])
     kappa_ci, kappa_note = kappa_interval([r[2] for r in replicates], n, MIN_RATINGS)
     span = scale.max - scale.min
-    mean_ci, mean_note = mean_difference_interval([pair.diff for pair in pairs], span)
+    mean_ci, mean_note = mean_difference_interval([p.judge - p.human for p in pairs], span)
     rows, samples = _rows(pairs, span)
     card = HumanAgreement(
         n=n,
@@ -239,13 +276,14 @@ def human_agreement(
         exact_ci=exact_ci,
         within_one=within or 0.0,
         within_one_ci=within_ci,
-        # Through the one kappa of the package (the same figure as --rejudge's agreement).
-        kappa=weighted_kappa([(p.judge, p.human) for p in pairs], scale.min, scale.max),
+        # The one kappa of the package (the same figure as --rejudge's agreement), of the
+        # kinds' sums: 0, not None, where only one of the two gives one score throughout.
+        kappa=weighted_kappa(kinds, scale.min, scale.max, counts),
         kappa_ci=kappa_ci,
-        human_flags=sum(p.human_flag for p in pairs),
-        judge_raised=sum(p.human_flag and p.judge_flag for p in pairs),
-        judge_flags=sum(p.judge_flag for p in pairs),
-        human_confirmed=sum(p.human_flag and p.judge_flag for p in pairs),
+        human_flags=human_flags,
+        judge_raised=both_flags,
+        judge_flags=judge_flags,
+        human_confirmed=both_flags,
         mean_diff=mean or 0.0,
         mean_diff_ci=mean_ci,
         mean_diff_note=mean_note if n else None,
@@ -284,7 +322,8 @@ def _rows(pairs: Sequence[Pair], span: int) -> tuple[list[RowDiff], dict[RowKey,
     """Each model/variant row's mean difference with its interval, and its differences."""
     by_row: dict[RowKey, list[float]] = {}
     for pair in pairs:
-        by_row.setdefault((pair.key.model, pair.key.variant), []).append(float(pair.diff))
+        key = pair.key
+        by_row.setdefault((key.model, key.variant), []).append(float(pair.judge - pair.human))
     rows = []
     for (model, variant), diffs in sorted(by_row.items()):
         ci, note = mean_difference_interval(diffs, span)

@@ -13,19 +13,30 @@ figure can be, and "–" with the reason where the ratings are too few for one.
   the agreement (chance explains everything a constant rater does): such resamples pinned
   the lower bound at 0 ("0,23 [0,00 – 0,23]"). They are left out; when more than
   ``MAX_DEGENERATE`` of them are, the ratings vary too little for an interval.
+
+Many ratings (issue 35: a ``human.jsonl`` of 200,000 lines). Beyond ``RESAMPLED_UNITS`` pairs
+the card's bootstraps weigh the kinds of pair instead of drawing each pair
+(``stats.bootstrap.kind_replicates``): the figures' bootstrap and the mean difference's,
+whose cluster bootstrap (``mean_interval``) would keep a thousand resamples of every pair as
+index tuples. The mean difference's interval there is the weighed bootstrap's percentiles,
+widened to the same floor; the scorecard's expanded percentiles are the plain ones at that
+size.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 
 from touchstone import german
-from touchstone.spot.rows_differ import DIFF_RESOLUTION
+from touchstone.spot.rows_differ import DIFF_RESOLUTION, variance
+from touchstone.stats import bootstrap
 from touchstone.stats.bootstrap import percentile_interval
 from touchstone.stats.distributions import LEVEL, t_upper
-from touchstone.stats.intervals import Cluster, _widened, mean_interval
+from touchstone.stats.intervals import RESAMPLES, SEED, Cluster, _widened, mean_interval
 
 Interval = tuple[float, float]
 
@@ -48,16 +59,34 @@ def mean_difference_interval(
     if n < MIN_MEAN_RATINGS:
         return None, too_few_de(n, MIN_MEAN_RATINGS)
     mean = statistics.fmean(diffs)
-    boot = mean_interval({f"{i:06d}": Cluster.of([d]) for i, d in enumerate(diffs)})
-    low, high = mean, mean
-    if boot is not None and boot.low is not None and boot.high is not None:
-        low, high = boot.low, boot.high
-    variance = max(statistics.variance(diffs), DIFF_RESOLUTION)
-    floor = t_upper(n - 1) * math.sqrt(variance / n)
+    low, high = _bootstrap_bounds(diffs, mean)
+    spread = max(variance(diffs), DIFF_RESOLUTION)
+    floor = t_upper(n - 1) * math.sqrt(spread / n)
     # Widened to the floor as the scorecard widens its intervals (the asymmetry kept).
     widened = _widened(mean, low, high, floor, n)
     assert widened.low is not None and widened.high is not None
     return (max(widened.low, -span), min(widened.high, span)), None
+
+
+def _bootstrap_bounds(diffs: Sequence[float], mean: float) -> Interval:
+    """The bootstrap's interval of the mean of ``diffs`` (before its floor)."""
+    if len(diffs) > bootstrap.RESAMPLED_UNITS:
+        tally = Counter(diffs)
+        values, n = list(tally), len(diffs)
+
+        def weighed_mean(weights: Sequence[float]) -> float:
+            return math.fsum(w * v for w, v in zip(weights, values, strict=True)) / n
+
+        counts = [tally[value] for value in values]
+        rng = random.Random(SEED)
+        bounds = percentile_interval(
+            bootstrap.weighed_replicates(counts, weighed_mean, rng, RESAMPLES)
+        )
+        return bounds if bounds is not None else (mean, mean)
+    boot = mean_interval({f"{i:06d}": Cluster.of([d]) for i, d in enumerate(diffs)})
+    if boot is not None and boot.low is not None and boot.high is not None:
+        return boot.low, boot.high
+    return mean, mean
 
 
 def kappa_interval(

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import combinations
 from typing import Any, Literal
 
@@ -34,6 +36,21 @@ DIFF_RESOLUTION = 2 * RESOLUTION_VARIANCE
 
 RowKey = tuple[str, str]
 Correction = Literal["holm", "bonferroni", "none"]
+
+
+def variance(values: Sequence[float]) -> float:
+    """``statistics.variance(values)``, the same float (exact sums, rounded once), from the
+    values' counts: a spot check's differences take few distinct values, and exact sums per
+    difference instead of per rating keep 200,000 ratings from costing seconds."""
+    n = len(values)
+    if n < 2:
+        raise statistics.StatisticsError("variance requires at least two data points")
+    sx = sxx = Fraction(0)
+    for value, count in Counter(values).items():
+        exact = Fraction(value)
+        sx += count * exact
+        sxx += count * exact * exact
+    return float((n * sxx - sx * sx) / n / (n - 1))
 
 
 @dataclass(frozen=True)
@@ -60,8 +77,8 @@ def welch(a: Sequence[float], b: Sequence[float], floor: float = DIFF_RESOLUTION
     if len(a) < 2 or len(b) < 2:
         return None
     floor = max(floor, DIFF_RESOLUTION)
-    va = max(statistics.variance(a), floor) / len(a)
-    vb = max(statistics.variance(b), floor) / len(b)
+    va = max(variance(a), floor) / len(a)
+    vb = max(variance(b), floor) / len(b)
     df = (va + vb) ** 2 / (va * va / (len(a) - 1) + vb * vb / (len(b) - 1))
     return Welch(statistics.fmean(a) - statistics.fmean(b), math.sqrt(va + vb), df)
 
@@ -110,7 +127,7 @@ def pooled_floor(samples: Sequence[Sequence[float]]) -> float:
     squares, df = 0.0, 0
     for values in samples:
         if len(values) >= 2:
-            squares += statistics.variance(values) * (len(values) - 1)
+            squares += variance(values) * (len(values) - 1)
             df += len(values) - 1
     if not df:
         return DIFF_RESOLUTION

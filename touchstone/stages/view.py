@@ -9,7 +9,7 @@ from pathlib import Path
 
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json
-from touchstone.german import counted
+from touchstone.german import counted, cut
 from touchstone.jury.aggregate import combine
 from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
@@ -90,9 +90,10 @@ class RunView:
         a broken line is an ``InputError`` naming file and line."""
         return run_ratings(self.run_dir, self.pack, self.responses)
 
-    def human(self) -> HumanAgreement | None:
-        """The agreement card of the run's spot check now (None: nobody rated it)."""
-        ratings = self.ratings()
+    def human(self, ratings: Sequence[HumanRating] | None = None) -> HumanAgreement | None:
+        """The agreement card of the run's spot check now (None: nobody rated it); of
+        ``ratings`` when the caller read them and rated nothing since."""
+        ratings = self.ratings() if ratings is None else ratings
         if not ratings:
             return None
         return human_agreement(ratings, self.verdicts, self.pack.scale)
@@ -175,7 +176,8 @@ def answered_verdicts(
     if not orphans:
         return verdicts
     named = "; ".join(
-        f"{v.model}, {v.variant}, {v.prompt_id}, Wdh. {v.repeat}" for v in orphans[:3]
+        f"{cut(v.model)}, {cut(v.variant)}, {cut(v.prompt_id)}, Wdh. {v.repeat}"
+        for v in orphans[:3]
     )
     more = f" und {len(orphans) - 3} weitere" if len(orphans) > 3 else ""
     run.warnings.append(

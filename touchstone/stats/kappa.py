@@ -9,14 +9,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def weighted_kappa(pairs: Sequence[tuple[float, float]], low: int, high: int) -> float | None:
+def weighted_kappa(
+    pairs: Sequence[tuple[float, float]],
+    low: int,
+    high: int,
+    counts: Sequence[float] | None = None,
+) -> float | None:
     """Cohen's kappa with quadratic weights for ratings on ``low..high``; None when the
-    expected disagreement is 0 (both raters give one and the same score throughout)."""
+    expected disagreement is 0 (both raters give one and the same score throughout).
+    ``counts``: how often each of ``pairs`` occurs (each once without)."""
     if high <= low:
         return None
     sums = KappaSums()
-    for a, b in pairs:
-        sums.add(a, b)
+    for (a, b), times in zip(pairs, counts or [1] * len(pairs), strict=True):
+        sums.add(a, b, times)
     return sums.kappa()
 
 
@@ -34,16 +40,16 @@ class KappaSums:
     __slots__ = ("n", "sum_a", "sum_a2", "sum_b", "sum_b2", "sum_d2")
 
     def __init__(self) -> None:
-        self.n = 0
+        self.n: float = 0
         self.sum_a = self.sum_b = self.sum_a2 = self.sum_b2 = self.sum_d2 = 0.0
 
-    def add(self, a: float, b: float) -> None:
-        self.n += 1
-        self.sum_a += a
-        self.sum_b += b
-        self.sum_a2 += a * a
-        self.sum_b2 += b * b
-        self.sum_d2 += (a - b) * (a - b)
+    def add(self, a: float, b: float, times: float = 1) -> None:
+        self.n += times
+        self.sum_a += times * a
+        self.sum_b += times * b
+        self.sum_a2 += times * a * a
+        self.sum_b2 += times * b * b
+        self.sum_d2 += times * (a - b) * (a - b)
 
     def kappa(self) -> float | None:
         """None when there is no pair or no chance disagreement (one score throughout)."""
@@ -51,7 +57,7 @@ class KappaSums:
 
 
 def kappa_of_sums(
-    n: int, sum_a: float, sum_b: float, sum_a2: float, sum_b2: float, sum_d2: float
+    n: float, sum_a: float, sum_b: float, sum_a2: float, sum_b2: float, sum_d2: float
 ) -> float | None:
     """The quadratic weighted kappa from the sums of ``KappaSums`` (for a loop that adds
     them up itself); None without pairs or without chance disagreement."""

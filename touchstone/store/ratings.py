@@ -23,7 +23,7 @@ import filelock
 from pydantic import Strict
 
 from touchstone.errors import InputError
-from touchstone.german import counted
+from touchstone.german import counted, cut
 from touchstone.pack import Scale
 from touchstone.plain import clean
 from touchstone.results import VerdictKey
@@ -37,22 +37,27 @@ MAX_RATER = 80
 MAX_NOTE = 2000
 
 
-# Read strictly: other tools write this file, and a ``true`` or ``"3"`` where a number
-# belongs is their mistake to name, not a rating of 1 or 3 to guess.
+# What a rating holds, once, for the reader of this file and the GUI's rating API
+# (``gui/rate.RatingRequest``): strictly. Other tools write this file, and a ``true``, ``3.0``
+# or ``"3"`` where a number belongs, or a ``"yes"`` for a flag, is their mistake to name, not
+# a rating of 1 or 3 to guess; what the API stored, the reader must read back.
 StrictInt = Annotated[int, Strict()]
+Score = StrictInt
+RedFlag = Annotated[bool, Strict()]
+Text = Annotated[str, Strict()]
 
 
 @dataclass(slots=True)
 class HumanRating:
-    model: str
-    variant: str
-    prompt_id: str
+    model: Text
+    variant: Text
+    prompt_id: Text
     repeat: StrictInt
-    score: StrictInt
-    red_flag: Annotated[bool, Strict()]
-    rater: str
-    rated_at: str
-    note: str = ""
+    score: Score
+    red_flag: RedFlag
+    rater: Text
+    rated_at: Text
+    note: Text = ""
 
     @property
     def cell(self) -> VerdictKey:
@@ -86,7 +91,7 @@ def checked_rater(name: str) -> str:
     """``name`` as a rater's name, or an ``InputError`` saying what is wrong with it."""
     name = name.strip()
     if not name or len(name) > MAX_RATER or clean(name) != name or "\n" in name or "\t" in name:
-        shown = clean(name[:40])
+        shown = clean(cut(name, 40))
         raise InputError(
             f"Ungültiger Name für die bewertende Person: „{shown}“ (1 bis {MAX_RATER} Zeichen, "
             "keine Steuerzeichen)."
@@ -103,41 +108,47 @@ def load_ratings(
     file and line. Ratings of cells not in ``cells`` (when given) are left out with one
     warning: they rate no answer this run has.
     """
-    kept: dict[tuple[str, VerdictKey], HumanRating] = {}
+    known: set[tuple[str, str, str, int]] = set(cells)
+    # By rater and cell, as plain tuples (a ``VerdictKey`` per line was a third of the time).
+    kept: dict[tuple[str, str, str, str, int], HumanRating] = {}
+    # Ratings of cells the run lacks (the last line wins there too): only their keys are
+    # kept, so the file is read once and only the ratings that count stay.
+    orphans: dict[tuple[str, str, str, str, int], None] = {}
     for number, rating in enumerate(iter_jsonl(path, HumanRating, warn), start=1):
         problem = _problem(rating, scale)
         if problem:
             raise InputError(f"{path}, Zeile {number}: {problem}.")
-        key = (rating.rater, rating.cell)
-        kept.pop(key, None)  # the last line of a rater and cell wins, in its place
-        kept[key] = rating
-    ratings = list(kept.values())
-    known = set(cells)
-    if known:
-        orphans = [r for r in ratings if r.cell not in known]
-        if orphans:
-            first = orphans[0]
-            warn(
-                f"{path}: {counted(len(orphans), 'Wertung', 'Wertungen')} ohne Antwort im Run "
-                f"{'zählt' if len(orphans) == 1 else 'zählen'} nicht "
-                f"(z. B. {first.model}, {first.variant}, {first.prompt_id}, Wdh. {first.repeat})."
-            )
-            ratings = [r for r in ratings if r.cell in known]
-    return ratings
+        cell = (rating.model, rating.variant, rating.prompt_id, rating.repeat)
+        key = (rating.rater, *cell)
+        # The last line of a rater and cell wins, in its place.
+        if known and cell not in known:
+            orphans.pop(key, None)
+            orphans[key] = None
+        else:
+            kept.pop(key, None)
+            kept[key] = rating
+    if orphans:
+        _, model, variant, prompt_id, repeat = next(iter(orphans))
+        warn(
+            f"{path}: {counted(len(orphans), 'Wertung', 'Wertungen')} ohne Antwort im Run "
+            f"{'zählt' if len(orphans) == 1 else 'zählen'} nicht "
+            f"(z. B. {cut(model)}, {cut(variant)}, {cut(prompt_id)}, Wdh. {repeat})."
+        )
+    return list(kept.values())
 
 
 def _problem(rating: HumanRating, scale: Scale) -> str:
     if not scale.min <= rating.score <= scale.max:
         return (
-            f"'score' ist {rating.score}, liegt aber außerhalb der Skala {scale.min}–{scale.max} "
-            "des Pakets"
+            f"'score' ist {cut(str(rating.score), 40)}, liegt aber außerhalb der Skala "
+            f"{scale.min}–{scale.max} des Pakets"
         )
     if not rating.rater.strip():
         return "'rater' ist leer"
     try:
         dt.datetime.fromisoformat(rating.rated_at)
     except ValueError:
-        return f"'rated_at' ist keine ISO-Zeitangabe ({clean(rating.rated_at[:40])!r})"
+        return f"'rated_at' ist keine ISO-Zeitangabe ({clean(cut(rating.rated_at, 40))!r})"
     if rating.repeat < 0:
         return f"'repeat' ist {rating.repeat}"
     return ""
@@ -166,7 +177,9 @@ def rating_for(
 ) -> HumanRating:
     """A new rating of ``key``, checked like a line read back (bad input: ``InputError``)."""
     if not scale.min <= score <= scale.max:
-        raise InputError(f"Wertung {score} liegt außerhalb der Skala {scale.min}–{scale.max}.")
+        raise InputError(
+            f"Wertung {cut(str(score), 40)} liegt außerhalb der Skala {scale.min}–{scale.max}."
+        )
     if len(note) > MAX_NOTE:
         raise InputError(f"Die Notiz ist zu lang (höchstens {MAX_NOTE} Zeichen).")
     model, variant, prompt_id, repeat = key

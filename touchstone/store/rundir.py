@@ -24,6 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from touchstone import jsontext
 from touchstone.errors import InputError
+from touchstone.german import cut
 from touchstone.pack import Scale
 from touchstone.regular import not_regular, open_regular, read_regular, read_regular_text
 from touchstone.results import (
@@ -145,7 +146,8 @@ class RunDir:
             if key in seen:
                 self._warn(
                     f"{self.file(RESPONSES)}, Zeile {number}: doppelte Zelle "
-                    f"({resp.model}, {resp.variant}, {resp.prompt_id}, Wdh. {resp.repeat}); "
+                    f"({cut(resp.model)}, {cut(resp.variant)}, {cut(resp.prompt_id)}, "
+                    f"Wdh. {resp.repeat}); "
                     "die erste Antwort gilt, diese wird ignoriert."
                 )
                 continue
