@@ -14,7 +14,7 @@ from touchstone import german
 from touchstone.plain import plain
 from touchstone.scorecard.columns import Column, FittedTable
 from touchstone.stats.intervals import Interval
-from touchstone.versus.build import Better, RowComparison, RunComparison, better_of
+from touchstone.versus.build import Better, RowComparison, RunComparison, Side, better_of
 from touchstone.versus.family import level_text
 from touchstone.versus.gate import GateResult, diff_text
 from touchstone.versus.notes import notes
@@ -98,8 +98,15 @@ def then_now(then: str, now: str) -> str:
     return f"{then} → {now}"
 
 
-def _red_flags(count: int, safety: int) -> str:
+def _red_flags(side: Side) -> str:
+    if not side.cells:
+        return "–"  # nothing of this side was judged: no count, not a count of 0
+    count, safety = side.red_flags, side.safety_red_flags
     return german.count(count) + (f" ({german.count(safety)} krit.)" if safety else "")
+
+
+def _failed(side: Side) -> str:
+    return german.count(side.failed) if side.cells else "–"
 
 
 def rows_table(comparison: RunComparison) -> FittedTable:
@@ -127,8 +134,8 @@ def rows_table(comparison: RunComparison) -> FittedTable:
             [
                 Text(
                     then_now(
-                        _red_flags(r.baseline.red_flags, r.baseline.safety_red_flags),
-                        _red_flags(r.new.red_flags, r.new.safety_red_flags),
+                        _red_flags(r.baseline),
+                        _red_flags(r.new),
                     ),
                     style="yellow" if r.new.red_flags > r.baseline.red_flags else "",
                 )
@@ -141,7 +148,7 @@ def rows_table(comparison: RunComparison) -> FittedTable:
             "Fehlgeschlagen vorher → jetzt",
             [
                 Text(
-                    then_now(german.count(r.baseline.failed), german.count(r.new.failed)),
+                    then_now(_failed(r.baseline), _failed(r.new)),
                     style="yellow" if r.new.failed > r.baseline.failed else "",
                 )
                 for r in rows

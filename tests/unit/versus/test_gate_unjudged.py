@@ -122,3 +122,18 @@ def test_every_unjudged_answer_is_counted_also_of_rows_without_a_partner(
     comparison = compared(tmp_path / "mehr-offen", judged["baseline"])
     assert comparison.as_dict()["unjudged"]["new"] == 27
     assert gate(comparison, fail_on_worse=True, margin=None).exit_code == 0
+
+
+def test_a_row_not_judged_shows_no_counts_of_red_flags_or_failures(
+    judged: dict[str, Path], tmp_path: Path
+) -> None:
+    # A count of 0 would read as "no red flags now" where nothing was judged.
+    partly = keep_verdicts(judged["new"], tmp_path / "teilweise", "zweites", 0)
+    result = gate(compared(partly, judged["baseline"]), fail_on_worse=True, margin=None)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(
+        render_comparison(compared(partly, judged["baseline"]), result, baseline_path="b")
+    )
+    lines = [row for row in console.export_text().splitlines() if "zweites · none" in row]
+    # The mean, the red flags, the failures (in one table or its continuation).
+    assert " ".join(lines).count("→ –") == 3, lines
