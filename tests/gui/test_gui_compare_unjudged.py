@@ -49,6 +49,9 @@ def test_a_row_not_yet_judged_says_so_on_the_page(client: TestClient) -> None:
     table = table[: table.index("</table>")]
     assert table.count("<tr>") == 3 and "nicht bewertet (neu)" in table
     assert "kein gemeinsamer Prompt" not in table
+    unjudged_row = next(r for r in table.split("<tr>") if "nicht bewertet (neu)" in r)
+    # Mean, red flags, failures: nothing judged now, so no count (a 0 would read as a result).
+    assert unjudged_row.count("→ –") == 3, unjudged_row
     assert "Noch nicht bewertet: 27 Antworten im neuen Run" in reply.text
     assert "zweites=" not in reply.text  # not offered as a model to pair
     api = client.get("/api/runs/teilweise/compare/basis").json()
