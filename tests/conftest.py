@@ -25,6 +25,16 @@ from touchstone.transport.fake import FakeChat, SentCall
 from touchstone.transport.replies import ChatReply
 from touchstone.transport.seam import ChatSeam
 
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per core. Most tests wait (short deadlines, the simulator's
+    latency, processes starting) rather than compute, so a second worker per core fills the
+    waits: on 2 cores the unit tier takes ~36 s instead of ~44 s, the whole suite 6 minutes
+    instead of 7.5. An explicit ``-n N`` still decides."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return 2 * (cores or 1)
+
+
 # The library's fake in the judging role (its ``model`` is "fake-judge").
 FakeJudge = FakeChat
 
