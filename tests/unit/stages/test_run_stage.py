@@ -10,9 +10,10 @@ from touchstone.answers import OpenAIAnswerBackend
 from touchstone.errors import InputError, ModelCallError
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages.run.answering import run_cells
+from touchstone.stages.run.answering import answer_cells
 from touchstone.stages.run.run import execute_run
 from touchstone.store import RunDir
+from touchstone.transport.engine import run_blocking
 from touchstone.transport.fake import FakeChat, SentCall
 from touchstone.transport.replies import ChatReply
 
@@ -91,14 +92,16 @@ class ScriptedAnswers(FakeChat):
 def test_policy_by_kind_and_system_prompt_per_variant(tiny_pack: Pack) -> None:
     backend = ScriptedAnswers({"refuser": "refused", "gone": "not_found", "flaky": "connection"})
     persisted = []
-    summary = run_cells(
-        backend,
-        tiny_pack,
-        models=["ok", "refuser", "gone", "flaky"],
-        variants=["none", "knapp"],
-        repeats=1,
-        done_keys=set(),
-        on_response=persisted.append,
+    summary = run_blocking(
+        answer_cells(
+            backend,
+            tiny_pack,
+            models=["ok", "refuser", "gone", "flaky"],
+            variants=["none", "knapp"],
+            repeats=1,
+            done_keys=set(),
+            on_response=persisted.append,
+        )
     )
     by_model = {
         m: [r for r in persisted if r.model == m] for m in ("ok", "refuser", "gone", "flaky")

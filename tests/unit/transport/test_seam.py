@@ -14,7 +14,7 @@ from touchstone.judge.backend import OpenAIJudgeBackend, ask_judge
 from touchstone.judge.passes import judge_responses
 from touchstone.pack import Pack
 from touchstone.sim import SimServer
-from touchstone.stages.run.answering import run_cells
+from touchstone.stages.run.answering import answer_cells
 from touchstone.transport.endpoint import OpenAIChat
 from touchstone.transport.engine import run_blocking
 from touchstone.transport.fake import FakeChat, SentCall
@@ -112,15 +112,17 @@ def test_a_fake_judge_takes_the_engines_path(tiny_pack: Pack) -> None:
 def test_a_fake_answerer_gets_the_model_of_each_cell(tiny_pack: Pack) -> None:
     fake = FakeChat(default="Antwort", model="", deadline_s=3.0)
     persisted = []
-    run_cells(
-        fake,
-        tiny_pack,
-        models=["a", "b"],
-        variants=["knapp"],
-        repeats=1,
-        done_keys=set(),
-        on_response=persisted.append,
-        concurrency=2,
+    run_blocking(
+        answer_cells(
+            fake,
+            tiny_pack,
+            models=["a", "b"],
+            variants=["knapp"],
+            repeats=1,
+            done_keys=set(),
+            on_response=persisted.append,
+            concurrency=2,
+        )
     )
     assert {r.model for r in persisted} == {"a", "b"}
     assert {sent.model for sent in fake.history} == {"a", "b"}

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from touchstone.advice import known_models
 from touchstone.answers import (
     AnswerBackend,
-    AnswerCall,
     answer_caller,
     answer_fields,
     failure_fields,
@@ -31,7 +30,7 @@ from touchstone.errors import CallError, ErrorKind
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, VerdictKey
 from touchstone.transport.budget import Budget
-from touchstone.transport.engine import InFlight, completed, run_blocking
+from touchstone.transport.engine import InFlight, completed
 from touchstone.transport.replies import ChatReply
 
 PERSISTED_FAILURES: frozenset[ErrorKind] = frozenset(
@@ -102,102 +101,6 @@ OnCell = Callable[[Cell, str], None]
 
 
 async def answer_cells(
-    call: AnswerCall,
-    pack: Pack,
-    *,
-    models: list[str],
-    variants: list[str],
-    repeats: int,
-    done_keys: set[VerdictKey],
-    on_response: Callable[[EvalResponse], None],
-    on_cell: OnCell | None = None,
-    concurrency: int = 1,
-    deadline_s: float | None = None,
-    on_waiting: Callable[[InFlight], None] | None = None,
-    budget: Budget | None = None,
-) -> RunSummary:
-    """Answer every planned cell not in ``done_keys``; ``on_response`` persists each answer.
-
-    ``on_cell(cell, outcome)`` reports progress; outcome is ``ok``, ``failed``, ``left``,
-    ``skipped`` (stopped model) or ``done`` (already in the run dir). Answers are persisted in
-    the order they complete.
-    """
-    summary = RunSummary(budget=budget)
-    report = on_cell or (lambda cell, outcome: None)
-    todo: list[Cell] = []
-    for cell in plan_cells(pack, models, variants, repeats):
-        summary.total += 1
-        if cell.key in done_keys:
-            summary.already_done += 1
-            report(cell, "done")
-        else:
-            todo.append(cell)
-
-    def startable() -> Iterator[Cell]:
-        # Pulled lazily by the engine, so a model stopped meanwhile gets no further calls.
-        for cell in todo:
-            if cell.model in summary.stopped_models:
-                summary.left += 1
-                summary.skipped += 1
-                report(cell, "skipped")
-                continue
-            yield cell
-
-    async def ask(cell: Cell, deadline_s: float | None) -> ChatReply:
-        return await call(cell.model, pack.variants[cell.variant], cell.prompt.text, deadline_s)
-
-    def chars(cell: Cell) -> int:
-        return len(pack.variants[cell.variant]) + len(cell.prompt.text)
-
-    results = completed(
-        startable(),
-        ask,
-        concurrency=concurrency,
-        deadline_s=deadline_s,
-        on_waiting=on_waiting,
-        admit=None if budget is None else budget.admission(_cell_key, chars),
-    )
-    ended = 0
-    async with contextlib.aclosing(results):
-        async for done in results:
-            cell = done.item
-            ended += 1
-            if budget is not None:
-                budget.settle_done(cell.key, done)
-            if done.error is None:
-                assert done.result is not None
-                on_response(cell.response(**answer_fields(done.result)))
-                summary.recorded += 1
-                report(cell, "ok")
-                continue
-            error = done.error
-            summary.failures[error.kind] += 1
-            if error.kind in PERSISTED_FAILURES:
-                on_response(cell.response(**failure_fields(str(error), error.kind)))
-                summary.recorded += 1
-                summary.failed_recorded += 1
-                report(cell, "failed")
-                continue
-            summary.left += 1
-            if error.kind in STOPPING_FAILURES:
-                summary.stopped_models.setdefault(cell.model, str(error))
-                summary.stop_causes.setdefault(cell.model, error)
-            else:
-                summary.left_by_kind[error.kind] += 1
-                summary.left_causes[error.kind] = error
-            report(cell, "left")
-    if budget is not None and budget.reached:
-        # The cells the cap never started: open for the next run, like a left cell.
-        summary.over_budget = len(todo) - ended - summary.skipped
-        summary.left += summary.over_budget
-    return summary
-
-
-def _cell_key(cell: Cell) -> VerdictKey:
-    return cell.key
-
-
-def run_cells(
     backend: AnswerBackend,
     pack: Pack,
     *,
@@ -211,31 +114,94 @@ def run_cells(
     on_waiting: Callable[[InFlight], None] | None = None,
     budget: Budget | None = None,
 ) -> RunSummary:
-    """``answer_cells`` for a backend, synchronously (see there)."""
+    """Answer every planned cell not in ``done_keys`` through ``backend`` (closed at the
+    end); ``on_response`` persists each answer.
 
-    async def run() -> RunSummary:
-        try:
-            summary = await answer_cells(
-                answer_caller(backend),
-                pack,
-                models=models,
-                variants=variants,
-                repeats=repeats,
-                done_keys=done_keys,
-                on_response=on_response,
-                on_cell=on_cell,
-                concurrency=concurrency,
-                deadline_s=backend.deadline_s,
-                on_waiting=on_waiting,
-                budget=budget,
-            )
-            not_found = any(
-                e.kind == "not_found" and not e.unknown_path for e in summary.stop_causes.values()
-            )
-            if not_found:
-                summary.available = await known_models(backend.model_ids)
-            return summary
-        finally:
-            await backend.aclose()
+    ``on_cell(cell, outcome)`` reports progress; outcome is ``ok``, ``failed``, ``left``,
+    ``skipped`` (stopped model) or ``done`` (already in the run dir). Answers are persisted in
+    the order they complete. A model the server does not know fills ``summary.available``
+    with the models it offers (for "Meinten Sie …?").
+    """
+    call = answer_caller(backend)
+    deadline_s = backend.deadline_s
+    try:
+        summary = RunSummary(budget=budget)
+        report = on_cell or (lambda cell, outcome: None)
+        todo: list[Cell] = []
+        for cell in plan_cells(pack, models, variants, repeats):
+            summary.total += 1
+            if cell.key in done_keys:
+                summary.already_done += 1
+                report(cell, "done")
+            else:
+                todo.append(cell)
 
-    return run_blocking(run())
+        def startable() -> Iterator[Cell]:
+            # Pulled lazily by the engine, so a model stopped meanwhile gets no further calls.
+            for cell in todo:
+                if cell.model in summary.stopped_models:
+                    summary.left += 1
+                    summary.skipped += 1
+                    report(cell, "skipped")
+                    continue
+                yield cell
+
+        async def ask(cell: Cell, deadline_s: float | None) -> ChatReply:
+            return await call(cell.model, pack.variants[cell.variant], cell.prompt.text, deadline_s)
+
+        def chars(cell: Cell) -> int:
+            return len(pack.variants[cell.variant]) + len(cell.prompt.text)
+
+        results = completed(
+            startable(),
+            ask,
+            concurrency=concurrency,
+            deadline_s=deadline_s,
+            on_waiting=on_waiting,
+            admit=None if budget is None else budget.admission(_cell_key, chars),
+        )
+        ended = 0
+        async with contextlib.aclosing(results):
+            async for done in results:
+                cell = done.item
+                ended += 1
+                if budget is not None:
+                    budget.settle_done(cell.key, done)
+                if done.error is None:
+                    assert done.result is not None
+                    on_response(cell.response(**answer_fields(done.result)))
+                    summary.recorded += 1
+                    report(cell, "ok")
+                    continue
+                error = done.error
+                summary.failures[error.kind] += 1
+                if error.kind in PERSISTED_FAILURES:
+                    on_response(cell.response(**failure_fields(str(error), error.kind)))
+                    summary.recorded += 1
+                    summary.failed_recorded += 1
+                    report(cell, "failed")
+                    continue
+                summary.left += 1
+                if error.kind in STOPPING_FAILURES:
+                    summary.stopped_models.setdefault(cell.model, str(error))
+                    summary.stop_causes.setdefault(cell.model, error)
+                else:
+                    summary.left_by_kind[error.kind] += 1
+                    summary.left_causes[error.kind] = error
+                report(cell, "left")
+        if budget is not None and budget.reached:
+            # The cells the cap never started: open for the next run, like a left cell.
+            summary.over_budget = len(todo) - ended - summary.skipped
+            summary.left += summary.over_budget
+        not_found = any(
+            e.kind == "not_found" and not e.unknown_path for e in summary.stop_causes.values()
+        )
+        if not_found:
+            summary.available = await known_models(backend.model_ids)
+        return summary
+    finally:
+        await backend.aclose()
+
+
+def _cell_key(cell: Cell) -> VerdictKey:
+    return cell.key

@@ -33,8 +33,8 @@ from touchstone.results import EvalResponse, VerdictKey, cell_key
 from touchstone.stages.run.answering import (
     Cell,
     RunSummary,
+    answer_cells,
     plan_cells,
-    run_cells,
 )
 from touchstone.stages.run.extend import (
     AskedRun,
@@ -49,6 +49,7 @@ from touchstone.store import MANIFEST, RunDir
 from touchstone.store.manifest import Manifest
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
+from touchstone.transport.engine import run_blocking
 from touchstone.urls import without_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -318,18 +319,20 @@ def execute_run(
                     manifest = manifest.with_model(resp.model)
                     run.write_manifest(manifest)
 
-            summary = run_cells(
-                answer_backend,
-                pack,
-                models=chosen_models,
-                variants=chosen_variants,
-                repeats=chosen_repeats,
-                done_keys=done,
-                on_response=keep,
-                concurrency=plan.concurrency,
-                on_cell=progress,
-                on_waiting=in_flight_events(on_event, "run"),
-                budget=cost_cap,
+            summary = run_blocking(
+                answer_cells(
+                    answer_backend,
+                    pack,
+                    models=chosen_models,
+                    variants=chosen_variants,
+                    repeats=chosen_repeats,
+                    done_keys=done,
+                    on_response=keep,
+                    concurrency=plan.concurrency,
+                    on_cell=progress,
+                    on_waiting=in_flight_events(on_event, "run"),
+                    budget=cost_cap,
+                )
             )
         emit(
             on_event,
