@@ -13,7 +13,7 @@ import statistics
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from rich.console import Console, ConsoleOptions
 from rich.text import Text
@@ -41,6 +41,14 @@ Row = tuple[str, str]  # (model, variant)
 _Member = TypeVar("_Member", bound=tuple[str, str])
 WIDTH = 80
 SEPARATOR = " · "
+# The jury is "uneinig" (docs/jury.md) when the upper end of its alpha interval lies below this
+# (agreement no better than poor, even at best) ...
+SPLIT_ALPHA = 0.4
+# ... or when its members contradict each other: at least this share (num, den) of the cells
+# two or more of them scored is disputed (``disputed_cells``: 40 % of the scale apart).
+CONTRADICTING = (1, 5)
+# Why a jury is "uneinig", as scorecard.json names it (``jury.verdict.reasons``).
+SplitReason = Literal["alpha", "disputed"]
 
 
 class MemberLike(Protocol):
@@ -118,14 +126,37 @@ class JuryCard:
         return next((m.label for m in self.members if (m.model, m.base_url) == key), key[0])
 
     def alpha_text(self) -> str:
-        """``α = 0,72 [0,61–0,80]``; ``α = –`` when it cannot be computed."""
+        """``α = 0,72 [0,61 – 0,80]``; ``α = –`` when it cannot be computed."""
         if self.alpha is None:
             return f"α = {german.DASH}"
         text = f"α = {german.number(self.alpha)}"
         if self.alpha_ci is not None:
-            low, high = self.alpha_ci
-            text += f" [{german.number(low)}{german.DASH}{german.number(high)}]"
+            text += f" {german.bounds(*self.alpha_ci)}"
         return text
+
+    def split_reasons(self) -> list[SplitReason]:
+        """Why the jury is "uneinig": its alpha interval lies below ``SPLIT_ALPHA``
+        (``alpha``), its members contradict each other (``disputed``, ``CONTRADICTING``);
+        none: it is not (or too few cells say either)."""
+        reasons: list[SplitReason] = []
+        if self.alpha_ci is not None and self.alpha_ci[1] < SPLIT_ALPHA:
+            reasons.append("alpha")
+        num, den = CONTRADICTING
+        if self.paired and len(self.disputed) * den >= num * self.paired:
+            reasons.append("disputed")
+        return reasons
+
+    def verdict_text(self) -> str | None:
+        """``Jury uneinig: α = -0,41 [-0,69 – -0,21], 6 von 12 Zellen strittig – Wertung nicht
+        belastbar``, or None when the jury is not split (``split_reasons``)."""
+        if not self.split_reasons():
+            return None
+        disputed = f"{german.count(len(self.disputed))} von {german.count(self.paired)}"
+        cells = "Zelle" if self.paired == 1 else "Zellen"
+        return (
+            f"Jury uneinig: {self.alpha_text()}, {disputed} {cells} strittig "
+            f"{german.DASH} Wertung nicht belastbar"
+        )
 
     def headline_parts(self) -> list[str]:
         return [
@@ -176,9 +207,19 @@ class JuryCard:
             for model, variant in [f.row]
         ]
 
+    def head_lines(self, width: int = WIDTH) -> list[str]:
+        """The headline, wrapped at its separators."""
+        return _joined(self.headline_parts(), width)
+
+    def verdict_lines(self, width: int = WIDTH) -> list[str]:
+        """The verdict (``verdict_text``) wrapped, none when the jury is not split."""
+        text = self.verdict_text()
+        return [] if text is None else _wrapped(text, width, "", "  ")
+
     def lines(self, width: int = WIDTH) -> list[str]:
-        """The card as terminal lines of at most ``width`` columns (German)."""
-        out = _joined(self.headline_parts(), width)
+        """The card as terminal lines of at most ``width`` columns (German): the headline,
+        the verdict if any, the rest."""
+        out = self.head_lines(width) + self.verdict_lines(width)
         if self.rule_text():
             out += _wrapped(self.rule_text(), width, "  ", "  ")
         for member in self.members:
@@ -202,6 +243,12 @@ class JuryCard:
         )
         out += _wrapped(legend, width, "", "")
         return out
+
+    def _verdict_dict(self) -> dict[str, Any] | None:
+        text = self.verdict_text()
+        if text is None:
+            return None
+        return {"word": "uneinig", "reasons": self.split_reasons(), "text": text}
 
     def as_dict(self) -> dict[str, Any]:
         """``scorecard.json`` ``jury`` (design.md §18), with pairwise kappas, the members' means
@@ -243,6 +290,7 @@ class JuryCard:
                 for f in self.same_family
             ],
             "summary": self.headline(),
+            "verdict": self._verdict_dict(),
             **({} if self.quorum is None else {"quorum": self.quorum}),
             **({"aggregate": self.aggregate} if self.aggregate else {}),
             "no_quorum": self.no_quorum,
@@ -282,8 +330,11 @@ class JuryLines:
         self.card = card
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
-        for index, line in enumerate(self.card.lines(options.max_width)):
-            yield plain(line, style="bold" if index == 0 else "")
+        width = options.max_width
+        head, verdict = self.card.head_lines(width), self.card.verdict_lines(width)
+        for index, line in enumerate(self.card.lines(width)):
+            split = len(head) <= index < len(head) + len(verdict)
+            yield plain(line, style="bold yellow" if split else "bold" if index == 0 else "")
 
 
 def _labels(members: Sequence[MemberLike]) -> list[str]:

@@ -54,7 +54,7 @@ class RunView:
     member_lines: list[Verdict] = field(default_factory=list)
 
     def scorecard(self) -> Scorecard:
-        card = run_scorecard(
+        return run_scorecard(
             self.pack,
             self.manifest,
             self.responses,
@@ -62,26 +62,6 @@ class RunView:
             self.reports,
             jury=self.jury,
             member_lines=self.member_lines,
-        )
-        if card.jury is not None:
-            card.jury_card = self._jury_card(card.jury, card)
-        return card
-
-    def _jury_card(self, jury: JurySummary, card: Scorecard) -> JuryCard:
-        """How far the jury's members agree, over the cells with an answer (design.md §18)."""
-        answered = set(map(cell_key, self.responses))
-        members = {k: v for k, v in by_cell(self.member_lines).items() if k in answered}
-        rule = jury.aggregate
-        return build_jury_card(
-            jury.members,
-            member_scores(members),
-            low=self.pack.scale.min,
-            high=self.pack.scale.max,
-            aggregate=lambda scores: float(combine(scores, rule)),
-            failed={row.pair: row.failed_count for row in card.rows},
-            quorum=jury.quorum,
-            aggregate_name=rule,
-            no_quorum=jury.no_quorum,
         )
 
     def ratings(self) -> list[HumanRating]:
@@ -129,7 +109,9 @@ def run_scorecard(
     member_lines: list[Verdict],
 ) -> Scorecard:
     """The run's scorecard from its cells (``verdicts``: answered ones), with the jury that
-    judged it, for the judge stage, a jury's and a run read back alike."""
+    judged it and its agreement card: the one place a scorecard is made, for the judge stage,
+    a jury's, ``report``, the GUI and the demo alike (what ``judge`` writes to scorecard.json
+    is what ``report`` writes)."""
     card = build_scorecard(
         list(responses),
         verdicts,
@@ -139,7 +121,33 @@ def run_scorecard(
         planned=planned_cells(manifest, pack.prompt_count),
     )
     card.jury = jury_summary(jury, member_lines, verdicts, responses)
+    if card.jury is not None:
+        card.jury_card = jury_card(pack, card.jury, card, responses, member_lines)
     return card
+
+
+def jury_card(
+    pack: Pack,
+    jury: JurySummary,
+    card: Scorecard,
+    responses: Sequence[EvalResponse],
+    member_lines: list[Verdict],
+) -> JuryCard:
+    """How far the jury's members agree, over the cells with an answer (design.md §18)."""
+    answered = set(map(cell_key, responses))
+    members = {k: v for k, v in by_cell(member_lines).items() if k in answered}
+    rule = jury.aggregate
+    return build_jury_card(
+        jury.members,
+        member_scores(members),
+        low=pack.scale.min,
+        high=pack.scale.max,
+        aggregate=lambda scores: float(combine(scores, rule)),
+        failed={row.pair: row.failed_count for row in card.rows},
+        quorum=jury.quorum,
+        aggregate_name=rule,
+        no_quorum=jury.no_quorum,
+    )
 
 
 def judged_scorecard(
