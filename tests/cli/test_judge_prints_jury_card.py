@@ -8,16 +8,18 @@ from tests.conftest import run_cli
 from touchstone.sim import SimServer
 
 
+def jury_yaml(folder: Path, base_url: str, *models: str) -> Path:
+    """A jury config of ``models`` at ``base_url``, in ``folder``."""
+    config = folder / "jury.yaml"
+    entries = (f"  - {{endpoint: {{base_url: '{base_url}'}}, model: {m}}}\n" for m in models)
+    config.write_text("judges:\n" + "".join(entries), encoding="utf-8")
+    return config
+
+
 def test_judge_with_a_jury_prints_its_card_and_calls_a_split_jury_so(
     sim: SimServer, answered_run: Path, tmp_path: Path
 ) -> None:
-    config = tmp_path / "jury.yaml"
-    config.write_text(
-        "judges:\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}\n"
-        f"  - {{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-gullible}}\n",
-        encoding="utf-8",
-    )
+    config = jury_yaml(tmp_path, sim.base_url, "sim-judge", "sim-gullible")
     done = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     said = " ".join(done.stdout.split())
