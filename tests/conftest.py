@@ -27,12 +27,19 @@ from touchstone.transport.seam import ChatSeam
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two workers per core. Most tests wait (short deadlines, the simulator's
-    latency, processes starting) rather than compute, so a second worker per core fills the
-    waits: on 2 cores the unit tier takes ~36 s instead of ~44 s, the whole suite 6 minutes
-    instead of 7.5. An explicit ``-n N`` still decides."""
+    """``-n auto``: one worker per core, and two for the in-process tiers alone
+    (``tests/unit``, ``tests/simulation``). Their tests mostly wait in-process (short deadlines,
+    the simulator's latency), so a second worker per core fills the waits: the unit tier takes
+    ~34 s on 2 cores instead of ~44 s. The slower tiers start processes and browsers whose timed
+    guards are sized for a busy machine with one worker per core. An explicit ``-n N`` decides."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return 2 * (cores or 1)
+    root = Path(__file__).resolve().parent
+    in_process = (root / "unit", root / "simulation")
+    given = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    only_in_process = bool(given) and all(
+        any(path == tier or tier in path.parents for tier in in_process) for path in given
+    )
+    return (2 if only_in_process else 1) * (cores or 1)
 
 
 # The library's fake in the judging role (its ``model`` is "fake-judge").
