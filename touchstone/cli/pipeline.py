@@ -67,7 +67,14 @@ EventsOption = Annotated[
 @app.command()
 def run(
     pack: Annotated[Path, typer.Option("--pack", help="Pfad zum Aufgabenpaket (YAML).")],
-    model: Annotated[list[str], typer.Option("--model", help="Zu testendes Modell (mehrfach).")],
+    model: Annotated[
+        list[str],
+        typer.Option(
+            "--model",
+            help="Zu testendes Modell (mehrfach, oder mehrere durch Komma oder Semikolon "
+            "getrennt: a,b).",
+        ),
+    ],
     variant: Annotated[
         list[str] | None,
         typer.Option(

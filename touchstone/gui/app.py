@@ -30,7 +30,7 @@ from fastapi.responses import (
 )
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
@@ -67,6 +67,7 @@ from touchstone.gui.validation import (
     Url,
     VariantName,
     german_detail,
+    model_list,
     request_problem,
 )
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
@@ -105,7 +106,9 @@ class RunRequest(BaseModel):
     name: str = Field(max_length=200)
     pack: RelativePath
     base_url: Url
-    models: list[ModelName] = Field(min_length=1, max_length=100)
+    models: Annotated[list[ModelName], AfterValidator(model_list)] = Field(
+        min_length=1, max_length=100
+    )
     variants: list[VariantName] = Field(default_factory=list, max_length=100)
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
     # "Run erweitern": an existing run of this name may take on more (CLI --extend).

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field
 from starlette.exceptions import HTTPException
 
+from touchstone.stages.run.extend import NO_MODEL, model_names
 from touchstone.validation_words import german_problem
 from touchstone.yamlfile import MAX_PROBLEMS
 
@@ -58,6 +59,15 @@ ModelName = line(MAX_MODEL_NAME)
 RelativePath = line(MAX_PATH)
 Url = line(MAX_URL)
 VariantName = line(128)
+
+
+def model_list(values: list[str]) -> list[str]:
+    """The run form's "Modelle": each entry split at ',' and ';' as ``run --model`` splits it,
+    so the settings checked against a run's are the models its job runs."""
+    names = model_names(values)
+    if not names:
+        raise ValueError(NO_MODEL)
+    return names
 
 
 def request_problem(errors: Sequence[Mapping[str, Any]]) -> str:

@@ -1,10 +1,11 @@
 """``pack import``: a CSV or JSONL file of prompts becomes a pack's YAML (design.md §20, §15).
 
-Columns (CSV) or keys (JSONL): ``id``, ``category``, ``text`` (required), ``expectations``,
-``red_flags`` (lists: ``;``-separated in a CSV cell, JSON arrays in JSONL), ``reference``,
-``counterexample`` (text; empty or null: none), ``safety_critical`` (CSV: ja/nein, true/false,
-1/0, x or empty; JSONL: true/false). Categories keep the order of their first row; their
-title is their id. Cells that look like spreadsheet formulas (``=SUMME(A1)``) are text.
+Columns (CSV) or keys (JSONL), in English or German (``rows.GERMAN``): ``id``, ``category``,
+``text`` (required), ``expectations``, ``red_flags`` (lists: ``;``-separated in a CSV cell,
+JSON arrays in JSONL), ``reference``, ``counterexample`` (text; empty or null: none),
+``safety_critical`` (CSV: ja/nein, wahr/falsch, true/false, 1/0, x or empty; JSONL:
+true/false). Categories keep the order of their first row; their title is their id. Cells
+that look like spreadsheet formulas (``=SUMME(A1)``) are text.
 
 Every bad row is a German message naming file, line and column, and nothing is written:
 ``ImportFailed`` carries them all (the CLI shows the first ``MAX_SHOWN``). The pack is
@@ -113,11 +114,15 @@ def _flag(row: Row, problems: list[Problem]) -> bool:
         word = value.strip().lower()
         if word in _TRUE | _FALSE:
             return word in _TRUE
+    # JSONL has truth values of its own; a text there is refused (as a number is).
+    words = (
+        "in JSONL true oder false, ohne Anführungszeichen" if row.jsonl else "ja/nein, wahr/falsch"
+    )
     problems.append(
         Problem(
             row.line,
             row.names["safety_critical"],
-            f"„{str(value)[:40]}“ ist kein Wahrheitswert (ja/nein, true/false).",
+            f"„{str(value)[:40]}“ ist kein Wahrheitswert; {words}.",
         )
     )
     return False

@@ -5,11 +5,14 @@ and column. The file is read whole but bounded (``MAX_BYTES``, as a YAML pack), 
 a regular file; UTF-8 with or without byte order mark, or UTF-16 with one (Excel's "Unicode
 text"); anything else is a problem at the line and column of the first bad byte.
 
-CSV: the header names the columns (any order, any case); the delimiter is the one of ``,``,
+CSV: the header names the columns (any order, any case, English or German: ``GERMAN``, the
+words of touchstone's own ``verdicts.csv``; one column under both names is a problem naming
+both); the delimiter is the one of ``,``,
 ``;`` and tab that splits the header into known columns (German Excel writes ``;``). Lists
 are separated by ``;`` inside a cell (quoted, when ``;`` is the delimiter); a ``;`` within
 one expectation is not possible in CSV (JSONL has arrays). Wholly blank rows are skipped
-(spreadsheets leave them at the end). JSONL: one JSON object per line, blank lines skipped.
+(spreadsheets leave them at the end). JSONL: one JSON object per line, blank lines skipped; its
+keys are the same names as a CSV header's.
 """
 
 from __future__ import annotations
@@ -39,6 +42,25 @@ COLUMNS = (
     "counterexample",
     "safety_critical",
 )
+# The German name of each column (``id`` is the same word): a header a German user writes, or
+# the one of ``verdicts.csv`` (``Kategorie``, ``sicherheitskritisch``).
+GERMAN = {
+    "category": "Kategorie",
+    "text": "Text",
+    "expectations": "Erwartungen",
+    "red_flags": "Warnsignale",
+    "reference": "Referenz",
+    "counterexample": "Gegenbeispiel",
+    "safety_critical": "sicherheitskritisch",
+}
+# Every accepted name, lower case, with its column; English first, so a suggestion spells a
+# name that is both (``text``) the English way.
+_NAMES = {column: column for column in COLUMNS} | {
+    german.lower(): column for column, german in GERMAN.items()
+}
+_SPELLED = {german.lower(): german for german in GERMAN.values()} | {
+    column: column for column in COLUMNS
+}
 REQUIRED = ("id", "category", "text")
 LISTS = ("expectations", "red_flags")
 DELIMITERS = (",", ";", "\t")
@@ -104,9 +126,19 @@ def read_text(path: Path) -> str:
         ) from None
 
 
+def column_of(name: str) -> str | None:
+    """The column a header cell or JSONL key names (English or German, any case), or None."""
+    return _NAMES.get(name.strip().lower())
+
+
+def _known() -> str:
+    german = ", ".join(GERMAN.values())
+    return f"{', '.join(COLUMNS)} (oder deutsch: {german})"
+
+
 def _guess(name: str) -> str:
-    close = difflib.get_close_matches(name, COLUMNS, n=1, cutoff=0.6)
-    return f" Meinten Sie „{close[0]}“?" if close else ""
+    close = difflib.get_close_matches(name.strip().lower(), list(_SPELLED), n=1, cutoff=0.6)
+    return f" Meinten Sie „{_SPELLED[close[0]]}“?" if close else ""
 
 
 def _controls(value: str) -> str | None:
@@ -130,8 +162,7 @@ def csv_rows(text: str) -> Iterator[Row | Problem]:
     if isinstance(found, Problem):
         yield found
         return
-    header, delimiter = found
-    names = {column: f"Spalte {i + 1} ({column})" for i, column in enumerate(header)}
+    header, names, delimiter = found
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         next(reader)
@@ -187,7 +218,9 @@ def _shown(delimiter: str) -> str:
     return "Tab" if delimiter == "\t" else delimiter
 
 
-def _header(text: str) -> tuple[list[str], str] | Problem:
+def _header(text: str) -> tuple[list[str], dict[str, str], str] | Problem:
+    """The header's columns, how a message names each (as the header spells it), and the
+    delimiter; or the problem that stops the reading."""
     if not text.strip():
         return Problem(0, "", "die Datei ist leer.", fatal=True)
     first = text.split("\n", 1)[0]
@@ -197,29 +230,36 @@ def _header(text: str) -> tuple[list[str], str] | Problem:
             cells = next(csv.reader([first], delimiter=delimiter))
         except (csv.Error, StopIteration):
             continue
-        header = [cell.strip().lower() for cell in cells]
-        if all(column in header for column in REQUIRED):
-            best = header, delimiter
+        if all(column in map(column_of, cells) for column in REQUIRED):
+            best = [cell.strip() for cell in cells], delimiter
             break
     if best is None:
         return Problem(
             1,
             "",
-            "die Kopfzeile nennt nicht die Spalten id, category und text (getrennt "
-            f"durch Komma, Semikolon oder Tab); gefunden: „{first[:120]}“. Mögliche Spalten: "
-            f"{', '.join(COLUMNS)}.",
+            "die Kopfzeile nennt nicht die Spalten id, category und text (deutsch: Kategorie, "
+            "Text), getrennt durch Komma, Semikolon oder Tab; gefunden: "
+            f"„{first[:120]}“. Mögliche Spalten: {_known()}.",
             fatal=True,
         )
-    header, delimiter = best
-    for index, column in enumerate(header):
+    spelled, delimiter = best
+    header: list[str] = []
+    names: dict[str, str] = {}
+    for index, name in enumerate(spelled):
         where = f"Spalte {index + 1}"
-        if column not in COLUMNS:
-            known = ", ".join(COLUMNS)
-            text = f"unbekannte Spalte „{column[:60]}“.{_guess(column)} Mögliche: {known}."
+        column = column_of(name)
+        if column is None:
+            text = f"unbekannte Spalte „{name[:60]}“.{_guess(name)} Mögliche: {_known()}."
             return Problem(1, where, text, fatal=True)
-        if header.index(column) != index:
-            return Problem(1, where, f"Spalte „{column}“ steht doppelt.", fatal=True)
-    return header, delimiter
+        if column in names:
+            earlier = header.index(column)
+            if spelled[earlier].lower() == name.lower():
+                return Problem(1, where, f"Spalte „{name}“ steht doppelt.", fatal=True)
+            text = f"dieselbe Spalte wie {names[column]}; nur einen der beiden Namen verwenden."
+            return Problem(1, f"{where} ({name[:60]})", text, fatal=True)
+        header.append(column)
+        names[column] = f"{where} ({name[:60]})"
+    return header, names, delimiter
 
 
 _JSON_TYPES = {
@@ -276,18 +316,25 @@ def jsonl_rows(text: str) -> Iterator[Row | Problem]:
         if not isinstance(value, dict):
             yield Problem(line, "", f"erwartet ein JSON-Objekt {{…}}, gefunden {json_type(value)}.")
             continue
-        names = {key: f"Schlüssel {key}" for key in value}
+        cells: dict[str, Any] = {}
+        names: dict[str, str] = {}
         problems = []
         for key, cell in value.items():
-            if key not in COLUMNS:
-                shown = str(key)[:60]
-                problems.append(Problem(line, f"Schlüssel {shown}", f"unbekannt.{_guess(shown)}"))
+            shown = f"Schlüssel {key[:60]}"
+            column = column_of(key)
+            if column is None:
+                problems.append(Problem(line, shown, f"unbekannt.{_guess(key[:60])}"))
                 continue
+            if column in names:
+                text = f"dieselbe Spalte wie {names[column]}; nur einen der beiden Namen verwenden."
+                problems.append(Problem(line, shown, text))
+                continue
+            cells[column], names[column] = cell, shown
             for text_value in cell if isinstance(cell, list) else [cell]:
                 problem = _cell_problem(text_value) if isinstance(text_value, str) else None
                 if problem:
-                    problems.append(Problem(line, names[key], problem))
+                    problems.append(Problem(line, shown, problem))
                     break
         yield from problems
         if not problems:
-            yield Row(line, value, names, jsonl=True)
+            yield Row(line, cells, names, jsonl=True)

@@ -22,6 +22,7 @@ is: they may differ on every resume.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeGuard
@@ -34,6 +35,17 @@ from touchstone.store.manifest import Manifest
 
 Pair = tuple[str, str]
 Surface = Literal["cli", "gui"]
+# Model ids use '/', ':', '-', '.' and '_' (OpenRouter, Ollama, Hugging Face, Bedrock), never ','
+# or ';': a list in one ``--model`` (or in the GUI's "Modelle" field) names each of its models.
+_MODEL_SEPARATORS = re.compile(r"[,;]")
+NO_MODEL = "kein Modellname (mehrere durch Komma oder Semikolon trennen: sim-gut,sim-schwach)"
+
+
+def model_names(values: Iterable[str]) -> list[str]:
+    """The models ``values`` name, each split at ',' and ';', stripped, once each in order;
+    empty pieces (``"a,"``) name nothing. Empty when no value names a model."""
+    pieces = (piece.strip() for value in values for piece in _MODEL_SEPARATORS.split(value))
+    return list(dict.fromkeys(piece for piece in pieces if piece))
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,11 @@ from touchstone.stages.run.answering import (
     plan_cells,
 )
 from touchstone.stages.run.extend import (
+    NO_MODEL,
     AskedRun,
     answer_inputs,
     check_settings,
+    model_names,
     open_per_model,
     resumed_plan,
 )
@@ -181,14 +183,14 @@ class RunPlan:
 def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
     """The options checked, the pack loaded, the run dir named (not yet compared with the
     run's settings: ``RunPlan.resolve``); every problem an ``InputError``."""
-    pack_path, models = options["pack_path"], options["models"]
+    pack_path, models = options["pack_path"], model_names(options["models"])
     variants, repeats = options.get("variants", ()), options.get("repeats")
     call_timeout_s = options.get("call_timeout_s", DEFAULT_CALL_TIMEOUT_S)
     max_tokens, concurrency = options.get("max_tokens"), options.get("concurrency", 1)
     max_reply_mb = options.get("max_reply_mb", DEFAULT_MAX_REPLY_MB)
     price, budget = options.get("price"), options.get("budget")
     if not models:
-        raise InputError("Mindestens ein Modell angeben: --model NAME.")
+        raise InputError(f"--model: {NO_MODEL}.")
     if repeats is not None:
         check_count("--repeats", repeats, 1, MAX_REPEATS)
     check_count("--concurrency", concurrency, 1, MAX_CONCURRENCY)
@@ -216,7 +218,7 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
         pack_sha256=file_sha256(Path(pack_path)),
         # Credentials in the URL are used for the calls, never written down.
         base_url=without_credentials(url),
-        models=list(dict.fromkeys(models)),
+        models=models,
         variants=list(dict.fromkeys(variants)) or None,
         repeats=repeats,
         max_tokens=max_tokens,
