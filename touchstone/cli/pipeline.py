@@ -20,7 +20,7 @@ from touchstone.cli.ui import (
     stdout,
 )
 from touchstone.events import fan_out
-from touchstone.limits import DEFAULT_CALL_TIMEOUT_S
+from touchstone.limits import DEFAULT_CALL_TIMEOUT_S, decimal
 from touchstone.plain import plain
 from touchstone.scorecard.terminal import render_run_scorecard
 from touchstone.spot.card import render_human_card
@@ -109,7 +109,7 @@ def run(
         ),
     ] = None,
     call_timeout_s: Annotated[
-        float, typer.Option("--call-timeout-s", help="Frist je Aufruf in Sekunden.")
+        float, typer.Option("--call-timeout-s", parser=decimal, help="Frist je Aufruf in Sekunden.")
     ] = DEFAULT_CALL_TIMEOUT_S,
     max_tokens: Annotated[
         int | None,
@@ -126,6 +126,7 @@ def run(
         float,
         typer.Option(
             "--max-reply-mb",
+            parser=decimal,
             help="Obergrenze einer Antwort in MB (entpackt); darüber: Fehler „Antwort zu groß“.",
         ),
     ] = DEFAULT_MAX_REPLY_MB,
@@ -151,6 +152,7 @@ def run(
         float | None,
         typer.Option(
             "--budget",
+            parser=decimal,
             help="Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
             "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar (Standard: "
             "keine Grenze).",
