@@ -37,14 +37,15 @@ def test_older_than_with_a_comma_clears_the_cache(
     assert "0 Einträge gelöscht" in done.stdout
 
 
+@pytest.mark.parametrize("price", ["0.15,0.60", "0,15/0,60"])
 def test_run_options_with_commas_are_read_as_numbers(
-    sim: SimServer, tiny_pack_path: Path, tmp_path: Path
+    sim: SimServer, tiny_pack_path: Path, tmp_path: Path, price: str
 ) -> None:
     args = run_args(tiny_pack_path, sim.base_url, tmp_path / "r", "sim-gut")
     done = run_cli(
         *args,
         "--call-timeout-s", "2,5", "--max-reply-mb", "0,5", "--max-tokens", "100",
-        "--price-per-million", "0.15,0.60", "--budget", "0,01", "--dry-run",
+        "--price-per-million", price, "--budget", "0,01", "--dry-run",
         cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

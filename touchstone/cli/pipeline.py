@@ -144,8 +144,9 @@ def run(
         typer.Option(
             "--price-per-million",
             metavar="IN,OUT",
-            help="Preis je Million Tokens, Eingabe und Ausgabe (z. B. 0.15,0.60): für die "
-            "Schätzung (--dry-run) und --budget (Standard: keine Kosten).",
+            help="Preis je Million Tokens, Eingabe und Ausgabe (z. B. 0.15,0.60; mit "
+            "Dezimalkomma 0,15/0,60): für die Schätzung (--dry-run) und --budget (Standard: "
+            "keine Kosten).",
         ),
     ] = None,
     budget: Annotated[
