@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Annotated
 
-from pydantic import Field, Strict, TypeAdapter, ValidationError
+from pydantic import BeforeValidator, Field, Strict, TypeAdapter, ValidationError
 
 from touchstone import german
 from touchstone.errors import InputError
@@ -50,6 +50,46 @@ def token_count(value: object) -> int | None:
         return _TOKEN_COUNT.validate_python(value)
     except ValidationError:
         return None
+
+
+def decimal(text: str | float) -> float:
+    """``text`` as a number, with a decimal comma (``0,3``) or point (``0.3``): touchstone
+    prints the comma, so it reads it back. Only one separator: a thousands point (``1.000,5``)
+    or a list (``0,3,4``) is ambiguous, a ``ValueError`` saying so in German (design.md §22).
+    A command-line option's parser (typer shows the message beside the option's name; it
+    passes an option's default, a number, through it too)."""
+    if isinstance(text, float | int):
+        return float(text)
+    stripped = text.strip()
+    problem = ""
+    if stripped.count(",") + stripped.count(".") > 1:
+        problem = ", ohne Tausenderpunkte (1000,5 statt 1.000,5)"
+    elif "_" not in stripped:
+        try:
+            return float(stripped.replace(",", "."))
+        except ValueError:
+            pass
+    raise ValueError(
+        f"„{german.cut(text, 40)}“ ist keine Zahl; erwartet wird eine Zahl wie 0,3 oder "
+        f"0.3{problem}"
+    )
+
+
+def parse_decimal(text: str, name: str) -> float:
+    """``decimal(text)``, or an ``InputError`` naming ``name`` (an option, a field)."""
+    try:
+        return decimal(text)
+    except ValueError as exc:
+        raise InputError(f"{name}: {exc}.") from exc
+
+
+def _decimal_text(value: object) -> object:
+    """A config's ``0,3`` (YAML reads it as the text "0,3") as the number it means."""
+    return decimal(value) if isinstance(value, str) else value
+
+
+# A float field of a config file: a number, or a text with a decimal comma or point.
+DecimalText = BeforeValidator(_decimal_text)
 
 
 MAX_REPLY_MB = 1024.0  # the cap of a reply can be raised, not lifted

@@ -78,7 +78,7 @@ def test_the_score_filter_takes_decimals(client: TestClient, workspace: Path, si
     assert kept and {v["score"] for v in kept} == {v["score"] for v in every if v["score"] >= 2.5}
     page = client.get("/runs/tiny").text
     # The browser lets a decimal through, and knows the scale.
-    assert re.search(r'name="min"[^>]*step="any"', page) and 'max="5"' in page
+    assert re.search(r'name="min"[^>]*inputmode="decimal"', page) and 'max="5"' in page
 
 
 @pytest.mark.parametrize(

@@ -73,6 +73,9 @@ def _expected(exc: click_errors.BadParameter) -> str:
     cause = exc.__cause__
     if isinstance(cause, ValidationError) and cause.errors():
         error = cause.errors()[0]
+        if error["type"] == "value_error":
+            # A parser's own German reason (limits.decimal: "„0,3,4“ ist keine Zahl; …").
+            return str(error.get("ctx", {}).get("error", "der Wert passt nicht"))
         if error["type"] in _TYPE_WORDS:
             return f"erwartet wird {_TYPE_WORDS[error['type']]}"
         choices = _CHOICES.search(str(error.get("msg", "")))

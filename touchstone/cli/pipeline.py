@@ -20,7 +20,7 @@ from touchstone.cli.ui import (
     stdout,
 )
 from touchstone.events import fan_out
-from touchstone.limits import DEFAULT_CALL_TIMEOUT_S
+from touchstone.limits import DEFAULT_CALL_TIMEOUT_S, decimal
 from touchstone.plain import plain
 from touchstone.scorecard.terminal import render_run_scorecard
 from touchstone.spot.card import render_human_card
@@ -116,7 +116,7 @@ def run(
         ),
     ] = None,
     call_timeout_s: Annotated[
-        float, typer.Option("--call-timeout-s", help="Frist je Aufruf in Sekunden.")
+        float, typer.Option("--call-timeout-s", parser=decimal, help="Frist je Aufruf in Sekunden.")
     ] = DEFAULT_CALL_TIMEOUT_S,
     max_tokens: Annotated[
         int | None,
@@ -133,6 +133,7 @@ def run(
         float,
         typer.Option(
             "--max-reply-mb",
+            parser=decimal,
             help="Obergrenze einer Antwort in MB (entpackt); darüber: Fehler „Antwort zu groß“.",
         ),
     ] = DEFAULT_MAX_REPLY_MB,
@@ -150,14 +151,16 @@ def run(
         typer.Option(
             "--price-per-million",
             metavar="IN,OUT",
-            help="Preis je Million Tokens, Eingabe und Ausgabe (z. B. 0.15,0.60): für die "
-            "Schätzung (--dry-run) und --budget (Standard: keine Kosten).",
+            help="Preis je Million Tokens, Eingabe und Ausgabe (z. B. 0.15,0.60; mit "
+            "Dezimalkomma 0,15/0,60): für die Schätzung (--dry-run) und --budget (Standard: "
+            "keine Kosten).",
         ),
     ] = None,
     budget: Annotated[
         float | None,
         typer.Option(
             "--budget",
+            parser=decimal,
             help="Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
             "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar (Standard: "
             "keine Grenze).",

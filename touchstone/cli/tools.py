@@ -12,7 +12,7 @@ from touchstone.cli.app import app
 from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.german import count, counted, number
-from touchstone.limits import MAX_AGE_DAYS, check_count, check_port, check_range
+from touchstone.limits import MAX_AGE_DAYS, check_count, check_port, check_range, decimal
 from touchstone.store.verdict_cache import cache_stats, clear_cache, default_cache_path
 
 
@@ -125,6 +125,7 @@ def cache_clear_command(
         float | None,
         typer.Option(
             "--older-than",
+            parser=decimal,
             help="Nur Einträge löschen, die älter sind (Tage; Standard: alle löschen).",
         ),
     ] = None,

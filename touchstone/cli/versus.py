@@ -11,6 +11,7 @@ import typer
 
 from touchstone.cli.app import app
 from touchstone.cli.ui import handled, stdout
+from touchstone.limits import decimal
 from touchstone.stages.view import load_run
 from touchstone.store import atomic_write_text
 
@@ -91,6 +92,7 @@ def compare(
         float | None,
         typer.Option(
             "--margin",
+            parser=decimal,
             metavar="D",
             help="Nicht-Unterlegenheit: Exit 0, wenn jede Zeile mit 95 % höchstens D "
             "Skalenpunkte schlechter ist (das gilt für alle zusammen, ohne Korrektur); 1, wenn "

@@ -6,11 +6,12 @@ The verdict table pages through the API instead of the page inlining every verdi
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
+from touchstone.limits import DecimalText
 from touchstone.results import EvalResponse, Verdict, cell_key, unscored_label
 
 SortKey = Literal[
@@ -42,9 +43,9 @@ class VerdictQuery(BaseModel):
     variant: str = ""
     category: str = ""
     prompt: str = ""
-    # Decimals too: a user asks for "from 2.5" on a 0-5 scale.
-    min: float | None = Field(default=None, allow_inf_nan=False)
-    max: float | None = Field(default=None, allow_inf_nan=False)
+    # Decimals too: a user asks for "from 2,5" (or 2.5) on a 0-5 scale.
+    min: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
+    max: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
     red_flag: bool | None = None
     unscored: bool | None = None
     # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", design.md §18).

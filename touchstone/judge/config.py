@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
@@ -21,6 +21,7 @@ from touchstone.limits import (
     MAX_REPLY_MB,
     MAX_TEMPERATURE,
     MAX_TIMEOUT_S,
+    DecimalText,
 )
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
@@ -83,10 +84,14 @@ class JudgeEndpoint:
 class PricePerMillion:
     """What a million tokens cost (in any currency; touchstone only multiplies)."""
 
-    input: float = Field(ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
-    output: float = Field(ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False)
+    input: Annotated[float, DecimalText] = Field(
+        ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False
+    )
+    output: Annotated[float, DecimalText] = Field(
+        ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False
+    )
     # Input tokens the server's prompt cache served (``cached_tokens``); without it, at input.
-    cached_input: float | None = Field(
+    cached_input: Annotated[float | None, DecimalText] = Field(
         default=None, ge=0, le=MAX_PRICE_PER_MILLION, allow_inf_nan=False
     )
 
@@ -98,22 +103,28 @@ class PricePerMillion:
 class JudgeConfig:
     endpoint: JudgeEndpoint
     model: str = Field(min_length=1)
-    temperature: float = Field(default=0.0, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)
-    call_timeout_s: float = Field(default=120, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+    temperature: Annotated[float, DecimalText] = Field(
+        default=0.0, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False
+    )
+    call_timeout_s: Annotated[float, DecimalText] = Field(
+        default=120, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False
+    )
     max_consecutive_failures: int = Field(default=3, ge=0)
     max_tokens: int | None = Field(default=None, ge=1)
-    max_failure_ratio: float = Field(default=0.2, ge=0, le=1, allow_inf_nan=False)
+    max_failure_ratio: Annotated[float, DecimalText] = Field(
+        default=0.2, ge=0, le=1, allow_inf_nan=False
+    )
     max_retries: int = Field(default=0, ge=0, le=20)
     concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
     extra_body: dict[str, Any] = Field(default_factory=dict)
     stream: bool = True
     price_per_million: PricePerMillion | None = None
-    max_reply_mb: float = Field(
+    max_reply_mb: Annotated[float, DecimalText] = Field(
         default=DEFAULT_MAX_REPLY_MB, gt=0, le=MAX_REPLY_MB, allow_inf_nan=False
     )
     # The hard cap on what one judge invocation spends, in the currency of the price (after
     # price_per_million and max_tokens: its check reads them).
-    budget: float | None = Field(default=None, allow_inf_nan=False)
+    budget: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
     # What a judge run does when the judge answers cached cells differently than the cache
     # holds (quality/drift.py): go on and warn, or stop before judging (exit 1).
     on_drift: Literal["warn", "stop"] = "warn"

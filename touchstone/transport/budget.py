@@ -37,6 +37,7 @@ from touchstone.limits import (
     MAX_PRICE_PER_MILLION,
     MIN_BUDGET,
     check_range,
+    decimal,
     shown,
 )
 
@@ -84,19 +85,23 @@ class Price:
 
 
 def parse_price(text: str, option: str = "--price-per-million") -> Price:
-    """``0.15,0.60`` (input, output per million tokens) as a ``Price``; else ``InputError``."""
-    parts = text.split(",")
+    """Input and output price per million tokens as a ``Price``; else ``InputError``.
+
+    ``0.15,0.60`` as always (a comma between, points inside); with decimal commas the two are
+    separated by ``/`` or ``;`` (``0,15/0,60``): so ``0,15,0,60`` is never guessed at."""
+    separator = next((mark for mark in "/;" if mark in text), ",")
     values: list[float] = []
-    for part in parts:
+    for part in text.split(separator):
         try:
-            values.append(float(part.strip()))
+            values.append(decimal(part))
         except ValueError:
             values.append(math.nan)
     if len(values) != 2 or not all(math.isfinite(v) and v >= 0 for v in values):
         raise InputError(
-            f"{option} erwartet zwei Preise je Million Tokens, Eingabe und Ausgabe, durch ein "
-            f"Komma getrennt und mit Punkt als Dezimalzeichen (z. B. 0.15,0.60), nicht "
-            f"„{text}“."
+            f"{option} erwartet zwei Preise je Million Tokens, Eingabe und Ausgabe: mit Punkt "
+            f"als Dezimalzeichen durch ein Komma getrennt (0.15,0.60) oder mit Dezimalkomma "
+            f"durch / oder ; getrennt (0,15/0,60), ohne Tausenderpunkte; nicht "
+            f"„{german.cut(text, 60)}“."
         )
     for value in values:
         check_range(option, value, 0, MAX_PRICE_PER_MILLION, note="je Million Tokens")

@@ -134,7 +134,7 @@ def test_the_engine_holds_a_call_the_cap_refuses_until_one_in_flight_ends() -> N
 
 def test_prices_are_read_as_in_and_out() -> None:
     assert parse_price("0.15,0.60") == Price(0.15, 0.60)
-    for bad in ("0,15,0,60", "0.15;0.60", "a,b", "-1,2", "1,2,3", "inf,1"):
+    for bad in ("0,15,0,60", "0,15;0,60;1", "a,b", "-1,2", "1,2,3", "inf,1"):
         with pytest.raises(InputError, match="--price-per-million"):
             parse_price(bad)
 

@@ -306,7 +306,7 @@ class VerdictTable {
     const changed = () => { this.state.offset = 0; this.load(); };
     this.form.addEventListener("change", changed);
     this.form.addEventListener("input", (event) => {
-      if (event.target.name === "q" || event.target.type === "number") {
+      if (["q", "min", "max"].includes(event.target.name)) {
         clearTimeout(timer); timer = setTimeout(changed, 300);
       }
     });
@@ -422,17 +422,33 @@ function scoreFilterProblem(form) {
   const high = form.elements.max;
   if (!low || !high) { return ""; }
   const shown = (value) => String(value).replace(".", ",");
-  const [min, max] = [Number(low.min), Number(low.max)];
+  const [min, max] = [Number(low.getAttribute("min")), Number(low.getAttribute("max"))];
+  const bounded = low.getAttribute("min") !== null;
   for (const [field, name] of [[low, "von"], [high, "bis"]]) {
-    const value = Number(field.value);
-    if (field.value.trim() !== "" && low.min !== "" && (value < min || value > max)) {
+    const text = field.value.trim();
+    if (text === "") { continue; }
+    const value = decimalValue(text);
+    if (Number.isNaN(value)) {
+      return `Wertung „${name}“: „${text}“ ist keine Zahl; erwartet wird eine Zahl wie 0,3 oder 0.3, ohne Tausenderpunkte (1000,5 statt 1.000,5).`;
+    }
+    if (bounded && (value < min || value > max)) {
       return `Wertung „${name}“ (${shown(value)}) liegt außerhalb der Skala ${min}–${max} dieses Pakets.`;
     }
   }
-  if (low.value.trim() !== "" && high.value.trim() !== "" && Number(low.value) > Number(high.value)) {
-    return `Wertung „von“ (${shown(low.value)}) ist größer als „bis“ (${shown(high.value)}): so passt keine Bewertung.`;
+  const [from, to] = [decimalValue(low.value.trim()), decimalValue(high.value.trim())];
+  if (low.value.trim() !== "" && high.value.trim() !== "" && from > to) {
+    return `Wertung „von“ (${shown(from)}) ist größer als „bis“ (${shown(to)}): so passt keine Bewertung.`;
   }
   return "";
+}
+
+// A number as a user types it, with a decimal comma or point (limits.decimal does the same on
+// the server); NaN for a thousands point ("1.000,5"), a list ("3,5,1") or no number.
+function decimalValue(text) {
+  if ((text.match(/[.,]/g) || []).length > 1 || !/^[+-]?(\d+([.,]\d*)?|[.,]\d+)$/.test(text)) {
+    return NaN;
+  }
+  return Number(text.replace(",", "."));
 }
 
 // The comparisons of one chosen row with every other ranked row, paged through the API: a
