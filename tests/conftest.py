@@ -329,8 +329,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """``python -m touchstone ARGS`` in a subprocess, as the GUI and a user would start it;
     ``preexec`` runs in the child before it starts (limits, umask)."""
-    # COLUMNS, exported by some test runner or shell, would wrap the piped output (issue 36).
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_") and k != "COLUMNS"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.run(
         [sys.executable, "-m", "touchstone", *args],
         cwd=cwd,

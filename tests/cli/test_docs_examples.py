@@ -12,9 +12,9 @@ type it. The simulator's URL is written ``http://127.0.0.1:8765/v1``, the port `
 sim`` listens on by default; the test starts the simulator on a free port and substitutes it,
 in the commands and in the expected output. The blocks of one page run in order in one fresh
 temporary directory that holds a copy of ``packs/`` and ``judge.example.yaml``, with a private
-verdict cache, no COLUMNS (a pipe: one line per message, issue 36) and no terminal (stdout
-and stderr together, as a terminal shows them). Lines are compared after removing box-drawing
-characters and collapsing whitespace, so table padding never matters.
+verdict cache, ``COLUMNS=80`` and no terminal (stdout and stderr together, as a terminal shows
+them). Lines are compared after removing box-drawing characters and collapsing whitespace, so
+table padding never matters.
 
 Every relative link of those pages must lead to a file of the repository and, with an anchor,
 to a heading of that page (GitHub's anchors).
@@ -175,8 +175,7 @@ def prepare(workdir: Path) -> None:
 
 def environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(LINES="40", PYTHONPATH=str(ROOT))
-    env.pop("COLUMNS", None)
+    env.update(COLUMNS="80", LINES="40", PYTHONPATH=str(ROOT))
     return env
 
 

@@ -10,7 +10,6 @@ events to ``--events PATH``. Every text from data or a server is printed with
 from __future__ import annotations
 
 import errno
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -61,23 +60,14 @@ class PlainConsole(Console):
 # In a pipe (GUI jobs, CI logs) rich would assume 80 columns and squeeze the scorecard;
 # soft_wrap keeps each message on one line there, to be searched. On a terminal rich wraps
 # prose at words (the terminal itself would break it inside a word) and tables fit its width.
-# An explicit COLUMNS (``COLUMNS=80 touchstone … | less``) wins in a pipe too, as in rich:
-# prose wrapped at words to that width; only a token without a space (a path) stands out.
 PIPE_WIDTH = 160
 
 
-def _columns() -> int | None:
-    value = os.environ.get("COLUMNS", "").strip()
-    return int(value) if value.isdigit() and int(value) > 0 else None
-
-
 def console_for(*, terminal: bool, **options: Any) -> PlainConsole:
-    """A console for a terminal (its width, prose wrapped at words) or a pipe (COLUMNS if
-    set, wrapped like a terminal; else 160 columns, each message on one line)."""
-    columns = None if terminal else _columns()
-    wrapped = terminal or columns is not None
-    options.setdefault("width", None if terminal else columns or PIPE_WIDTH)
-    return PlainConsole(soft_wrap=not wrapped, **options)
+    """A console for a terminal (its width, prose wrapped at words) or a pipe (160 columns,
+    each message on one line)."""
+    options.setdefault("width", None if terminal else PIPE_WIDTH)
+    return PlainConsole(soft_wrap=not terminal, **options)
 
 
 stdout = console_for(terminal=sys.stdout.isatty())

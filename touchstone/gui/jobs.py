@@ -104,9 +104,6 @@ class JobManager:
         self.workdir = workdir
         self.python = python
         self.child_env = dict(child_env if child_env is not None else os.environ)
-        # A job's log keeps each message on one line (the GUI shows it as is): a COLUMNS the
-        # GUI's terminal exported would wrap it (issue 36).
-        self.child_env.pop("COLUMNS", None)
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
         self._cancelled: set[str] = set()
         self._lock = threading.Lock()
