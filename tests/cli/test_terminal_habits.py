@@ -29,6 +29,7 @@ def _touchstone(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProces
     )
 
 
+@pytest.mark.xfail(strict=True, reason="issue 36 item 2 reverted: in-process tests inherit COLUMNS")
 def test_a_pipe_with_columns_80_gets_no_longer_line(tmp_path: Path) -> None:
     done = _touchstone("demo", cwd=tmp_path, COLUMNS="80")
     assert done.returncode == 0, done.stderr
