@@ -79,6 +79,7 @@ def test_a_busy_gui_port_names_the_port_and_port_0(tmp_path: Path) -> None:
     assert "--port 0" in done.stderr
 
 
+@pytest.mark.xfail(reason="issue 36, item 1 (hints as started) still open")
 @pytest.mark.parametrize(
     ("env", "start"),
     [({"UV": "/usr/bin/uv"}, "uv run touchstone"), ({}, "python -m touchstone")],
