@@ -14,7 +14,9 @@ Every YAML file is someone's mistake or someone's attack (design.md §15), so re
 
 from __future__ import annotations
 
+import difflib
 import sys
+import typing
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -143,10 +145,40 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
 
 
-def validation_message(path: Path, exc: ValidationError) -> str:
-    """One German paragraph naming the file and the (first few) problems pydantic found."""
+def _keys(model: object, loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the (pydantic model or dataclass) ``model`` knows at ``loc``; [] if unknown."""
+    for part in (*loc, None):
+        fields = getattr(model, "__pydantic_fields__", None)
+        if not isinstance(fields, dict):
+            return []
+        if part is None:
+            return [str(name) for name in fields]
+        field = fields.get(part)
+        if field is None:
+            return []
+        # ``Endpoint | None`` and the like: the one member with fields of its own.
+        members = [field.annotation, *typing.get_args(field.annotation)]
+        model = next((m for m in members if hasattr(m, "__pydantic_fields__")), None)
+    return []
+
+
+def _problem(error: dict[str, Any], model: object) -> str:
+    """``german_problem``, and for an unknown key the closest known one ("Meinten Sie …?")."""
+    text = german_problem(error)
+    loc = tuple(error.get("loc", ()))
+    unknown = error.get("type") in ("extra_forbidden", "unexpected_keyword_argument")
+    if unknown and loc and isinstance(loc[-1], str):
+        close = difflib.get_close_matches(loc[-1], _keys(model, loc[:-1]), n=1)
+        if close:
+            text += f" – Meinten Sie '{close[0]}'?"
+    return text
+
+
+def validation_message(path: Path, exc: ValidationError, model: object = None) -> str:
+    """One German paragraph naming the file and the (first few) problems pydantic found;
+    with ``model``, an unknown key is told with the known one closest to it."""
     errors = exc.errors()
-    problems = "; ".join(german_problem(dict(err)) for err in errors[:MAX_PROBLEMS])
+    problems = "; ".join(_problem(dict(err), model) for err in errors[:MAX_PROBLEMS])
     if len(errors) > MAX_PROBLEMS:
         problems += f" (und {len(errors) - MAX_PROBLEMS} weitere)"
     return f"{path}: ungültig: {problems}"
@@ -194,4 +226,4 @@ def load_yaml_model(path: Path, model: type[M], what: str) -> M:
     try:
         return TypeAdapter(model).validate_python(data)
     except ValidationError as exc:
-        raise InputError(validation_message(path, exc)) from exc
+        raise InputError(validation_message(path, exc, model)) from exc

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 # Typer vendors click as ``typer._click``; its exceptions are only reachable there.
 from typer._click import exceptions as click_errors
+from typer.core import TyperGroup
 
 from touchstone import __version__
 from touchstone.cli.helptext import germanize
@@ -101,7 +102,12 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
     message = exc.format_message()
     if message.startswith("No such command"):
         command = message.split("'")[1] if "'" in message else message
-        return f"Unbekannter Befehl '{command}'. Hilfe: touchstone --help"
+        ctx = exc.ctx
+        group = ctx.command if ctx is not None else None
+        known = group.list_commands(ctx) if ctx and isinstance(group, TyperGroup) else []
+        close = difflib.get_close_matches(command, known, n=1)
+        guess = f" Meinten Sie '{close[0]}'?" if close else ""
+        return f"Unbekannter Befehl '{command}'.{guess}{hint}"
     if message.startswith("Got unexpected extra argument"):
         extra = message.rpartition("(")[2].rstrip(")")
         return f"Überzähliges Argument: {extra}.{hint}"

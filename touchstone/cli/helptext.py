@@ -11,6 +11,7 @@ it runs.
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any
 
@@ -118,9 +119,19 @@ def _germanize_panels(command: click_core.Command) -> None:
     command.format_help = format_help  # type: ignore[method-assign]
 
 
+# A single newline inside a paragraph of a docstring is the source's line length, not a break
+# the reader should see: the command list would show it ("(ohne Modellnamen und" alone).
+_SOFT_BREAK = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")
+
+
+def _prose(text: str | None) -> str | None:
+    return None if text is None else _SOFT_BREAK.sub(" ", inspect.cleandoc(text))
+
+
 def germanize(command: click_core.Command) -> click_core.Command:
     """``command`` and its subcommands with German help pages (changed in place)."""
     ctx = click_core.Context(command)
+    command.help = _prose(command.help)
     command.options_metavar = OPTIONS_METAVAR
     for param in command.params:
         _germanize_param(param, ctx)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 import threading
 import webbrowser
@@ -25,7 +26,13 @@ def bind(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise InputError(f"Die GUI kann {host}:{port} nicht belegen: {exc}") from exc
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"--port: Port {port} ist schon belegt (läuft die GUI schon?). Einen anderen "
+                "Port wählen oder --port 0 für einen freien."
+            ) from exc
+        reason = exc.strerror or str(exc)
+        raise InputError(f"Die GUI kann {host}:{port} nicht belegen: {reason}") from exc
     sock.listen(128)
     sock.set_inheritable(False)
     return sock

@@ -88,7 +88,7 @@ def load_config(path: str | Path) -> JudgeConfig | JuryConfig:
     try:
         return TypeAdapter(JuryConfig).validate_python(data)
     except ValidationError as exc:
-        raise InputError(validation_message(path, exc)) from exc
+        raise InputError(validation_message(path, exc, JuryConfig)) from exc
 
 
 def no_model_override(model: str | None) -> None:

@@ -84,7 +84,7 @@ def load_manifest(path: Path) -> Manifest:
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
-        raise InputError(validation_message(path, exc)) from exc
+        raise InputError(validation_message(path, exc, Manifest)) from exc
 
 
 def write_manifest(path: Path, manifest: Manifest) -> None:
