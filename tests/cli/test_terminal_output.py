@@ -65,7 +65,9 @@ def test_a_servers_404_and_the_out_path_print_literally(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "[red]x[/red]" / "r"
-    model = f"sim-x{ATTACK}[bold]y"
+    # Without the attack's ";": --model takes "a,b" and "a;b" as lists of models.
+    attack, shown = ATTACK.replace(";", ""), SHOWN_ATTACK.replace(";", "")
+    model = f"sim-x{attack}[bold]y"
     result = run_cli(
         "run",
         "--pack",
@@ -81,7 +83,7 @@ def test_a_servers_404_and_the_out_path_print_literally(
     assert result.returncode == 1, result.stderr
     assert_plain(result.stdout + result.stderr)
     # The simulator's 404 quotes the name it was sent, escapes and all.
-    assert f"The model 'sim-x{SHOWN_ATTACK}[bold]y' does not exist" in result.stderr
+    assert f"The model 'sim-x{shown}[bold]y' does not exist" in result.stderr
     assert str(out) in result.stdout and str(out) in result.stderr
 
 
