@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from tests.gui.gui_support import gui_client, job_manager, make_workspace
 from tests.unit.quality.test_jury_card import ENDLESS, GEMMA, MEMBERS, QWEN
-from touchstone.quality.jury_card import build_jury_card
+from touchstone.quality.jury_build import build_jury_card
 from touchstone.results import VerdictKey
 from touchstone.scorecard.build import Scorecard
 from touchstone.sim import SimServer

@@ -14,7 +14,6 @@ every reply reports 0 prompt and 0 completion tokens, as behind a proxy that rew
 
 from __future__ import annotations
 
-import collections
 import json
 import threading
 import time
@@ -38,6 +37,7 @@ from touchstone.sim.judges import (
     simulated_dimensions,
     simulated_verdict,
 )
+from touchstone.sim.ledger import Ledger
 from touchstone.sim.plumbing import (
     MAX_HANG_S,
     TRICKLE_INTERVAL_S,
@@ -50,21 +50,9 @@ from touchstone.sim.plumbing import (
 
 # A runaway writes one token this often while streaming.
 TOKEN_INTERVAL_S = 0.05
-# Request bodies kept for inspection (tests, benchmarks); older ones are dropped.
-_HISTORY_SIZE = 1000
-# Prompts the simulated prefix cache remembers (like a server's slots): a prompt that starts
-# as one of them reports that part as cached_tokens.
-_PREFIX_CACHE_SIZE = 4
 
 
-def _shared_chars(a: str, b: str) -> int:
-    for index, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return index
-    return min(len(a), len(b))
-
-
-class _Server(SimHTTPServer):
+class _Server(SimHTTPServer, Ledger):
     def __init__(
         self,
         address: tuple[str, int],
@@ -73,47 +61,11 @@ class _Server(SimHTTPServer):
         retry_after_s: float,
         runaway_limit_s: float,
     ) -> None:
-        super().__init__(address, _Handler)
-        self.capacity = capacity
+        SimHTTPServer.__init__(self, address, _Handler)
+        Ledger.__init__(self, capacity)
         self.retry_after_s = retry_after_s
         self.runaway_limit_s = runaway_limit_s
-        self.calls: dict[str, int] = {}
-        self.history: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        self.running = 0
-        self.peak = 0
-        self.rejected = 0
-        self.recent_prompts: collections.deque[str] = collections.deque(maxlen=_PREFIX_CACHE_SIZE)
         self.zero_usage = False
-
-    def cached_chars(self, prompt: str) -> int:
-        """How much of ``prompt`` a recent prompt starts with; remembers ``prompt``."""
-        with self.lock:
-            seen = max((_shared_chars(prompt, old) for old in self.recent_prompts), default=0)
-            self.recent_prompts.append(prompt)
-            return seen
-
-    def record(self, model: str, request: dict[str, Any]) -> int:
-        """Count the call and keep its request body; returns the model's call number."""
-        with self.lock:
-            self.calls[model] = self.calls.get(model, 0) + 1
-            self.history.append(request)
-            del self.history[:-_HISTORY_SIZE]
-            return self.calls[model]
-
-    def admit(self) -> bool:
-        """Start a generation, unless the capacity is taken."""
-        with self.lock:
-            if self.capacity is not None and self.running >= self.capacity:
-                self.rejected += 1
-                return False
-            self.running += 1
-            self.peak = max(self.peak, self.running)
-            return True
-
-    def finish(self) -> None:
-        with self.lock:
-            self.running -= 1
 
 
 class _Handler(Plumbing):

@@ -15,7 +15,8 @@ from touchstone.jury.summary import JurySummary
 from touchstone.jury.summary import of_run as jury_summary
 from touchstone.jury.verdicts import JurySettings, RunCells, by_cell, run_cells
 from touchstone.pack import Pack
-from touchstone.quality.jury_card import JuryCard, build_jury_card, member_scores
+from touchstone.quality.jury_build import build_jury_card, member_scores
+from touchstone.quality.jury_card import JuryCard
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard.build import Scorecard, build_scorecard
 from touchstone.spot.agreement import HumanAgreement, human_agreement

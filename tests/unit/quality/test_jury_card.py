@@ -11,13 +11,8 @@ from rich.console import Console
 from tests.conftest import make_response
 from touchstone.pack import Pack
 from touchstone.quality.jury_agreement import alpha
-from touchstone.quality.jury_card import (
-    JuryCard,
-    JuryLines,
-    MemberKey,
-    build_jury_card,
-    member_scores,
-)
+from touchstone.quality.jury_build import build_jury_card, member_scores
+from touchstone.quality.jury_card import JuryCard, JuryLines, MemberKey
 from touchstone.results import Verdict, VerdictKey
 from touchstone.scorecard.build import build_scorecard
 from touchstone.scorecard.terminal import render_scorecard

@@ -4,7 +4,8 @@ contradict each other (a fifth or more of the cells they share are disputed)."""
 from rich.console import Console
 
 from tests.unit.quality.test_jury_card import GEMMA, QWEN, Member
-from touchstone.quality.jury_card import JuryCard, JuryLines, MemberKey, build_jury_card
+from touchstone.quality.jury_build import build_jury_card
+from touchstone.quality.jury_card import JuryCard, JuryLines, MemberKey
 from touchstone.results import VerdictKey
 
 PAIRS = [(0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (1, 1), (4, 4), (2, 2), (3, 3)]

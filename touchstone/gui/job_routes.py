@@ -1,0 +1,141 @@
+"""The GUI's routes that start and follow CLI jobs: run, judge, judge-check, cancel.
+
+Each request is checked as the CLI would check its flags (a 4xx naming the field), then becomes
+the argv of a ``touchstone`` subprocess (jobs.py); nothing here runs a stage in the server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, HTTPException
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, model_list
+from touchstone.gui.views import Gui
+from touchstone.limits import MAX_REPEATS
+from touchstone.pack import file_sha256, id_problem, load_pack
+from touchstone.stages.run.extend import AskedRun, RunConflict, answer_inputs, check_settings
+from touchstone.stages.run.manifest import with_vouched_inputs
+from touchstone.store import MANIFEST, RunDir
+from touchstone.urls import without_credentials
+
+
+class JudgeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    config: RelativePath
+    model: ModelName | None = None
+    # ``judge`` only: which cells with a verdict are judged again (CLI --rejudge).
+    rejudge: Literal["none", "unscored", "all"] = "none"
+
+
+class RunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
+    pack: RelativePath
+    base_url: Url
+    models: Annotated[list[ModelName], AfterValidator(model_list)] = Field(
+        min_length=1, max_length=100
+    )
+    variants: list[VariantName] = Field(default_factory=list, max_length=100)
+    repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
+    # "Run erweitern": an existing run of this name may take on more (CLI --extend).
+    extend: bool = False
+
+
+def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None:
+    """409 naming each difference when ``body`` asks an existing run for other settings and
+    does not extend it; the CLI job checks again under the run's lock. Returns the run's
+    answer cap: the form has no field for it, so the job keeps the run's."""
+    run = RunDir(path)
+    if not run.file(MANIFEST).is_file():
+        return None
+    loaded, checksum = load_pack(pack), file_sha256(pack)
+    manifest = with_vouched_inputs(run, run.read_manifest(), loaded, checksum)
+    cap = manifest.max_tokens
+    asked = AskedRun(
+        pack_id=loaded.id,
+        pack_sha256=checksum,
+        base_url=without_credentials(body.base_url),
+        models=list(body.models),
+        variants=list(body.variants) or None,
+        repeats=body.repeats,
+        max_tokens=cap if isinstance(cap, int) else None,
+        answer_inputs=answer_inputs(loaded),
+    )
+    try:
+        check_settings(body.name, manifest, asked, extend=body.extend, surface="gui")
+    except RunConflict as exc:
+        raise HTTPException(409, str(exc)) from exc
+    return asked.max_tokens
+
+
+def job_router(gui: Gui) -> APIRouter:
+    router = APIRouter()
+
+    def start_job(path: Path, args: list[str], extra_env: dict[str, str] | None = None) -> str:
+        try:
+            return gui.jobs.start(path, args, extra_env=extra_env)
+        except (OSError, ValueError) as exc:  # the request was valid: the machine failed
+            raise HTTPException(500, f"Der Job wurde nicht gestartet: {exc}") from exc
+
+    def start_judge_job(command: str, name: str, body: JudgeRequest) -> dict[str, str]:
+        """``judge`` or ``judge-check`` of run ``name`` as a job."""
+        path = gui.run_dir(name)
+        config = gui.inside_workdir(body.config, "Judge-Konfiguration")
+        args = [command, str(path), "--config", str(config)]
+        if body.model:
+            args += ["--model", body.model]
+        if command == "judge" and body.rejudge != "none":
+            args += ["--rejudge", body.rejudge]
+        return {"job": start_job(path, args)}
+
+    @router.post("/api/runs/{name}/judge", status_code=202)
+    def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:
+        return start_judge_job("judge", name, body)
+
+    @router.post("/api/runs/{name}/judge-check", status_code=202)
+    def api_judge_check(name: str, body: JudgeRequest) -> dict[str, str]:
+        return start_judge_job("judge-check", name, body)
+
+    @router.post("/api/runs", status_code=202)
+    def api_start_run(body: RunRequest) -> dict[str, str]:
+        problem = id_problem(body.name)
+        if problem:
+            raise HTTPException(400, f"Ungültiger Run-Name: {problem}.")
+        pack = gui.inside_workdir(body.pack, "Paket")
+        path = gui.runs_dir / body.name
+        cap = refuse_silent_change(path, pack, body)
+        args = ["run", "--pack", str(pack), "--out", str(path)]
+        if body.extend:
+            args.append("--extend")
+        if cap is not None:
+            args += ["--max-tokens", str(cap)]
+        extra_env = {}
+        if without_credentials(body.base_url) == body.base_url:
+            args += ["--base-url", body.base_url]
+        else:
+            # Credentials in the URL reach the child through its environment, never argv.
+            extra_env["OPENAI_BASE_URL"] = body.base_url
+        for model in body.models:
+            args += ["--model", model]
+        for variant in body.variants:
+            args += ["--variant", variant]
+        args += ["--repeats", str(body.repeats)]
+        return {"job": start_job(path, args, extra_env)}
+
+    @router.get("/api/jobs/{job_id}")
+    def api_job(job_id: str) -> dict[str, Any]:
+        job = gui.jobs.get(job_id)
+        if job is None:
+            raise HTTPException(404, "Unbekannter Job")
+        return job
+
+    @router.post("/api/jobs/{job_id}/cancel")
+    def api_cancel(job_id: str) -> dict[str, Any]:
+        if gui.jobs.get(job_id) is None:
+            raise HTTPException(404, "Unbekannter Job")
+        return {"cancelled": gui.jobs.cancel(job_id)}
+
+    return router
