@@ -32,7 +32,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     the simulator's latency), so a second worker per core fills the waits: the unit tier takes
     ~34 s on 2 cores instead of ~44 s. The slower tiers start processes and browsers whose timed
     guards are sized for a busy machine with one worker per core. An explicit ``-n N`` decides."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = len(os.sched_getaffinity(0)) if sys.platform == "linux" else os.cpu_count()
     root = Path(__file__).resolve().parent
     in_process = (root / "unit", root / "simulation")
     given = [Path(arg.split("::")[0]).resolve() for arg in config.args]

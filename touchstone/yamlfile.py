@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic.dataclasses import is_pydantic_dataclass
+from pydantic.fields import FieldInfo
 from yaml.composer import Composer, ComposerError
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -145,20 +147,29 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
 _BoundedLoader.add_constructor("tag:yaml.org,2002:int", _BoundedLoader.construct_yaml_int)
 
 
+def _fields(model: object) -> dict[str, FieldInfo] | None:
+    """The fields of a pydantic model or pydantic dataclass; None for anything else."""
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return model.model_fields
+    if isinstance(model, type) and is_pydantic_dataclass(model):
+        return model.__pydantic_fields__
+    return None
+
+
 def _keys(model: object, loc: tuple[int | str, ...]) -> list[str]:
     """The keys the (pydantic model or dataclass) ``model`` knows at ``loc``; [] if unknown."""
     for part in (*loc, None):
-        fields = getattr(model, "__pydantic_fields__", None)
-        if not isinstance(fields, dict):
+        fields = _fields(model)
+        if fields is None:
             return []
         if part is None:
-            return [str(name) for name in fields]
-        field = fields.get(part)
+            return list(fields)
+        field = fields.get(str(part))
         if field is None:
             return []
         # ``Endpoint | None`` and the like: the one member with fields of its own.
         members = [field.annotation, *typing.get_args(field.annotation)]
-        model = next((m for m in members if hasattr(m, "__pydantic_fields__")), None)
+        model = next((m for m in members if _fields(m) is not None), None)
     return []
 
 
@@ -207,9 +218,11 @@ def read_yaml(path: Path, what: str) -> Any:
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        mark, problem = None, None
+        if isinstance(exc, yaml.MarkedYAMLError):
+            mark, problem = exc.problem_mark, exc.problem
         line = f" (Zeile {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
+        problem = problem or str(exc)
         if "nesting depth" in problem:  # libyaml's own limit, hit before ours
             problem = f"zu tief verschachtelt (mehr als {MAX_DEPTH} Ebenen)"
         raise InputError(f"{path}{line}: kein gültiges YAML: {quoted(problem)}") from exc
