@@ -75,14 +75,6 @@ def decimal(text: str | float) -> float:
     )
 
 
-def parse_decimal(text: str, name: str) -> float:
-    """``decimal(text)``, or an ``InputError`` naming ``name`` (an option, a field)."""
-    try:
-        return decimal(text)
-    except ValueError as exc:
-        raise InputError(f"{name}: {exc}.") from exc
-
-
 def _decimal_text(value: object) -> object:
     """A config's ``0,3`` (YAML reads it as the text "0,3") as the number it means."""
     return decimal(value) if isinstance(value, str) else value

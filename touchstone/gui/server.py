@@ -14,7 +14,6 @@ import uvicorn
 from touchstone.errors import InputError
 from touchstone.gui.app import create_app
 
-DEFAULT_PORT = 8642
 GRACE_S = 3
 
 

@@ -66,8 +66,6 @@ MAX_STORED = 500
 MAX_FILE_BYTES = 1_000_000
 FORMAT = 1
 
-OnDrift = Literal["warn", "stop"]
-
 
 def off_by(scale: Scale) -> int:
     """How far a re-asked cell's score must be from its cached one to count as different:
