@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from touchstone.errors import InputError
+from touchstone.gui.cell_moves import CELL_PAGE, CellQuery, cell_page
 from touchstone.gui.views import Gui
 from touchstone.store import RunDir
 from touchstone.store.rundir import JUDGEMENTS
@@ -52,9 +54,11 @@ def baselines(gui: Gui, name: str, pack_id: str) -> list[dict[str, Any]]:
     return [{"name": other, "judged": ok} for ok, _, other in sorted(found, reverse=True)]
 
 
-def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> dict[str, Any]:
+def comparison_context(gui: Gui, name: str, baseline: str, query: CellQuery) -> dict[str, Any]:
     """What the page shows: the comparison, or why there is none (bad input: the runs'
-    pages are a click away), and the pairings a renamed model could use."""
+    pages are a click away), the cells that moved (``cell_moves``) and the pairings a
+    renamed model could use."""
+    pairs = query.pair
     new_run, old_run = gui.loaded(name), gui.loaded(baseline)
     new_models = [row.model for row in new_run.card.rows]
     old_models = [row.model for row in old_run.card.rows]
@@ -69,6 +73,11 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
         "verdict_word": lambda row: row_verdict_word(row).lstrip("▲▼≈– "),
         "category_word": category_word,
         "category_note": "",
+        "query": query,
+        "cells": None,
+        "cells_error": "",
+        "page_url": f"/runs/{quote(name, safe='')}/compare/{quote(baseline, safe='')}",
+        "csv_url": f"/api/runs/{quote(name, safe='')}/compare/{quote(baseline, safe='')}/cells.csv",
     }
     try:
         comparison = compare_runs(new_run.view, old_run.view, pairs, surface="gui")
@@ -79,6 +88,16 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
         context["comparison"] = comparison
         context["notes"] = notes(comparison, "gui")
         context["category_note"] = category_note(comparison)
+        context["cells_error"] = query.problem(comparison)
+        if not context["cells_error"]:
+            context["cells"] = cells = cell_page(comparison, new_run, old_run, query)
+            context["cell_links"] = cell_links(
+                context["page_url"], context["csv_url"], query, cells
+            )
+        context["cell_filters"] = {
+            "models": sorted({row.new.pair[0] for row in comparison.rows}),
+            "variants": sorted({row.new.pair[1] for row in comparison.rows}),
+        }
         unmatched_new = list(dict.fromkeys(m for m, _ in comparison.unmatched_new))
     paired = {spec.partition("=")[0] for spec in pairs}
     context["pair_choices"] = [
@@ -88,6 +107,22 @@ def comparison_context(gui: Gui, name: str, baseline: str, pairs: list[str]) -> 
         for old in dict.fromkeys(old_models)
     ][:MAX_PAIR_CHOICES]
     return context
+
+
+def cell_links(
+    page_url: str, csv_url: str, query: CellQuery, cells: dict[str, Any]
+) -> dict[str, str]:
+    """The list's paging links (back to its heading) and its CSV (every page of it)."""
+    offset, limit, total = query.offset, query.limit, cells["total"]
+    return {
+        "previous": query.url(page_url, offset=max(0, offset - limit)) + "#zellen"
+        if offset
+        else "",
+        "next": query.url(page_url, offset=offset + limit) + "#zellen"
+        if offset + limit < total
+        else "",
+        "csv": query.url(csv_url, offset=0, limit=CELL_PAGE),
+    }
 
 
 def category_word(row: RowComparison, category: str) -> str:
