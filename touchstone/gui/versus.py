@@ -3,13 +3,16 @@ its own (``/runs/{new}/compare/{baseline}``, renamed models as ``?pair=NEU=ALT``
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.gui.cell_moves import CELL_PAGE, CellQuery, cell_page
 from touchstone.gui.views import Gui
+from touchstone.regular import open_regular
 from touchstone.store import RunDir
 from touchstone.store.rundir import JUDGEMENTS
 from touchstone.versus import compare_runs
@@ -35,10 +38,41 @@ def judged(run_dir: Path) -> bool:
         return False
 
 
-def baselines(gui: Gui, name: str, pack_id: str) -> list[dict[str, Any]]:
-    """The other runs of ``pack_id`` "Vergleichen mit …" lists: ``{"name", "judged"}``, the
-    ones with verdicts first (a run without any cannot be compared: listed, not chosen),
-    newest first within. Read from each run's run.json alone: the run page must not stamp
+# How much of the end of judgements.jsonl tells a run's judge: a few hundred lines.
+JUDGE_TAIL = 64 * 1024
+
+
+def recent_judges(run_dir: Path) -> frozenset[str]:
+    """The judges (``judge_model``) of the run's latest verdicts: its judgements file's last
+    ``JUDGE_TAIL`` bytes, never the whole file (the run page must not read every other run).
+    A jury's lines name its members. Nothing readable there: no judge."""
+    try:
+        with open_regular(run_dir / JUDGEMENTS) as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - JUDGE_TAIL))
+            tail = handle.read()
+    except (OSError, InputError):
+        return frozenset()
+    lines = tail.splitlines()
+    if size > JUDGE_TAIL and lines:
+        lines = lines[1:]  # begun before the tail
+    found: set[str] = set()
+    for line in lines:
+        try:
+            record = jsontext.loads(line)
+        except ValueError:
+            continue  # a torn last line: the store repairs it, the page need not
+        if isinstance(record, dict) and isinstance(record.get("judge_model"), str):
+            found.add(record["judge_model"])
+    return frozenset(found - {""})
+
+
+def baselines(gui: Gui, name: str, pack_id: str) -> dict[str, Any]:
+    """The other runs of ``pack_id`` "Vergleichen mit …" lists: ``runs``, each ``{"name",
+    "judged", "preselected"}``, the ones with verdicts first (a run without any cannot be
+    compared: listed, not chosen), newest first within; the newest judged by the run's own
+    judge (``recent_judges``) preselected, else none; ``judge``: that judge's name. Read from
+    each run's run.json and its judgements file's end alone: the run page must not stamp
     every other run's files."""
     found: list[tuple[bool, str, str]] = []
     for other in gui.run_names():
@@ -51,7 +85,14 @@ def baselines(gui: Gui, name: str, pack_id: str) -> list[dict[str, Any]]:
         if manifest.pack_id == pack_id:
             created = manifest.created_at
             found.append((judged(gui.runs_dir / other), created, other))
-    return [{"name": other, "judged": ok} for ok, _, other in sorted(found, reverse=True)]
+    own = recent_judges(gui.runs_dir / name)
+    runs: list[dict[str, Any]] = []
+    preselected = False
+    for ok, _, other in sorted(found, reverse=True):
+        same = ok and not preselected and bool(own) and recent_judges(gui.runs_dir / other) == own
+        preselected = preselected or same
+        runs.append({"name": other, "judged": ok, "preselected": same})
+    return {"runs": runs, "judge": ", ".join(sorted(own)), "preselected": preselected}
 
 
 def comparison_context(gui: Gui, name: str, baseline: str, query: CellQuery) -> dict[str, Any]:
