@@ -1,4 +1,4 @@
-""""Vergleichen mit …" on the run page (issue 36): it preselects the newest other run of the
+""" "Vergleichen mit …" on the run page (issue 36): it preselects the newest other run of the
 pack judged by the same judge, or none, not whichever run is newest."""
 
 from __future__ import annotations

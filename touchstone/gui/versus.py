@@ -3,6 +3,7 @@ its own (``/runs/{new}/compare/{baseline}``, renamed models as ``?pair=NEU=ALT``
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,10 @@ def comparison_context(gui: Gui, name: str, baseline: str, query: CellQuery) -> 
         comparison = compare_runs(new_run.view, old_run.view, pairs, surface="gui")
     except InputError as exc:
         context["error"] = str(exc)
+        # The form starts afresh: a pairing it kept would fail again.
+        context["pairs"] = []
         unmatched_new = [m for m in dict.fromkeys(new_models) if m not in old_models]
+        taken = {m for m in old_models if m in new_models}
     else:
         context["comparison"] = comparison
         context["notes"] = notes(comparison, "gui")
@@ -140,14 +144,24 @@ def comparison_context(gui: Gui, name: str, baseline: str, query: CellQuery) -> 
             "variants": sorted({row.new.pair[1] for row in comparison.rows}),
         }
         unmatched_new = list(dict.fromkeys(m for m, _ in comparison.unmatched_new))
-    paired = {spec.partition("=")[0] for spec in pairs}
-    context["pair_choices"] = [
-        f"{new}={old}"
-        for new in unmatched_new
-        if new not in paired
-        for old in dict.fromkeys(old_models)
-    ][:MAX_PAIR_CHOICES]
+        taken = {row.baseline.pair[0] for row in comparison.rows}
+    free = [m for m in dict.fromkeys(old_models) if m not in taken]
+    context["pair_choices"] = pair_choices(unmatched_new, free)
     return context
+
+
+def pair_choices(unmatched_new: list[str], free_old: list[str]) -> list[dict[str, Any]]:
+    """The pairings the form offers, ``{"spec": "NEU=ALT", "selected"}``: each unmatched new
+    model with each baseline model no row has yet (a model paired already would be paired
+    twice), the closest names first; the closest pair of all preselected."""
+    scored = [
+        (difflib.SequenceMatcher(None, new, old).ratio(), index, new, old)
+        for index, new in enumerate(unmatched_new)
+        for old in free_old
+    ][:MAX_PAIR_CHOICES]
+    scored.sort(key=lambda item: (item[1], -item[0]))
+    best = max(scored, key=lambda item: (item[0], -item[1]), default=None)
+    return [{"spec": f"{item[2]}={item[3]}", "selected": item is best} for item in scored]
 
 
 def cell_links(

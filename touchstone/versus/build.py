@@ -285,7 +285,7 @@ def compare_runs(
                 f"Der {role} {view.run_dir.name} hat noch keine Bewertungen – {first}."
             )
     new_rows, old_rows = _rows_of(new), _rows_of(baseline)
-    pairs = parse_pairs(pair_specs, (m for m, _ in new_rows), (m for m, _ in old_rows))
+    pairs = parse_pairs(pair_specs, (m for m, _ in new_rows), (m for m, _ in old_rows), surface)
     matched = match_rows(new_rows, old_rows, pairs)
     if not matched:
         raise InputError(
