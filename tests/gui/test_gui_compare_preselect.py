@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import gui_client, job_manager
+from tests.gui.gui_support import ARTIFACTS, chromium, gui_client, gui_process, job_manager
+from tests.gui.test_gui_phone import PHONE, watch
 from tests.unit.versus.versus_support import BASELINE, buero_workdir, make_run
 
 # Oldest first; "z-anders", the newest, was judged by another judge.
@@ -69,3 +70,20 @@ def test_no_run_is_preselected_without_one_of_the_same_judge(client: TestClient)
     # Sent without a choice: said what to do, in German.
     reply = client.get("/runs/z-anders/compare", params={"baseline": ""})
     assert reply.status_code == 422 and "Bitte einen Run zum Vergleichen wählen." in reply.text
+
+
+def test_in_the_browser_at_1280_and_390(workdir: Path) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    problems: list[str] = []
+    with gui_process(workdir) as base, chromium() as browser:
+        for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", PHONE)):
+            page = browser.new_page(viewport=viewport)
+            watch(page, problems)
+            page.goto(f"{base}/runs/neu")
+            form = page.get_by_test_id("compare-form")
+            assert page.get_by_test_id("baseline").input_value() == "mitte"
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+            form.screenshot(path=str(ARTIFACTS / f"compare-preselect-{name}.png"))
+            form.get_by_role("button").click()
+            page.wait_for_url(f"{base}/runs/neu/compare/mitte")
+    assert problems == []
