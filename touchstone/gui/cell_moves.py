@@ -83,7 +83,7 @@ class CellQuery(BaseModel):
         ):
             if value and value not in known:
                 return (
-                    f"Filter {what} „{value}“: keine verglichene Zeile hat sie; zur Wahl "
+                    f"Filter {what} „{value}“: kommt in keiner verglichenen Zeile vor; zur Wahl "
                     f"stehen {', '.join(sorted(known)) or '–'}."
                 )
         return ""
