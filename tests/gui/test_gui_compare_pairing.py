@@ -44,7 +44,10 @@ def choices(page: str) -> list[tuple[str, bool]]:
 
 
 def test_no_model_paired_already_is_offered_or_preselected(client: TestClient) -> None:
-    offered = choices(client.get("/runs/umbenannt/compare/basis").text)
+    page = client.get("/runs/umbenannt/compare/basis").text
+    note = page[page.index("Ohne Gegenstück") :]
+    assert "unten unter „Modell paaren“" in note[: note.index("</p>")]
+    offered = choices(page)
     # "leicht" is paired with "leicht" of the same name: pairing it again fails.
     assert all(not value.endswith("=leicht") for value, _ in offered), offered
     # The closest name is the one preselected.
