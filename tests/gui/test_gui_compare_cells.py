@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_client, gui_process, job_manager
-from tests.gui.test_gui_phone import PHONE, watch
+from tests.gui.compare_support import each_width, fits
+from tests.gui.gui_support import ARTIFACTS, gui_client, job_manager
 from tests.unit.versus.versus_support import BASELINE, buero_workdir, make_run
 from touchstone.gui import cell_moves
 
@@ -182,34 +182,30 @@ def test_the_page_shows_both_answers_side_by_side(client: TestClient) -> None:
 def test_in_the_browser_at_1280_and_390(workdir: Path) -> None:
     from playwright.sync_api import expect
 
-    ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
-    with gui_process(workdir) as base, chromium() as browser:
-        for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", PHONE)):
-            page = browser.new_page(viewport=viewport)
-            watch(page, problems)
-            page.goto(f"{base}/runs/neu/compare/basis")
-            page.get_by_test_id("cell-filters").locator("select[name=model]").select_option(
-                "verschlechtert"
-            )
-            page.get_by_test_id("cell-filters").get_by_role("button").click()
-            page.wait_for_url("**model=verschlechtert**")
-            cell = page.get_by_test_id("cell").first
-            cell.locator("summary").click()
-            expect(cell.get_by_test_id("side-new")).to_be_visible()
-            expect(cell.get_by_test_id("side-baseline")).to_be_visible()
-            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-            left = cell.get_by_test_id("side-baseline").bounding_box()
-            right = cell.get_by_test_id("side-new").bounding_box()
-            assert left is not None and right is not None
-            # Side by side on a desktop, one below the other on a phone.
-            if name == "desktop":
-                assert right["x"] > left["x"] + left["width"] / 2
-            else:
-                assert right["y"] >= left["y"] + left["height"] - 1
-            cell.scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / f"compare-cells-{name}.png"), full_page=True)
-            page.get_by_test_id("cells").screenshot(
-                path=str(ARTIFACTS / f"compare-cells-open-{name}.png")
-            )
+    for base, name, page in each_width(workdir, problems):
+        page.goto(f"{base}/runs/neu/compare/basis")
+        page.get_by_test_id("cell-filters").locator("select[name=model]").select_option(
+            "verschlechtert"
+        )
+        page.get_by_test_id("cell-filters").get_by_role("button").click()
+        page.wait_for_url("**model=verschlechtert**")
+        cell = page.get_by_test_id("cell").first
+        cell.locator("summary").click()
+        expect(cell.get_by_test_id("side-new")).to_be_visible()
+        expect(cell.get_by_test_id("side-baseline")).to_be_visible()
+        assert fits(page)
+        left = cell.get_by_test_id("side-baseline").bounding_box()
+        right = cell.get_by_test_id("side-new").bounding_box()
+        assert left is not None and right is not None
+        # Side by side on a desktop, one below the other on a phone.
+        if name == "desktop":
+            assert right["x"] > left["x"] + left["width"] / 2
+        else:
+            assert right["y"] >= left["y"] + left["height"] - 1
+        cell.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"compare-cells-{name}.png"), full_page=True)
+        page.get_by_test_id("cells").screenshot(
+            path=str(ARTIFACTS / f"compare-cells-open-{name}.png")
+        )
     assert problems == []

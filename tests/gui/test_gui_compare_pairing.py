@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_client, gui_process, job_manager
-from tests.gui.test_gui_phone import PHONE, watch
+from tests.gui.compare_support import each_width, fits
+from tests.gui.gui_support import ARTIFACTS, gui_client, job_manager
 from tests.unit.versus.versus_support import buero_workdir, make_run
 
 
@@ -79,24 +79,20 @@ def test_a_pairing_that_cannot_be_used_is_said_in_gui_words(client: TestClient) 
 def test_in_the_browser_at_1280_and_390(workdir: Path) -> None:
     from playwright.sync_api import expect
 
-    ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
-    with gui_process(workdir) as base, chromium() as browser:
-        for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", PHONE)):
-            page = browser.new_page(viewport=viewport)
-            watch(page, problems)
-            page.goto(f"{base}/runs/umbenannt/compare/basis?pair=stabil-neu%3Dweg")
-            expect(page.get_by_test_id("compare-error")).to_contain_text("„Modell paaren“")
-            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-            page.screenshot(path=str(ARTIFACTS / f"compare-pairing-{name}.png"), full_page=True)
-            # The page of bad input is a 422, which the browser logs: that, and nothing else.
-            assert all("status of 422" in problem for problem in problems), problems
-            problems.clear()
-            page.get_by_test_id("drop-pairs").click()
-            page.wait_for_url(f"{base}/runs/umbenannt/compare/basis")
-            form = page.get_by_test_id("pair-form")
-            assert form.locator("select").input_value() == "mittel-2=mittel"
-            form.get_by_role("button").click()
-            page.wait_for_url("**pair=mittel-2%3Dmittel**")
-            expect(page.get_by_test_id("versus")).to_contain_text("vorher mittel")
+    for base, name, page in each_width(workdir, problems):
+        page.goto(f"{base}/runs/umbenannt/compare/basis?pair=stabil-neu%3Dweg")
+        expect(page.get_by_test_id("compare-error")).to_contain_text("„Modell paaren“")
+        assert fits(page)
+        page.screenshot(path=str(ARTIFACTS / f"compare-pairing-{name}.png"), full_page=True)
+        # The page of bad input is a 422, which the browser logs: that, and nothing else.
+        assert all("status of 422" in problem for problem in problems), problems
+        problems.clear()
+        page.get_by_test_id("drop-pairs").click()
+        page.wait_for_url(f"{base}/runs/umbenannt/compare/basis")
+        form = page.get_by_test_id("pair-form")
+        assert form.locator("select").input_value() == "mittel-2=mittel"
+        form.get_by_role("button").click()
+        page.wait_for_url("**pair=mittel-2%3Dmittel**")
+        expect(page.get_by_test_id("versus")).to_contain_text("vorher mittel")
     assert problems == []

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ARTIFACTS, chromium, gui_client, gui_process, job_manager
-from tests.gui.test_gui_phone import PHONE, watch
+from tests.gui.compare_support import each_width, fits
+from tests.gui.gui_support import ARTIFACTS, gui_client, job_manager
 from tests.unit.versus.versus_support import BASELINE, buero_workdir, make_run
 
 # Oldest first; "z-anders", the newest, was judged by another judge.
@@ -73,17 +73,13 @@ def test_no_run_is_preselected_without_one_of_the_same_judge(client: TestClient)
 
 
 def test_in_the_browser_at_1280_and_390(workdir: Path) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
-    with gui_process(workdir) as base, chromium() as browser:
-        for name, viewport in (("desktop", {"width": 1280, "height": 900}), ("phone", PHONE)):
-            page = browser.new_page(viewport=viewport)
-            watch(page, problems)
-            page.goto(f"{base}/runs/neu")
-            form = page.get_by_test_id("compare-form")
-            assert page.get_by_test_id("baseline").input_value() == "mitte"
-            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-            form.screenshot(path=str(ARTIFACTS / f"compare-preselect-{name}.png"))
-            form.get_by_role("button").click()
-            page.wait_for_url(f"{base}/runs/neu/compare/mitte")
+    for base, name, page in each_width(workdir, problems):
+        page.goto(f"{base}/runs/neu")
+        form = page.get_by_test_id("compare-form")
+        assert page.get_by_test_id("baseline").input_value() == "mitte"
+        assert fits(page)
+        form.screenshot(path=str(ARTIFACTS / f"compare-preselect-{name}.png"))
+        form.get_by_role("button").click()
+        page.wait_for_url(f"{base}/runs/neu/compare/mitte")
     assert problems == []
