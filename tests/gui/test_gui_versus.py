@@ -141,7 +141,7 @@ def test_different_judges_say_so_in_gui_words(client: TestClient) -> None:
 def test_a_renamed_model_is_paired_in_the_page(client: TestClient) -> None:
     page = client.get("/runs/umbenannt/compare/basis").text
     assert "Ohne Gegenstück" in page and 'data-testid="pair-form"' in page
-    assert '<option value="stabil-neu=stabil">' in page
+    assert '<option value="stabil-neu=stabil" selected>' in page
     paired = client.get("/runs/umbenannt/compare/basis", params={"pair": "stabil-neu=stabil"})
     assert paired.status_code == 200 and "(vorher <span" in paired.text
     assert "im neuen Run stabil-neu" in page and "im neuen Run" not in paired.text

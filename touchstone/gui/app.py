@@ -35,6 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun
+from touchstone.gui.cell_moves import CellQuery, cells_router
 from touchstone.gui.comparisons import ComparisonQuery, comparison_page
 from touchstone.gui.guards import (
     REPORT_POLICY,
@@ -195,12 +196,9 @@ def create_app(
 
     @app.get("/runs/{name}/compare/{baseline}", response_class=HTMLResponse)
     def compare_page(
-        request: Request,
-        name: str,
-        baseline: str,
-        pair: Annotated[list[str] | None, Query()] = None,
+        request: Request, name: str, baseline: str, query: Annotated[CellQuery, Query()]
     ) -> Response:
-        context = comparison_context(gui, name, baseline, pair or [])
+        context = comparison_context(gui, name, baseline, query)
         return page(request, "compare.html", context, 422 if context["error"] else 200)
 
     @app.get("/runs/{name}/prompts/{prompt_id}", response_class=HTMLResponse)
@@ -279,5 +277,6 @@ def create_app(
         return await save_posted(lambda: gui.loaded(name), request)
 
     app.include_router(job_router(gui))
+    app.include_router(cells_router(gui))
 
     return app

@@ -158,3 +158,23 @@ def verdict_csv_lines(
             str(answer.completion_tokens) if answer and answer.completion_tokens else "",
         )
         yield _csv_text(row)
+
+
+Field = str | float | bool | None
+
+
+def table_csv_lines(columns: Sequence[str], rows: Iterable[Sequence[Field]]) -> Iterator[str]:
+    """Any table as ``verdicts.csv`` is written (a header first, streamed): text never read
+    as a formula, a float with a decimal comma (a difference ``-1,5`` stays a number), a
+    bool as ja/nein, None empty. An ``int`` is passed as a float (a count: ``3``)."""
+    yield CSV_BOM + _csv_text(columns)
+    for row in rows:
+        yield _csv_text([_field(value) for value in row])
+
+
+def _field(value: Field) -> str:
+    if isinstance(value, bool):
+        return _yes(value)
+    if isinstance(value, str):
+        return _text(value)
+    return _decimal(value)

@@ -199,6 +199,9 @@ class RunComparison:
     # The run dirs as given: what a remedy names (``touchstone judge PATH``).
     new_path: str = ""
     baseline_path: str = ""
+    # Each row's compared cells (``cells.row_cells``): the cell-by-cell list reads them.
+    new_cells: dict[Pair, RowCells] = field(default_factory=dict, repr=False)
+    baseline_cells: dict[Pair, RowCells] = field(default_factory=dict, repr=False)
 
     @property
     def judges_differ(self) -> bool:
@@ -282,7 +285,7 @@ def compare_runs(
                 f"Der {role} {view.run_dir.name} hat noch keine Bewertungen – {first}."
             )
     new_rows, old_rows = _rows_of(new), _rows_of(baseline)
-    pairs = parse_pairs(pair_specs, (m for m, _ in new_rows), (m for m, _ in old_rows))
+    pairs = parse_pairs(pair_specs, (m for m, _ in new_rows), (m for m, _ in old_rows), surface)
     matched = match_rows(new_rows, old_rows, pairs)
     if not matched:
         raise InputError(
@@ -359,6 +362,8 @@ def compare_runs(
         unjudged_baseline=sum(old_open.values()),
         new_path=str(new.run_dir.path),
         baseline_path=str(baseline.run_dir.path),
+        new_cells=new_cells,
+        baseline_cells=old_cells,
     )
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
-from touchstone.advice import suggestions
+from touchstone.advice import close_names
 from touchstone.errors import InputError
 from touchstone.judge.rubric import RubricHashes
 from touchstone.pack import Pack
@@ -25,45 +26,85 @@ Pair = tuple[str, str]
 _PromptKey = tuple[str, str]  # variant, prompt id
 
 
+Surface = Literal["cli", "gui"]
+
+# A pairing as each surface names it, and where it is made (the GUI names what to choose).
+_PAIRING = {"cli": "--pair {spec!r}", "gui": "Paarung „{spec}“"}
+_PAIR_WHERE = {
+    "cli": "z. B. --pair gpt-neu=gpt-alt",
+    "gui": "wählen Sie das Paar unter „Modell paaren“",
+}
+
+
 def parse_pairs(
-    specs: Sequence[str], new_models: Iterable[str], baseline_models: Iterable[str]
+    specs: Sequence[str],
+    new_models: Iterable[str],
+    baseline_models: Iterable[str],
+    surface: Surface = "cli",
 ) -> dict[str, str]:
-    """``--pair NEW=OLD`` options as {new model: baseline model}; a model that is in neither
-    run, or a spec without ``=``, is bad input naming it."""
+    """``--pair NEW=OLD`` options (the GUI's pairings) as {new model: baseline model}; a model
+    that is in neither run, or a spec without ``=``, is bad input naming it in the words of
+    ``surface``."""
     new_known, old_known = sorted(set(new_models)), sorted(set(baseline_models))
+    where = _PAIR_WHERE[surface]
     pairs: dict[str, str] = {}
     for spec in specs:
+        # The GUI shows a pairing as its dropdown does ("neu = alt").
+        shown = _PAIRING[surface].format(spec=spec if surface == "cli" else _spaced(spec))
         new, sep, old = spec.partition("=")
         new, old = new.strip(), old.strip()
         if not sep or not new or not old:
-            raise InputError(
-                f"--pair {spec!r}: erwartet wird NEUES_MODELL=ALTES_MODELL, "
-                "z. B. --pair gpt-neu=gpt-alt."
-            )
-        for name, known, where in (
+            expected = "NEUES_MODELL=ALTES_MODELL" if surface == "cli" else "neues = altes Modell"
+            raise InputError(f"{shown}: erwartet wird {expected}, {where}.")
+        for name, known, side in (
             (new, new_known, "im neuen Run"),
             (old, old_known, "in der Baseline"),
         ):
             if name not in known:
-                hint = suggestions(name, known) or f"Modelle dort: {', '.join(known) or '–'}."
-                raise InputError(f"--pair {spec!r}: kein Modell „{name}“ {where}. {hint}")
+                close = close_names(name, known)
+                hint = (
+                    "Meinten Sie " + " oder ".join(f"„{c}“" for c in close) + "?"
+                    if close
+                    else f"Modelle dort: {', '.join(known) or '–'}."
+                )
+                tail = "" if surface == "cli" else f" Bitte {where}."
+                raise InputError(f"{shown}: kein Modell „{name}“ {side}. {hint}{tail}")
         if new in pairs:
-            raise InputError(f"--pair: das Modell „{new}“ ist zweimal gepaart.")
+            raise InputError(
+                f"--pair: das Modell „{new}“ ist zweimal gepaart."
+                if surface == "cli"
+                else f"Das Modell „{new}“ ist zweimal gepaart; {where}, je Modell eines."
+            )
         pairs[new] = old
     taken = list(pairs.values())
     twice = sorted({old for old in taken if taken.count(old) > 1})
     if twice:
-        raise InputError(f"--pair: das Baseline-Modell „{twice[0]}“ ist zweimal gepaart.")
+        raise InputError(
+            f"--pair: das Baseline-Modell „{twice[0]}“ ist zweimal gepaart."
+            if surface == "cli"
+            else f"Das Baseline-Modell „{twice[0]}“ ist zweimal gepaart; {where}, je Modell eines."
+        )
     # A model of the new run not re-paired meets the baseline's model of its name: a pair onto
     # that name would take the baseline's row a second time.
     for new, old in pairs.items():
         if old in new_known and old not in pairs:
+            if surface == "gui":
+                raise InputError(
+                    f"Paarung „{new} = {old}“: das Baseline-Modell „{old}“ ist schon mit "
+                    f"„{old}“ des neuen Runs (gleichen Namens) gepaart. Entfernen Sie diese "
+                    f"Paarung und wählen Sie unter „Modell paaren“ ein anderes Modell."
+                )
             raise InputError(
                 f"--pair {new}={old}: das Baseline-Modell „{old}“ ist zweimal gepaart, mit "
                 f"„{new}“ und mit „{old}“ des neuen Runs (gleichen Namens). Paaren Sie auch "
                 f"„{old}“ neu (z. B. --pair {old}={new}) oder lassen Sie dieses --pair weg."
             )
     return pairs
+
+
+def _spaced(spec: str) -> str:
+    new, sep, old = spec.partition("=")
+    return f"{new.strip()} = {old.strip()}" if sep else spec
 
 
 def match_rows(

@@ -89,6 +89,8 @@ def notes(comparison: RunComparison, surface: Surface, baseline_path: str = "") 
         unmatched.append(f"in der Baseline {_listed(names)}")
     if unmatched:
         hint = " Ein umbenanntes Modell paart --pair NEU=ALT." if surface == "cli" else ""
+        if surface == "gui" and comparison.unmatched_new and comparison.unmatched_baseline:
+            hint = " Ein umbenanntes Modell paaren Sie unten unter „Modell paaren“."
         out.append(Note(f"Ohne Gegenstück, nicht verglichen: {'; '.join(unmatched)}.{hint}"))
     open_cells = []
     if comparison.unjudged_new:
