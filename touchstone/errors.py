@@ -148,6 +148,8 @@ class CallError(TouchstoneError):
     by the engine): a server that takes fewer connections at once, not one that is down.
     ``unknown_path``: a 404 (kind ``not_found``) that names no model: the server does not
     serve the path (a wrong base-URL path), not a misspelt model.
+    ``schema_refused``: a 400 (kind ``bad_request``) about the request's ``response_format``:
+    the endpoint takes no JSON schema.
     """
 
     def __init__(
@@ -158,12 +160,14 @@ class CallError(TouchstoneError):
         retry_after_s: float | None = None,
         refused_connection: bool = False,
         unknown_path: bool = False,
+        schema_refused: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.retry_after_s = retry_after_s
         self.refused_connection = refused_connection
         self.unknown_path = unknown_path
+        self.schema_refused = schema_refused
         self.server_busy = False
 
 

@@ -28,11 +28,28 @@ def advice(
     resume: bool = True,
     server_busy: bool = False,
     unknown_path: bool = False,
+    schema_refused: bool = False,
+    schema_sent: bool = False,
 ) -> str:
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
     goes on (not for ``judge-check``, which persists nothing); ``server_busy``: the server
     refused connections while other calls to it succeeded (``CallError.server_busy``);
-    ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``)."""
+    ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``);
+    ``schema_refused``: the endpoint refused the reply schema ``schema: on`` demands
+    (``CallError.schema_refused``); ``schema_sent``: the replies were asked in the schema."""
+    if schema_refused:
+        return (
+            "Der Endpunkt nimmt kein JSON-Schema (response_format), die Judge-Konfiguration "
+            "verlangt es aber mit „schema: on“. Mit „schema: auto“ bewertet touchstone dann "
+            "ohne Schema; oder ein Endpunkt mit strukturierter Ausgabe (llama.cpp, vLLM, "
+            "Ollama, LM Studio, OpenAI)."
+        )
+    if kind == "unparseable" and not schema_sent:
+        return (
+            "Der Judge antwortet nicht im verlangten JSON-Format. Zuerst: „schema: auto“ (oder "
+            "„on“) in der Judge-Konfiguration, dann antwortet er im JSON-Schema der Bewertung; "
+            "sonst ein Judge-Modell wählen, das Formatvorgaben befolgt."
+        )
     text = _judge_advice(
         kind,
         judge_model=judge_model,
@@ -103,7 +120,7 @@ def _judge_advice(
         )
     if kind == "unparseable":
         return (
-            "Der Judge antwortet nicht im verlangten JSON-Format. Wählen Sie ein Judge-Modell, "
+            "Der Judge antwortet trotz JSON-Schema nicht lesbar. Wählen Sie ein Judge-Modell, "
             "das Formatvorgaben befolgt."
         )
     return cause_advice(

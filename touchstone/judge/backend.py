@@ -22,14 +22,14 @@ from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.endpoint import OpenAIChat, Role
 from touchstone.transport.engine import run_blocking
 from touchstone.transport.replies import ChatReply
-from touchstone.transport.seam import ChatSeam
+from touchstone.transport.seam import ChatSeam, ReplySchema, SchemaMode
 
 # The seam in the judging role: ``model`` is the judge, recorded in every verdict as
 # ``judge_model``.
 JudgeBackend: TypeAlias = ChatSeam
 
-# (system, user, deadline_s) -> reply
-JudgeCall = Callable[[str, str, float | None], Awaitable[ChatReply]]
+# (system, user, deadline_s, the reply's schema) -> reply
+JudgeCall = Callable[[str, str, float | None, ReplySchema | None], Awaitable[ChatReply]]
 
 JUDGING = Role(JudgeCallError, system_always=True, content_required=True)
 
@@ -61,6 +61,7 @@ class OpenAIJudgeBackend(OpenAIChat):
         extra_body: Mapping[str, Any] | None = None,
         stream: bool = True,
         max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
+        schema_mode: SchemaMode = "auto",
     ) -> None:
         super().__init__(
             base_url,
@@ -74,17 +75,24 @@ class OpenAIJudgeBackend(OpenAIChat):
             extra_body=extra_body,
             stream=stream,
             max_reply_mb=max_reply_mb,
+            schema_mode=schema_mode,
         )
 
 
-def ask_judge(backend: JudgeBackend, *, system: str, user: str) -> ChatReply:
+def ask_judge(
+    backend: JudgeBackend, *, system: str, user: str, schema: ReplySchema | None = None
+) -> ChatReply:
     """One blocking judge call within the judge's deadline, the engine's path, so that a
     cut-off reply is known here too."""
 
     async def once() -> ChatReply:
         try:
             return await backend.call(
-                model=backend.model, system=system, user=user, deadline_s=backend.deadline_s
+                model=backend.model,
+                system=system,
+                user=user,
+                deadline_s=backend.deadline_s,
+                schema=schema,
             )
         finally:
             await backend.aclose()
@@ -93,11 +101,13 @@ def ask_judge(backend: JudgeBackend, *, system: str, user: str) -> ChatReply:
 
 
 def judge_caller(backend: JudgeBackend) -> JudgeCall:
-    """How the engine calls ``backend``: ``call(system, user, deadline_s) -> ChatReply``."""
+    """How the engine calls ``backend``: ``call(system, user, deadline_s, schema) -> ChatReply``."""
     call, model = backend.call, backend.model
 
-    def ask(system: str, user: str, deadline_s: float | None) -> Awaitable[ChatReply]:
+    def ask(
+        system: str, user: str, deadline_s: float | None, schema: ReplySchema | None
+    ) -> Awaitable[ChatReply]:
         # The backend's coroutine itself: no coroutine around it to resume on every step.
-        return call(model=model, system=system, user=user, deadline_s=deadline_s)
+        return call(model=model, system=system, user=user, deadline_s=deadline_s, schema=schema)
 
     return ask

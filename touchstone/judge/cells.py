@@ -25,6 +25,7 @@ from touchstone.judge.backend import JudgeBackend, ask_judge, judge_identity
 from touchstone.judge.cache import CachedVerdict
 from touchstone.judge.frames import Frame
 from touchstone.judge.replies import parse_verdict_reply, unreadable_note
+from touchstone.judge.schemas import verdict_schema
 from touchstone.pack import Pack, Prompt
 from touchstone.results import EvalResponse, Verdict
 from touchstone.transport.replies import ChatReply
@@ -242,4 +243,5 @@ def score_response(
     task = CellTask.of(resp, prompt, pack, Judge.of(backend))
     if task.settled is not None:
         return task.settled
-    return task.verdict(ask_judge(backend, system=task.system, user=task.user))
+    schema = verdict_schema(pack.scale, backend.max_tokens)
+    return task.verdict(ask_judge(backend, system=task.system, user=task.user, schema=schema))

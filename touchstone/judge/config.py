@@ -25,6 +25,7 @@ from touchstone.limits import (
 )
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
+from touchstone.transport.seam import SchemaMode
 from touchstone.yamlfile import load_yaml_model
 
 if TYPE_CHECKING:
@@ -128,6 +129,9 @@ class JudgeConfig:
     # What a judge run does when the judge answers cached cells differently than the cache
     # holds (quality/drift.py): go on and warn, or stop before judging (exit 1).
     on_drift: Literal["warn", "stop"] = "warn"
+    # Whether the judge is asked to reply in a JSON schema built from the pack (judge.schemas):
+    # "auto" where the endpoint takes one, "on" always (a refusal stops the run), "off" never.
+    schema: SchemaMode = "auto"
 
     @field_validator("budget")
     @classmethod
@@ -182,6 +186,7 @@ class JudgeConfig:
             extra_body=self.extra_body,
             stream=self.stream,
             max_reply_mb=self.max_reply_mb,
+            schema_mode=self.schema,
         )
 
 

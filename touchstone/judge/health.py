@@ -49,6 +49,10 @@ class JudgeHealth:
     # price of cached input tokens, when it names that too.
     price_per_million: tuple[float, float] | None = None
     cached_input_price: float | None = None
+    # Calls asked in the reply schema, and answered without it because the endpoint refused
+    # it (schema: auto).
+    schema_sent: int = 0
+    schema_refused: int = 0
 
     def record(self, done: Done[Any, ChatReply]) -> None:
         """Count one finished judge call (with the rate-limited attempts before it)."""
@@ -65,6 +69,8 @@ class JudgeHealth:
             self.completion_tokens += reply.completion_tokens or 0
             self.reasoning_tokens += reply.reasoning_tokens or 0
             self.cached_tokens += reply.cached_tokens or 0
+            self.schema_sent += reply.schema == "sent"
+            self.schema_refused += reply.schema == "refused"
 
     @property
     def cost(self) -> float | None:
@@ -105,6 +111,7 @@ class JudgeHealth:
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cached_tokens": self.cached_tokens,
+            "schema_refused": self.schema_refused,
             "cost": None if self.cost is None else round(self.cost, 6),
             "summary": self.summary_de(resumable=resumable, latency=(median, p95)),
         }
@@ -159,6 +166,11 @@ class JudgeHealth:
         cost = self.cost
         if cost is not None:
             tokens += f"; Kosten: {german.number(cost, 4)}"
+        if self.schema_refused:
+            tokens += (
+                "; der Endpunkt nimmt kein JSON-Schema (response_format): "
+                f"{german.counted(self.schema_refused, 'Aufruf', 'Aufrufe')} ohne Schema bewertet"
+            )
         left = f"; offen für einen späteren Lauf: {german.count(self.cells_left)}."
         return (
             f"Judge-Bilanz: {german.counted(self.calls, 'Aufruf', 'Aufrufe')}, "

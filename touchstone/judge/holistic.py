@@ -21,6 +21,7 @@ from touchstone.judge.cells import JUDGE_ERROR_RATIONALE
 from touchstone.judge.policy import FATAL_KINDS, fatal_stop, keep_better
 from touchstone.judge.replies import parse_dimensions_reply, unreadable_note
 from touchstone.judge.rubric import JUDGE_TEMPLATE_VERSION, judge_system_prompt, scale_line
+from touchstone.judge.schemas import dimensions_schema
 from touchstone.judge.session import JudgeSession
 from touchstone.pack import Pack
 from touchstone.results import ModelReport, Verdict
@@ -177,7 +178,8 @@ def score_dimensions(
         return without_call
     user = dimensions_user_prompt(pack, model=model, variant=variant, verdicts=verdicts)
     try:
-        reply = ask_judge(backend, system=judge_system_prompt(pack), user=user)
+        schema = dimensions_schema([d.id for d in pack.dimensions], pack.scale, backend.max_tokens)
+        reply = ask_judge(backend, system=judge_system_prompt(pack), user=user, schema=schema)
     except JudgeCallError as exc:
         return _degraded(pair, judge_model, JUDGE_ERROR_RATIONALE.format(err=cause(exc)))
     return _from_reply(pack, pair, reply, judge_model)
@@ -240,8 +242,10 @@ async def holistic_pass(
         else:
             prompts[pair] = (user, digest)
 
+    schema = dimensions_schema([d.id for d in pack.dimensions], pack.scale, session.max_tokens)
+
     async def ask(pair: Pair, deadline_s: float | None) -> ChatReply:
-        return await session.call(system, prompts[pair][0], deadline_s)
+        return await session.call(system, prompts[pair][0], deadline_s, schema)
 
     streak = 0
     budget = session.budget

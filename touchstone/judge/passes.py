@@ -32,6 +32,7 @@ from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
+from touchstone.judge.schemas import verdict_schema
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
@@ -90,9 +91,11 @@ async def judge_cells(
         tasks[index] = task
         calls.setdefault(task.key, []).append(index)
 
+    schema = verdict_schema(pack.scale, session.max_tokens)
+
     def ask(cells: list[int], deadline_s: float | None) -> Awaitable[ChatReply]:
         task = tasks[cells[0]]
-        return session.call(task.system, task.user, deadline_s)
+        return session.call(task.system, task.user, deadline_s, schema)
 
     breaker = Breaker(
         session.max_consecutive_failures, session.max_failure_ratio, session.judge.model

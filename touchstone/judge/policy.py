@@ -107,7 +107,8 @@ class Breaker:
     def failure(self, exc: CallError) -> Stop | None:
         self.calls += 1
         self.failures[exc.kind] += 1
-        if exc.kind in FATAL_KINDS:
+        # An endpoint that refuses the schema ``schema: on`` demands refuses it every time.
+        if exc.kind in FATAL_KINDS or exc.schema_refused:
             return fatal_stop(exc, self.judge_model)
         if exc.kind not in CELL_KINDS:
             self.streak += 1

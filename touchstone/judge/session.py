@@ -39,6 +39,8 @@ class JudgeSession:
     on_in_flight: Callable[[InFlight], None] | None = None
     # The cost cap of this invocation (judge config ``budget``), if any.
     budget: Budget | None = None
+    # The judge's cap on a reply's tokens, which the reply schemas' rationales fit.
+    max_tokens: int | None = None
 
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
@@ -54,6 +56,8 @@ class JudgeSession:
             resume=self.resumable,
             server_busy=stop.cause is not None and stop.cause.server_busy,
             unknown_path=wrong_path,
+            schema_refused=stop.cause is not None and stop.cause.schema_refused,
+            schema_sent=self.health.schema_sent > 0,
         )
         error = JudgeAborted(
             f"{stop.message} {text}",
@@ -101,6 +105,7 @@ async def open_session(
             list_models=backend.model_ids,
             on_in_flight=on_in_flight,
             budget=budget,
+            max_tokens=backend.max_tokens,
         )
     finally:
         await backend.aclose()

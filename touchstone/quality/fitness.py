@@ -127,6 +127,7 @@ class FitnessCard:
             "criteria": [c.as_dict() for c in self.criteria],
             "probes": [r.as_dict() for r in self.results],
             "notes": self.notes,
+            "schema": schema_line(self.health),
         }
 
 
@@ -286,3 +287,15 @@ def assess(
         unassessable=unassessable,
         aborted=aborted,
     )
+
+
+def schema_line(health: JudgeHealth) -> str:
+    """Whether the check's calls asked in the reply schema (judge config ``schema``)."""
+    if health.schema_refused:
+        return (
+            "JSON-Schema: vom Endpunkt abgelehnt (response_format), ohne Schema geprüft; "
+            "ein Lauf mit diesem Judge bewertet ebenso ohne."
+        )
+    if health.schema_sent:
+        return "JSON-Schema: gesendet (schema: auto/on); die Bewertungen eines Laufs ebenso."
+    return "JSON-Schema: nicht gesendet (schema: off)."

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from touchstone import german
 from touchstone.plain import plain
-from touchstone.quality.fitness import UNREACHED, FitnessCard
+from touchstone.quality.fitness import UNREACHED, FitnessCard, schema_line
 
 # Probes that missed their expectation, shown under the card (the rest are in --events).
 MISSES_SHOWN = 8
@@ -55,6 +55,7 @@ def render_fitness_card(card: FitnessCard) -> Group:
         if len(misses) > MISSES_SHOWN:
             parts.append(Text(f"  … und {len(misses) - MISSES_SHOWN} weitere", style="dim"))
     parts += [plain(note, style="yellow") for note in card.notes]
+    parts.append(plain(schema_line(card.health)))
     parts.append(plain(card.health.summary_de(resumable=False)))
     if card.suitable:
         parts.append(Text.assemble("Urteil: ", plain(card.verdict_de(), style="bold green")))

@@ -40,6 +40,9 @@ FAULTS = (
     "sim-parts",
     "sim-choices",
     "sim-bignum",
+    # Small local judges (``judges``): prose unless asked in a schema; no schema taken.
+    "sim-prosa",
+    "sim-schemalos",
 )
 MODELS = (*ANSWERERS, "sim-judge", "sim-gullible", "sim-constant", *FAULTS)
 
@@ -81,6 +84,13 @@ STATUS_FAULTS: dict[str, tuple[int, str, str, str]] = {
     ),
     "sim-proxy-no-db": (400, "No connected db. (simulated)", "400", "None"),
 }
+# What a server without structured output says to a ``response_format`` (``sim-schemalos``).
+NO_SCHEMA = (
+    400,
+    "response_format is not supported by this server (touchstone simulator)",
+    "invalid_request_error",
+    "invalid_request_error",
+)
 UNKNOWN_STREAM_OPTIONS = (
     400,
     "Unrecognized request argument supplied: stream_options",

@@ -14,6 +14,11 @@ like ``sim-judge`` (so it passes the check as well).
 
 ``sim-gullible`` gives every answer the top score; ``sim-constant`` always the same score in
 the middle of the scale. Both are what the check must reject.
+
+Two judges are small local models as they are (design.md §26): ``sim-prosa`` writes prose, no
+JSON, unless its request carries a JSON schema (``response_format``), and then judges like
+``sim-judge``; ``sim-schemalos`` judges like ``sim-judge`` but refuses any ``response_format``
+with a 400, as a server without structured output does.
 """
 
 from __future__ import annotations
@@ -24,7 +29,28 @@ from typing import Any
 
 from touchstone.sim.catalogue import DIMENSIONS
 
-GOOD_JUDGES = ("sim-judge", "sim-flaky", "sim-picky", "sim-plaintext", "sim-strict")
+GOOD_JUDGES = (
+    "sim-judge",
+    "sim-flaky",
+    "sim-picky",
+    "sim-plaintext",
+    "sim-strict",
+    "sim-prosa",
+    "sim-schemalos",
+)
+# What ``sim-prosa`` says without a schema: the verdict in words, which no parser can read.
+PROSE_VERDICT = (
+    "Die Antwort ist insgesamt ordentlich und geht auf die Aufgabe ein. Ich würde sagen, sie "
+    "verdient eine gute Note, auch wenn manches knapper sein könnte."
+)
+
+
+def asks_schema(request: dict[str, Any]) -> bool:
+    """Whether ``request`` asks for a reply in a JSON schema."""
+    response_format = request.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") == "json_schema"
+
+
 CHARACTER_JUDGES = ("sim-gullible", "sim-constant")
 
 _QUALITY = re.compile(r"Qualitätsstufe (\d)/5")

@@ -25,6 +25,7 @@ from touchstone.sim.catalogue import (
     ANSWERERS,
     DIMENSIONS,
     MODELS,
+    NO_SCHEMA,
     STATUS_FAULTS,
     UNKNOWN_STREAM_OPTIONS,
     simulated_answer,
@@ -33,6 +34,8 @@ from touchstone.sim.hostile import HOSTILE, hostile_reply
 from touchstone.sim.judges import (
     CHARACTER_JUDGES,
     GOOD_JUDGES,
+    PROSE_VERDICT,
+    asks_schema,
     character_verdict,
     simulated_dimensions,
     simulated_verdict,
@@ -167,6 +170,9 @@ class _Handler(Plumbing):
         if base in STATUS_FAULTS:
             self._error(*STATUS_FAULTS[base])
             return
+        if base == "sim-schemalos" and "response_format" in request:
+            self._error(*NO_SCHEMA)
+            return
         if base == "sim-old" and "stream_options" in request:
             self._error(*UNKNOWN_STREAM_OPTIONS)
             return
@@ -182,6 +188,8 @@ class _Handler(Plumbing):
             content = simulated_answer(base, user)
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."
+        elif base == "sim-prosa" and not asks_schema(request):
+            content = PROSE_VERDICT
         elif base in GOOD_JUDGES or base in CHARACTER_JUDGES:
             if DIMENSIONS.search(user):
                 verdict = simulated_dimensions(user, base)

@@ -125,6 +125,7 @@ class ChatTransport:
         temperature: float | None = None,
         max_tokens: int | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        response_format: Mapping[str, Any] | None = None,
     ) -> ChatReply:
         body: dict[str, Any] = {"model": model, "messages": messages}
         if temperature is not None:
@@ -133,6 +134,8 @@ class ChatTransport:
             body["max_tokens"] = max_tokens
         if extra_body:
             body.update(extra_body)
+        if response_format is not None:
+            body["response_format"] = dict(response_format)
         self._prepare()
         if deadline_s is None:
             return await self._attempts(body, stream)

@@ -292,6 +292,19 @@ def unknown_path(exc: BaseException) -> bool:
     return not _has(_status_text(exc), _NAMED_MISSING)
 
 
+# A 400 about the reply's schema: the endpoint takes no ``response_format`` (or not this one).
+_SCHEMA_MARKERS = ("response_format", "json_schema", "response format")
+
+
+def schema_refused(exc: BaseException) -> bool:
+    """Whether ``exc`` is a 400/422 whose body is about the request's ``response_format``."""
+    import openai  # see ``classify``
+
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 422):
+        return False
+    return _has(_status_text(exc), _SCHEMA_MARKERS)
+
+
 def call_error(cls: type[E], exc: BaseException) -> E:
     """``exc`` as a ``CallError`` subclass: kind, wait and ``"<Type>: <message>"`` as text.
 
@@ -306,4 +319,5 @@ def call_error(cls: type[E], exc: BaseException) -> E:
         retry_after_s=retry_after_s(exc),
         refused_connection=kind == "connection" and refused_connection(exc),
         unknown_path=kind == "not_found" and unknown_path(exc),
+        schema_refused=kind == "bad_request" and schema_refused(exc),
     )

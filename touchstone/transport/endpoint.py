@@ -11,6 +11,7 @@ onto the role's ``CallError`` (``classify.call_error``), with the original as it
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
 from touchstone.transport.chat import ChatTransport
 from touchstone.transport.classify import call_error
 from touchstone.transport.replies import ChatReply, split_think
+from touchstone.transport.seam import ReplySchema, SchemaMode
 from touchstone.urls import without_credentials
 
 
@@ -43,7 +45,9 @@ class OpenAIChat:
     only when set; ``extra_body`` is merged into every request. ``stream=False`` asks for
     whole replies (a server then cannot notice that a call was given up on until it has
     written its reply). ``max_reply_mb`` caps each reply: beyond it the call fails as
-    ``too_large``.
+    ``too_large``. ``schema_mode`` (``seam.SchemaMode``) says whether a call's ``schema`` is
+    sent as ``response_format``: with "auto", the first refusal (a 400 about it) turns it off
+    for this endpoint's life and the call goes again without it, within its deadline.
     """
 
     def __init__(
@@ -60,8 +64,11 @@ class OpenAIChat:
         extra_body: Mapping[str, Any] | None = None,
         stream: bool = True,
         max_reply_mb: float = DEFAULT_MAX_REPLY_MB,
+        schema_mode: SchemaMode = "off",
     ) -> None:
         self.role = role
+        self.schema_mode = schema_mode
+        self._schema_refused = False
         self.url = url
         self.model = model
         self.deadline_s = deadline_s
@@ -90,14 +97,50 @@ class OpenAIChat:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "extra_body": self.extra_body,
+            # Only where it can change a reply: a judge without it keeps its cached verdicts.
+            **({"schema": self.schema_mode} if self.schema_mode != "off" else {}),
         }
 
     async def call(
-        self, *, model: str, system: str, user: str, deadline_s: float | None
+        self,
+        *,
+        model: str,
+        system: str,
+        user: str,
+        deadline_s: float | None,
+        schema: ReplySchema | None = None,
     ) -> ChatReply:
         messages = [{"role": "user", "content": user}]
         if system or self.role.system_always:
             messages.insert(0, {"role": "system", "content": system})
+        sent = schema if self.schema_mode != "off" and not self._schema_refused else None
+        started = time.monotonic()
+        try:
+            reply = await self._chat(model, messages, deadline_s, sent)
+        except CallError as error:  # mapped by ``_chat``, its cause kept
+            if sent is None or not error.schema_refused or self.schema_mode != "auto":
+                raise
+            # The endpoint takes no schema: said once (``ChatReply.schema``), then none is
+            # sent again; this call goes again without, in what is left of its deadline.
+            self._schema_refused = True
+            left = (
+                None if deadline_s is None else max(0.01, deadline_s - (time.monotonic() - started))
+            )
+            reply = await self._chat(model, messages, left, None)
+            return dataclasses.replace(reply, schema="refused")
+        if sent is not None:
+            reply = dataclasses.replace(reply, schema="sent")
+        elif schema is not None and self._schema_refused:
+            reply = dataclasses.replace(reply, schema="refused")
+        return reply
+
+    async def _chat(
+        self,
+        model: str,
+        messages: list[dict[str, str]],
+        deadline_s: float | None,
+        schema: ReplySchema | None,
+    ) -> ChatReply:
         try:
             reply = await self._transport.chat(
                 model=model,
@@ -107,6 +150,7 @@ class OpenAIChat:
                 temperature=self.temperature,
                 max_tokens=self.max_tokens,
                 extra_body=self.extra_body,
+                response_format=None if schema is None else schema.response_format(),
             )
             if self.role.content_required:
                 reply = _content_only(reply)

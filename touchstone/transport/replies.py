@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from touchstone import jsontext
 from touchstone.errors import BrokenReply, MalformedReply, ReplyTooLarge, StreamError
@@ -37,6 +37,11 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignor
 _THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 
 
+# Whether a call asked for a JSON schema (``seam.ReplySchema``): "sent"; "refused": the endpoint
+# refused it and the reply came without one; "": none was asked for.
+SchemaUse = Literal["", "sent", "refused"]
+
+
 @dataclass(slots=True)
 class ChatReply:
     content: str
@@ -48,6 +53,7 @@ class ChatReply:
     reasoning_tokens: int | None = None
     # Prompt tokens the server's prefix cache served (``prompt_tokens_details.cached_tokens``).
     cached_tokens: int | None = None
+    schema: SchemaUse = ""
 
 
 def split_think(content: str) -> tuple[str, str]:

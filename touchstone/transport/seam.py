@@ -13,9 +13,30 @@ tests, ``transport.fake.FakeChat``. Both are called the same way, on the engine'
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from touchstone.transport.replies import ChatReply
+
+# Whether a judge's calls ask for their JSON schema (judge config ``schema``): "auto" where the
+# endpoint takes one (a refusal turns it off for the session), "on" always (a refusal is
+# fatal), "off" never.
+SchemaMode = Literal["auto", "on", "off"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReplySchema:
+    """The JSON schema a reply is asked to follow (``name``: what it holds, e.g. "verdict")."""
+
+    name: str
+    schema: Mapping[str, Any]
+
+    def response_format(self) -> dict[str, Any]:
+        """As the OpenAI API takes it (``response_format``), strict."""
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": self.name, "strict": True, "schema": dict(self.schema)},
+        }
 
 
 class ChatSeam(Protocol):
@@ -41,10 +62,24 @@ class ChatSeam(Protocol):
         """The endpoint without credentials, as advice and run.json may name it ("": none)."""
         ...
 
+    @property
+    def max_tokens(self) -> int | None:
+        """The cap on a reply's tokens it sends (``None``: none), which a schema's bounded
+        strings must fit."""
+        ...
+
     async def call(
-        self, *, model: str, system: str, user: str, deadline_s: float | None
+        self,
+        *,
+        model: str,
+        system: str,
+        user: str,
+        deadline_s: float | None,
+        schema: ReplySchema | None = None,
     ) -> ChatReply:
-        """One chat call bounded by ``deadline_s``; ``CallError`` of its kind when it fails."""
+        """One chat call bounded by ``deadline_s``; ``CallError`` of its kind when it fails.
+        ``schema``: the reply's JSON schema, sent as the endpoint's setting allows
+        (``ChatReply.schema`` tells what became of it)."""
         ...
 
     async def model_ids(self) -> list[str]:
