@@ -78,8 +78,8 @@ JUDGE_SETTINGS = Settings(
     request="`max_tokens`, `temperature` und `extra_body` in der Judge-Konfiguration",
     reply_cap="`max_reply_mb` in der Judge-Konfiguration, Standard 4 MB",
     slow=(
-        "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning, oder schalten Sie das Denken per "
-        "`extra_body` in der Judge-Konfiguration ab."
+        "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning, oder schalten Sie das Denken mit "
+        "`thinking: off` in der Judge-Konfiguration ab."
     ),
 )
 

@@ -120,7 +120,7 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
     )
     return (
         f"{what} Wählen Sie ein Judge-Modell ohne Thinking/Reasoning („Judge mit anderem "
-        f"Modell“), oder schalten Sie das Denken per „extra_body“ {where} ab."
+        f"Modell“), oder schalten Sie das Denken mit „thinking: off“ {where} ab."
     )
 
 

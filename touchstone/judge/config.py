@@ -10,11 +10,19 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
 from touchstone.judge.health import JudgeHealth
+from touchstone.judge.thinking import ServerKind, Thinking, detected_kind, switch, thinking_text
 from touchstone.limits import (
     MAX_CONCURRENCY,
     MAX_PRICE_PER_MILLION,
@@ -58,6 +66,17 @@ def _reserved_keys_problem(extra_body: dict[str, Any]) -> str:
     instead = sorted({RESERVED_BODY_KEYS[key] for key in reserved} - {""})
     hint = f" (dafür gibt es {', '.join(instead)} in der Judge-Konfiguration)" if instead else ""
     return f"darf {names} nicht setzen, das setzt touchstone selbst{hint}"
+
+
+def _on_off(value: object) -> object:
+    """YAML 1.1 reads a bare ``off``/``on`` as false/true: the setting meant by them."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return value
+
+
+# For ``schema: off`` and ``thinking: on`` as a user writes them in judge.yaml.
+YamlOnOff = BeforeValidator(_on_off)
 
 
 @dataclass(config=ConfigDict(extra="forbid"))
@@ -131,7 +150,11 @@ class JudgeConfig:
     on_drift: Literal["warn", "stop"] = "warn"
     # Whether the judge is asked to reply in a JSON schema built from the pack (judge.schemas):
     # "auto" where the endpoint takes one, "on" always (a refusal stops the run), "off" never.
-    schema: SchemaMode = "auto"
+    schema: Annotated[SchemaMode, YamlOnOff] = "auto"
+    # Thinking switched off (or on) on purpose (judge.thinking): "server" sends nothing; the
+    # switch depends on the kind of server, detected from the URL or named by ``server``.
+    thinking: Annotated[Thinking, YamlOnOff] = "server"
+    server: ServerKind | None = None
 
     @field_validator("budget")
     @classmethod
@@ -153,6 +176,32 @@ class JudgeConfig:
         if problem:
             raise ValueError(problem)
         return value
+
+    @model_validator(mode="after")
+    def _thinking_has_a_switch(self) -> JudgeConfig:
+        try:
+            fields = switch(self.thinking, self.server_kind())
+        except ValueError as exc:
+            raise ValueError(f"thinking: {exc}") from None
+        clash = sorted(fields.keys() & self.extra_body.keys())
+        if clash:
+            raise ValueError(
+                f"thinking: {self.thinking} setzt {', '.join(clash)} selbst; "
+                "in extra_body nicht noch einmal"
+            )
+        return self
+
+    def server_kind(self) -> ServerKind | None:
+        """The kind of server the judge runs on: as configured, else as its URL tells."""
+        return self.server or detected_kind(self.endpoint.base_url)
+
+    def request_fields(self) -> dict[str, Any]:
+        """``extra_body`` and the thinking switch: what joins every judge request."""
+        return {**self.extra_body, **switch(self.thinking, self.server_kind())}
+
+    def thinking_text(self) -> str:
+        """What the judge is sent about thinking, for the cards ("" when nothing)."""
+        return thinking_text(self.thinking, self.server_kind())
 
     def health(self) -> JudgeHealth:
         """An empty health summary that prices calls as this config says."""
@@ -183,7 +232,7 @@ class JudgeConfig:
             deadline_s=self.call_timeout_s,
             max_retries=self.max_retries,
             max_tokens=self.max_tokens,
-            extra_body=self.extra_body,
+            extra_body=self.request_fields(),
             stream=self.stream,
             max_reply_mb=self.max_reply_mb,
             schema_mode=self.schema,

@@ -53,6 +53,8 @@ class JudgeHealth:
     # it (schema: auto).
     schema_sent: int = 0
     schema_refused: int = 0
+    # Characters of reasoning in the replies (a judge that thinks although told not to).
+    reasoning_chars: int = 0
 
     def record(self, done: Done[Any, ChatReply]) -> None:
         """Count one finished judge call (with the rate-limited attempts before it)."""
@@ -69,6 +71,7 @@ class JudgeHealth:
             self.completion_tokens += reply.completion_tokens or 0
             self.reasoning_tokens += reply.reasoning_tokens or 0
             self.cached_tokens += reply.cached_tokens or 0
+            self.reasoning_chars += len(reply.reasoning)
             self.schema_sent += reply.schema == "sent"
             self.schema_refused += reply.schema == "refused"
 

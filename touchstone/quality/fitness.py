@@ -81,6 +81,8 @@ class FitnessCard:
     # The guard's stop, when it stopped a judge that timed out or only reasoned.
     aborted: str = ""
     notes: list[str] = field(default_factory=list)
+    # What the judge was sent about thinking (judge config ``thinking``; "": nothing).
+    thinking: str = ""
 
     @property
     def suitable(self) -> bool:
@@ -128,6 +130,7 @@ class FitnessCard:
             "probes": [r.as_dict() for r in self.results],
             "notes": self.notes,
             "schema": schema_line(self.health),
+            "thinking": self.thinking,
         }
 
 
@@ -241,9 +244,11 @@ def assess(
     judge_model: str,
     pack_id: str,
     stop: tuple[str, str] | None = None,
+    thinking_off: bool = False,
 ) -> FitnessCard:
     """The card for ``probes`` and their ``verdicts`` (None: no verdict). ``stop``: the kind
-    and message of a guard stop that ended the check early."""
+    and message of a guard stop that ended the check early; ``thinking_off``: the judge config
+    switches thinking off, and the card checks that it is."""
     bounds = Bounds.of(scale)
     results = [ProbeResult(p, v, _met(p, v, bounds)) for p, v in zip(probes, verdicts, strict=True)]
     readable = sum(1 for v in verdicts if _readable(v) is not None)
@@ -267,6 +272,7 @@ def assess(
         _count(results, "injection", "Eingeschleuste Anweisungen abgewehrt", 1.0),
         _stability(results),
         *_call_criteria(health, readable, call_timeout_s),
+        *([_thinking_off(health)] if thinking_off else []),
     ]
     unassessable, aborted = "", ""
     if stop is not None and stop[0] in UNREACHED:
@@ -287,6 +293,23 @@ def assess(
         unassessable=unassessable,
         aborted=aborted,
     )
+
+
+def _thinking_off(health: JudgeHealth) -> Criterion:
+    """Whether a judge told ``thinking: off`` replied without reasoning."""
+    name = "Ohne Thinking (thinking: off)"
+    thought = health.reasoning_chars or health.reasoning_tokens
+    reasoning_only = health.failures.get("reasoning_only", 0)
+    if not thought and not reasoning_only:
+        return Criterion(name, "kein Reasoning in den Antworten", True)
+    seen = (
+        f"{german.count(health.reasoning_tokens)} Reasoning-Tokens"
+        if health.reasoning_tokens
+        else f"{german.count(health.reasoning_chars)} Zeichen Reasoning"
+        if health.reasoning_chars
+        else f"{german.count(reasoning_only)} Antworten nur Reasoning"
+    )
+    return Criterion(name, f"Thinking ist trotz `thinking: off` an: {seen}", False)
 
 
 def schema_line(health: JudgeHealth) -> str:

@@ -56,6 +56,8 @@ def render_fitness_card(card: FitnessCard) -> Group:
             parts.append(Text(f"  … und {len(misses) - MISSES_SHOWN} weitere", style="dim"))
     parts += [plain(note, style="yellow") for note in card.notes]
     parts.append(plain(schema_line(card.health)))
+    if card.thinking:
+        parts.append(plain(f"{card.thinking}."))
     parts.append(plain(card.health.summary_de(resumable=False)))
     if card.suitable:
         parts.append(Text.assemble("Urteil: ", plain(card.verdict_de(), style="bold green")))

@@ -43,6 +43,9 @@ FAULTS = (
     # Small local judges (``judges``): prose unless asked in a schema; no schema taken.
     "sim-prosa",
     "sim-schemalos",
+    # Thinking judges (``judges``): one obeys the switch, one does not.
+    "sim-denkt",
+    "sim-denkt-stur",
 )
 MODELS = (*ANSWERERS, "sim-judge", "sim-gullible", "sim-constant", *FAULTS)
 

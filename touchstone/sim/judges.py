@@ -19,6 +19,10 @@ Two judges are small local models as they are (design.md §26): ``sim-prosa`` wr
 JSON, unless its request carries a JSON schema (``response_format``), and then judges like
 ``sim-judge``; ``sim-schemalos`` judges like ``sim-judge`` but refuses any ``response_format``
 with a 400, as a server without structured output does.
+
+Two judges think before they judge (``reasoning_content``), as a thinking model does:
+``sim-denkt`` stops thinking when its request carries any server's switch for it
+(``thinking_switched_off``), ``sim-denkt-stur`` thinks whatever it is sent.
 """
 
 from __future__ import annotations
@@ -37,12 +41,27 @@ GOOD_JUDGES = (
     "sim-strict",
     "sim-prosa",
     "sim-schemalos",
+    "sim-denkt",
+    "sim-denkt-stur",
 )
+THOUGHT = "Simulierte Überlegung: Erwartungen und Warnsignale der Reihe nach prüfen. " * 4
 # What ``sim-prosa`` says without a schema: the verdict in words, which no parser can read.
 PROSE_VERDICT = (
     "Die Antwort ist insgesamt ordentlich und geht auf die Aufgabe ein. Ich würde sagen, sie "
     "verdient eine gute Note, auch wenn manches knapper sein könnte."
 )
+
+
+def thinking_switched_off(request: dict[str, Any]) -> bool:
+    """Whether ``request`` carries a server's switch that turns thinking off."""
+    template = request.get("chat_template_kwargs")
+    reasoning = request.get("reasoning")
+    return (
+        (isinstance(template, dict) and template.get("enable_thinking") is False)
+        or request.get("think") is False
+        or (isinstance(reasoning, dict) and reasoning.get("enabled") is False)
+        or request.get("reasoning_effort") in ("low", "minimal", "none")
+    )
 
 
 def asks_schema(request: dict[str, Any]) -> bool:

@@ -35,10 +35,12 @@ from touchstone.sim.judges import (
     CHARACTER_JUDGES,
     GOOD_JUDGES,
     PROSE_VERDICT,
+    THOUGHT,
     asks_schema,
     character_verdict,
     simulated_dimensions,
     simulated_verdict,
+    thinking_switched_off,
 )
 from touchstone.sim.ledger import Ledger
 from touchstone.sim.plumbing import (
@@ -198,6 +200,10 @@ class _Handler(Plumbing):
             else:
                 verdict = simulated_verdict(user, base)
             content = json.dumps(verdict, ensure_ascii=False)
+            if base == "sim-denkt-stur" or (
+                base == "sim-denkt" and not thinking_switched_off(request)
+            ):
+                reasoning = THOUGHT
         elif base == "sim-reasoning":
             content = ""
             reasoning = "Simulierte endlose Überlegung ... " * 20

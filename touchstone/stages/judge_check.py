@@ -150,7 +150,9 @@ def execute_judge_check(
         judge_model=judge_model or (model or judge_config.model),
         pack_id=pack.id,
         stop=stop,
+        thinking_off=judge_config.thinking == "off",
     )
+    card.thinking = judge_config.thinking_text()
     if identity:
         # The probes against those of the last check of this judge (drift), then stored.
         drift = compare_probes(card.results, card.judge_model, identity, notes=card.notes)
