@@ -63,6 +63,7 @@ from touchstone.gui.rate import (
     save_posted,
 )
 from touchstone.gui.validation import (
+    FORM_LIMITS,
     german_detail,
     request_problem,
 )
@@ -93,7 +94,7 @@ def create_app(
 ) -> FastAPI:
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     env = template_environment(TEMPLATES)
-    env.globals.update(states=JOB_STATES)
+    env.globals.update(states=JOB_STATES, limits=FORM_LIMITS)
     env.filters.update(whole=keep_whole)
     templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)

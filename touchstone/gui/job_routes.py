@@ -12,10 +12,22 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, model_list
+from touchstone.gui.estimate import FORM_WORDING, estimate_json
+from touchstone.gui.validation import (
+    BudgetAmount,
+    ModelName,
+    PriceText,
+    RelativePath,
+    Url,
+    VariantName,
+    budget_problem,
+    model_list,
+    price_of,
+)
 from touchstone.gui.views import Gui
-from touchstone.limits import MAX_REPEATS
+from touchstone.limits import MAX_CONCURRENCY, MAX_REPEATS, MAX_TOKENS_PER_CALL
 from touchstone.pack import file_sha256, id_problem, load_pack
+from touchstone.stages.preview.preview import preview_run
 from touchstone.stages.run.extend import AskedRun, RunConflict, answer_inputs, check_settings
 from touchstone.stages.run.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
@@ -42,18 +54,35 @@ class RunRequest(BaseModel):
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
     # "Run erweitern": an existing run of this name may take on more (CLI --extend).
     extend: bool = False
+    # Cost (CLI --price-per-million, --max-tokens, --budget, --concurrency): no price, no cap
+    # (an existing run keeps its own), no budget unless given.
+    price_per_million: PriceText | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_PER_CALL)
+    budget: BudgetAmount | None = None
+    concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
+
+
+def run_cap(path: Path, pack: Path, body: RunRequest) -> int | None:
+    """The answer cap of the run ``body`` asks for: the form's, else the run's own (an empty
+    field keeps it, as ``run`` without --max-tokens does); 409 or 422 as the CLI would refuse
+    the settings or the budget."""
+    cap = refuse_silent_change(path, pack, body)
+    problem = budget_problem(body.budget, price_of(body.price_per_million), cap)
+    if problem:
+        raise HTTPException(422, f"Ungültige Anfrage: 'budget': {problem}.")
+    return cap
 
 
 def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None:
     """409 naming each difference when ``body`` asks an existing run for other settings and
-    does not extend it; the CLI job checks again under the run's lock. Returns the run's
-    answer cap: the form has no field for it, so the job keeps the run's."""
+    does not extend it; the CLI job checks again under the run's lock. Returns the answer cap:
+    the form's, else the run's (an empty field keeps the run's)."""
     run = RunDir(path)
     if not run.file(MANIFEST).is_file():
-        return None
+        return body.max_tokens
     loaded, checksum = load_pack(pack), file_sha256(pack)
     manifest = with_vouched_inputs(run, run.read_manifest(), loaded, checksum)
-    cap = manifest.max_tokens
+    cap = manifest.max_tokens if body.max_tokens is None else body.max_tokens
     asked = AskedRun(
         pack_id=loaded.id,
         pack_sha256=checksum,
@@ -99,19 +128,48 @@ def job_router(gui: Gui) -> APIRouter:
     def api_judge_check(name: str, body: JudgeRequest) -> dict[str, str]:
         return start_judge_job("judge-check", name, body)
 
-    @router.post("/api/runs", status_code=202)
-    def api_start_run(body: RunRequest) -> dict[str, str]:
+    def checked_run(body: RunRequest) -> tuple[Path, Path, int | None]:
+        """The pack, the run dir and the answer cap of ``body``, or the 4xx a job would get."""
         problem = id_problem(body.name)
         if problem:
             raise HTTPException(400, f"Ungültiger Run-Name: {problem}.")
         pack = gui.inside_workdir(body.pack, "Paket")
         path = gui.runs_dir / body.name
-        cap = refuse_silent_change(path, pack, body)
+        return pack, path, run_cap(path, pack, body)
+
+    @router.post("/api/runs/estimate")
+    def api_estimate_run(body: RunRequest) -> dict[str, Any]:
+        """What the run job of ``body`` would cost (``run --dry-run``): nothing is started."""
+        pack, path, cap = checked_run(body)
+        preview = preview_run(
+            wording=FORM_WORDING,
+            pack_path=pack,
+            models=body.models,
+            out=path,
+            variants=body.variants,
+            repeats=body.repeats,
+            base_url=without_credentials(body.base_url),
+            max_tokens=cap,
+            concurrency=body.concurrency,
+            extend=body.extend,
+            price=price_of(body.price_per_million),
+            budget=body.budget,
+        )
+        return estimate_json(preview)
+
+    @router.post("/api/runs", status_code=202)
+    def api_start_run(body: RunRequest) -> dict[str, str]:
+        pack, path, cap = checked_run(body)
         args = ["run", "--pack", str(pack), "--out", str(path)]
         if body.extend:
             args.append("--extend")
         if cap is not None:
             args += ["--max-tokens", str(cap)]
+        if body.price_per_million is not None:
+            args += ["--price-per-million", body.price_per_million]
+        if body.budget is not None:
+            args += ["--budget", repr(body.budget)]
+        args += ["--concurrency", str(body.concurrency)]
         extra_env = {}
         if without_credentials(body.base_url) == body.base_url:
             args += ["--base-url", body.base_url]
