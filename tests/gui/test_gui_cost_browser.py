@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.gui.gui_support import fill_run_form, screenshot
+from tests.gui.gui_support import ARTIFACTS, fill_run_form, screenshot
 from touchstone.sim import SimServer
 
 WIDTHS = pytest.mark.parametrize("page", [1280, 390], indirect=True)
@@ -46,6 +46,8 @@ def test_run_form_estimates_the_cost_before_starting(page: Any, sim: SimServer) 
     assert "Budget: 0,0100" in text and not price_needed.count()
     no_sideways_scroll(page)
     screenshot(page, "run-form-estimate")
+    width = page.viewport_size["width"]
+    page.locator("#run-estimate").screenshot(path=str(ARTIFACTS / f"run-estimate-{width}.png"))
     assert not page.locator("#run-job").inner_text()  # nothing started
 
 
@@ -60,3 +62,24 @@ def test_run_form_starts_a_run_that_keeps_to_its_budget(page: Any, sim: SimServe
     message.locator("text=Budget erreicht").wait_for(timeout=30_000)
     no_sideways_scroll(page)
     screenshot(page, "run-form-budget-reached")
+
+
+@WIDTHS
+def test_judge_form_estimates_the_cost_before_starting(page: Any) -> None:
+    page.goto("runs/tiny")
+    form = page.locator("#judge-form")
+    form.locator("[name=config]").select_option("judge-gut.yaml")
+    form.locator("[name=price_per_million]").fill("0,15/0,60")
+    form.locator("[name=max_tokens]").fill("200")
+    form.locator("[name=budget]").fill("0,01")
+    form.locator("[data-testid=estimate-judge]").click()
+    box = page.locator("[data-testid=judge-estimate]")
+    box.locator("text=reicht nach dieser Schätzung.").wait_for()
+    text = box.inner_text()
+    assert "Aufrufe: 8" in text and "Ausgabe: höchstens 1.600 Tokens" in text
+    assert "Davon Gesamtbewertungen: 2." in text
+    no_sideways_scroll(page)
+    screenshot(page, "judge-form-estimate")
+    width = page.viewport_size["width"]
+    page.locator("#judge-form").screenshot(path=str(ARTIFACTS / f"judge-form-{width}.png"))
+    assert not page.locator("#current-job").inner_text()  # nothing started

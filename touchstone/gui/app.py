@@ -36,6 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.comparisons import ComparisonQuery, comparison_page
+from touchstone.gui.cost_fields import FORM_LIMITS
 from touchstone.gui.guards import (
     REPORT_POLICY,
     BodyLimit,
@@ -63,7 +64,6 @@ from touchstone.gui.rate import (
     save_posted,
 )
 from touchstone.gui.validation import (
-    FORM_LIMITS,
     german_detail,
     request_problem,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from touchstone.gui.validation import PRICE_FIELD
+from touchstone.gui.cost_fields import PRICE_FIELD
 from touchstone.stages.preview.estimate import HEADER, Preview, Wording
 from touchstone.stages.preview.jury_calls import JuryPreview
 

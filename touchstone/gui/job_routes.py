@@ -10,40 +10,40 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
-from touchstone.gui.estimate import FORM_WORDING, estimate_json
-from touchstone.gui.validation import (
-    BudgetAmount,
-    ModelName,
-    PriceText,
-    RelativePath,
-    Url,
-    VariantName,
-    budget_problem,
-    model_list,
-    price_of,
+from touchstone.gui.cost_fields import (
+    PRICE_FIELD,
+    CostFields,
+    judge_config,
+    refuse_unbounded_budget,
 )
+from touchstone.gui.estimate import FORM_WORDING, estimate_json
+from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, model_list
 from touchstone.gui.views import Gui
-from touchstone.limits import MAX_CONCURRENCY, MAX_REPEATS, MAX_TOKENS_PER_CALL
+from touchstone.limits import MAX_CONCURRENCY, MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
-from touchstone.stages.preview.preview import preview_run
+from touchstone.stages.preview.estimate import Preview
+from touchstone.stages.preview.preview import preview_judge, preview_run
 from touchstone.stages.run.extend import AskedRun, RunConflict, answer_inputs, check_settings
 from touchstone.stages.run.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
 from touchstone.urls import without_credentials
 
 
-class JudgeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class JudgeRequest(CostFields):
     config: RelativePath
     model: ModelName | None = None
     # ``judge`` only: which cells with a verdict are judged again (CLI --rejudge).
     rejudge: Literal["none", "unscored", "all"] = "none"
+    # ``judge`` only, like price, max_tokens and budget (CostFields): empty, the config's.
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
+
+    def cost_given(self) -> bool:
+        return self.given() or self.concurrency is not None
 
 
-class RunRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RunRequest(CostFields):
     name: str = Field(max_length=200)
     pack: RelativePath
     base_url: Url
@@ -54,11 +54,7 @@ class RunRequest(BaseModel):
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
     # "Run erweitern": an existing run of this name may take on more (CLI --extend).
     extend: bool = False
-    # Cost (CLI --price-per-million, --max-tokens, --budget, --concurrency): no price, no cap
-    # (an existing run keeps its own), no budget unless given.
-    price_per_million: PriceText | None = None
-    max_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS_PER_CALL)
-    budget: BudgetAmount | None = None
+    # With price, max_tokens (empty: an existing run keeps its own) and budget (CostFields).
     concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
 
 
@@ -67,9 +63,7 @@ def run_cap(path: Path, pack: Path, body: RunRequest) -> int | None:
     field keeps it, as ``run`` without --max-tokens does); 409 or 422 as the CLI would refuse
     the settings or the budget."""
     cap = refuse_silent_change(path, pack, body)
-    problem = budget_problem(body.budget, price_of(body.price_per_million), cap)
-    if problem:
-        raise HTTPException(422, f"Ungültige Anfrage: 'budget': {problem}.")
+    refuse_unbounded_budget(body, body.price, cap)
     return cap
 
 
@@ -100,6 +94,12 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None
     return asked.max_tokens
 
 
+JUDGE_CHECK_COST = (
+    "Ungültige Anfrage: Preis, max_tokens, Budget und parallele Aufrufe gelten für „Judge "
+    "starten“; „Judge prüfen“ nimmt sie aus der Judge-Konfiguration (leeren Sie die Felder)."
+)
+
+
 def job_router(gui: Gui) -> APIRouter:
     router = APIRouter()
 
@@ -118,7 +118,30 @@ def job_router(gui: Gui) -> APIRouter:
             args += ["--model", body.model]
         if command == "judge" and body.rejudge != "none":
             args += ["--rejudge", body.rejudge]
+        if command == "judge-check" and body.cost_given():
+            raise HTTPException(422, JUDGE_CHECK_COST)
+        if body.cost_given():
+            judge_config(config, body)  # refused here as the job would be, before it starts
+            args += body.price_and_budget_args()
+            args += [] if body.max_tokens is None else ["--max-tokens", str(body.max_tokens)]
+            args += [] if body.concurrency is None else ["--concurrency", str(body.concurrency)]
         return {"job": start_job(path, args)}
+
+    @router.post("/api/runs/{name}/judge/estimate")
+    def api_estimate_judge(name: str, body: JudgeRequest) -> dict[str, Any]:
+        """What the judge job of ``body`` would cost (``judge --dry-run``): nothing starts."""
+        path = gui.run_dir(name)
+        config = judge_config(gui.inside_workdir(body.config, "Judge-Konfiguration"), body)
+        preview = preview_judge(
+            path,
+            config=config,
+            model=body.model,
+            concurrency=body.concurrency,
+            rejudge=body.rejudge,
+        )
+        if isinstance(preview, Preview):
+            preview.price_hint = f"{PRICE_FIELD} oder price_per_million der Konfiguration"
+        return estimate_json(preview)
 
     @router.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:
@@ -152,7 +175,7 @@ def job_router(gui: Gui) -> APIRouter:
             max_tokens=cap,
             concurrency=body.concurrency,
             extend=body.extend,
-            price=price_of(body.price_per_million),
+            price=body.price,
             budget=body.budget,
         )
         return estimate_json(preview)
@@ -165,11 +188,7 @@ def job_router(gui: Gui) -> APIRouter:
             args.append("--extend")
         if cap is not None:
             args += ["--max-tokens", str(cap)]
-        if body.price_per_million is not None:
-            args += ["--price-per-million", body.price_per_million]
-        if body.budget is not None:
-            args += ["--budget", repr(body.budget)]
-        args += ["--concurrency", str(body.concurrency)]
+        args += [*body.price_and_budget_args(), "--concurrency", str(body.concurrency)]
         extra_env = {}
         if without_credentials(body.base_url) == body.base_url:
             args += ["--base-url", body.base_url]

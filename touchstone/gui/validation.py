@@ -9,22 +9,15 @@ anything is created, with a message that names the field.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 from starlette.exceptions import HTTPException
 
 from touchstone.errors import InputError
-from touchstone.limits import (
-    MAX_BUDGET,
-    MAX_CONCURRENCY,
-    MAX_TOKENS_PER_CALL,
-    MIN_BUDGET,
-    DecimalText,
-)
 from touchstone.stages.run.extend import NO_MODEL, model_names
-from touchstone.transport.budget import Price, parse_price
+from touchstone.transport.budget import parse_price
 from touchstone.validation_words import german_problem
 from touchstone.yamlfile import MAX_PROBLEMS
 
@@ -57,10 +50,14 @@ def _no_control_chars(value: str) -> str:
     return value
 
 
-def line(max_length: int) -> Any:
-    """A non-empty line of text of at most ``max_length`` characters, no control characters."""
+def line(max_length: int, *checks: Callable[[str], str]) -> Any:
+    """A non-empty line of text of at most ``max_length`` characters, no control characters;
+    then ``checks`` (each returns the value or raises a ``ValueError`` in German)."""
     return Annotated[
-        str, Field(min_length=1, max_length=max_length), AfterValidator(_no_control_chars)
+        str,
+        Field(min_length=1, max_length=max_length),
+        AfterValidator(_no_control_chars),
+        *map(AfterValidator, checks),
     ]
 
 
@@ -80,39 +77,8 @@ def _price_text(value: str) -> str:
     return f"{price.input!r},{price.output!r}"
 
 
-def price_of(text: str | None) -> Price | None:
-    """The price a checked ``PriceText`` names (None: no price)."""
-    return None if text is None else parse_price(text)
-
-
-# ``--price-per-million``, checked as the CLI checks it; a number with a comma or a point, and
-# a budget, in the bounds the CLI holds (``limits``).
-PriceText = Annotated[
-    str, Field(max_length=200), AfterValidator(_no_control_chars), AfterValidator(_price_text)
-]
-BudgetAmount = Annotated[
-    float, DecimalText, Field(ge=MIN_BUDGET, le=MAX_BUDGET, allow_inf_nan=False)
-]
-# The bounds of the forms' cost fields, as the browser's input hints (the request is checked).
-FORM_LIMITS = {"max_tokens": MAX_TOKENS_PER_CALL, "concurrency": MAX_CONCURRENCY}
-# The field of the forms a budget's price comes from (a budget's message names it).
-PRICE_FIELD = "Feld „Preis je Million Tokens“"
-
-
-def budget_problem(budget: float | None, price: Price | None, max_tokens: int | None) -> str:
-    """Why the form's budget cannot be a cap, in the form's words, or "" (``run --budget``
-    refuses the same: no worst case of a call without a price and a bounded output)."""
-    if budget is None:
-        return ""
-    if price is None:
-        return f"ein Budget braucht einen Preis ({PRICE_FIELD}), sonst ist es keine Grenze"
-    if max_tokens is None:
-        return (
-            "ein Budget braucht max_tokens (höchstens so viele Tokens je Antwort): ohne "
-            "begrenzte Ausgabe je Aufruf gibt es keinen schlimmsten Fall, den man zurückhalten "
-            "könnte"
-        )
-    return ""
+# ``--price-per-million``, checked as the CLI checks it (the forms' price).
+PriceText = line(200, _price_text)
 
 
 def model_list(values: list[str]) -> list[str]:
