@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import ORIGIN, finished
+from tests.gui.gui_support import ORIGIN
+from tests.gui.test_gui_run_cost import stopped_by_budget
 from touchstone.sim import SimServer
 
 JUDGE = "/api/runs/tiny/judge"
@@ -21,18 +22,7 @@ def test_judge_form_passes_the_cost_fields_and_the_resume_keeps_them(
     # One judge call's worst case (200 output tokens at 0,60 per million and the prompt) is
     # over the budget: the job stops before its first call, as `judge` with that budget does.
     body = {**PRICED, "budget": "0,0001", "concurrency": 2}
-    started = client.post(JUDGE, json=body, headers=ORIGIN)
-    assert started.status_code == 202, started.text
-    state = finished(client, started.json()["job"])
-    command = state["command"]
-    for flag, value in [
-        ("--price-per-million", "0.15,0.6"),
-        ("--max-tokens", "200"),
-        ("--budget", "0.0001"),
-        ("--concurrency", "2"),
-    ]:
-        assert command[command.index(flag) + 1] == value, command
-    assert state["state"] == "failed" and "Budget erreicht" in state["notice"], state
+    state = stopped_by_budget(client, JUDGE, body, 200)
     verdicts = workspace / "runs" / "tiny" / "judgements.jsonl"
     assert not verdicts.exists() or not verdicts.read_text(encoding="utf-8").strip()
     resume = state["resume"]

@@ -3,6 +3,7 @@ as the CLI's flags, checked as the CLI checks them (a German 422 naming the fiel
 created), and the run's own answer cap stays when the field is empty."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -17,6 +18,26 @@ def new_run(base_url: str, **fields: object) -> dict[str, object]:
     return {**workspace_run(base_url), "name": "kosten", "models": ["sim-gut"], **fields}
 
 
+def stopped_by_budget(
+    client: TestClient, path: str, body: dict[str, object], max_tokens: int
+) -> dict[str, Any]:
+    """The job ``body`` starts at ``path`` (price 0,15/0,60, budget 0,0001, concurrency 2),
+    its command holding them as the CLI's flags, ended by its budget; its state."""
+    started = client.post(path, json=body, headers=ORIGIN)
+    assert started.status_code == 202, started.text
+    state = finished(client, started.json()["job"])
+    flags = {
+        "--price-per-million": "0.15,0.6",
+        "--max-tokens": str(max_tokens),
+        "--budget": "0.0001",
+        "--concurrency": "2",
+    }
+    command = state["command"]
+    assert {flag: command[command.index(flag) + 1] for flag in flags} == flags, command
+    assert state["state"] == "failed" and "Budget erreicht" in state["notice"], state
+    return state
+
+
 def test_run_form_passes_price_cap_budget_and_concurrency_to_the_job(
     client: TestClient, sim: SimServer, workspace: Path
 ) -> None:
@@ -25,18 +46,7 @@ def test_run_form_passes_price_cap_budget_and_concurrency_to_the_job(
     body = new_run(
         sim.base_url, price_per_million="0,15/0,60", max_tokens=400, budget="0,0001", concurrency=2
     )
-    started = client.post("/api/runs", json=body, headers=ORIGIN)
-    assert started.status_code == 202, started.text
-    state = finished(client, started.json()["job"])
-    command = state["command"]
-    for flag, value in [
-        ("--price-per-million", "0.15,0.6"),
-        ("--max-tokens", "400"),
-        ("--budget", "0.0001"),
-        ("--concurrency", "2"),
-    ]:
-        assert command[command.index(flag) + 1] == value, command
-    assert state["state"] == "failed" and "Budget erreicht" in state["message"], state
+    stopped_by_budget(client, "/api/runs", body, 400)
     run = workspace / "runs" / "kosten"
     assert manifest(run)["max_tokens"] == 400
     assert not [r for r in RunDir(run).load_responses() if r.ok]

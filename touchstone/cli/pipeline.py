@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.padding import Padding
@@ -64,6 +64,11 @@ EventsOption = Annotated[
         help="Fortschritt als JSON-Zeilen an diese Datei anhängen (Standard: keine Datei).",
     ),
 ]
+
+
+def budget_option(help_text: str) -> Any:
+    """``--budget`` of ``run`` and ``judge``: a number with a decimal comma or point."""
+    return typer.Option("--budget", parser=decimal, help=help_text)
 
 
 @app.command()
@@ -160,12 +165,10 @@ def run(
     ] = None,
     budget: Annotated[
         float | None,
-        typer.Option(
-            "--budget",
-            parser=decimal,
-            help="Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
+        budget_option(
+            "Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
             "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar (Standard: "
-            "keine Grenze).",
+            "keine Grenze)."
         ),
     ] = None,
     dry_run: DryRunOption = False,
@@ -247,11 +250,9 @@ def judge(
     ] = None,
     budget: Annotated[
         float | None,
-        typer.Option(
-            "--budget",
-            parser=decimal,
-            help="Harte Kostengrenze wie bei run (überschreibt budget der Konfiguration; "
-            "nicht für eine Jury).",
+        budget_option(
+            "Harte Kostengrenze wie bei run (überschreibt budget der Konfiguration; nicht für "
+            "eine Jury)."
         ),
     ] = None,
     dry_run: DryRunOption = False,
