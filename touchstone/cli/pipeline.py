@@ -236,23 +236,23 @@ def judge(
         typer.Option(
             "--price-per-million",
             metavar="IN,OUT",
-            help="Preis je Million Tokens wie bei run (überschreibt price_per_million der "
-            "Konfiguration; nicht für eine Jury).",
+            help="Preis je Million Tokens wie bei run, nicht für eine Jury (Standard: "
+            "price_per_million der Konfiguration).",
         ),
     ] = None,
     max_tokens: Annotated[
         int | None,
         typer.Option(
             "--max-tokens",
-            help="Obergrenze einer Judge-Antwort in Tokens (überschreibt max_tokens der "
-            "Konfiguration; nicht für eine Jury).",
+            help="Obergrenze einer Judge-Antwort in Tokens, nicht für eine Jury (Standard: "
+            "max_tokens der Konfiguration).",
         ),
     ] = None,
     budget: Annotated[
         float | None,
         budget_option(
-            "Harte Kostengrenze wie bei run (überschreibt budget der Konfiguration; nicht für "
-            "eine Jury)."
+            "Harte Kostengrenze wie bei run, nicht für eine Jury (Standard: budget der "
+            "Konfiguration)."
         ),
     ] = None,
     dry_run: DryRunOption = False,
