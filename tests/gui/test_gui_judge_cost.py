@@ -30,6 +30,25 @@ def test_judge_form_passes_the_cost_fields_and_the_resume_keeps_them(
     assert (resume["budget"], resume["concurrency"]) == ("0.0001", 2)
 
 
+@pytest.fixture
+def jury(sim: SimServer, workspace: Path) -> str:
+    """A jury of two judges in the workspace, without prices; its config's name."""
+    member = f"{{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}"
+    other = member.replace("sim-judge", "sim-gut")
+    (workspace / "jury.yaml").write_text(f"judges: [{member}, {other}]\n", "utf-8")
+    return "jury.yaml"
+
+
+def test_judge_estimate_of_a_jury_shows_each_member(client: TestClient, jury: str) -> None:
+    answer = client.post(f"{JUDGE}/estimate", json={"config": jury}, headers=ORIGIN)
+    assert answer.status_code == 200, answer.text
+    figures = answer.json()
+    lines = figures["lines"]
+    assert lines[0].startswith("Jury aus 2 Judges (Quorum 2)")
+    assert "Judge sim-judge:" in lines and "Jury gesamt:" in lines
+    assert figures["price_needed"] is True
+
+
 @pytest.mark.parametrize(
     ("path", "body", "words"),
     [
@@ -49,12 +68,10 @@ def test_judge_form_passes_the_cost_fields_and_the_resume_keeps_them(
         (f"{JUDGE}/estimate", {**PRICED, "config": "jury.yaml"}, "gelten für einen einzelnen"),
     ],
 )
+@pytest.mark.usefixtures("jury")
 def test_judge_form_refuses_cost_fields_the_cli_refuses(
-    client: TestClient, sim: SimServer, workspace: Path, path: str, body: object, words: str
+    client: TestClient, workspace: Path, path: str, body: object, words: str
 ) -> None:
-    member = f"{{endpoint: {{base_url: '{sim.base_url}'}}, model: sim-judge}}"
-    other = member.replace("sim-judge", "sim-gut")
-    (workspace / "jury.yaml").write_text(f"judges: [{member}, {other}]\n", "utf-8")
     refused = client.post(path, json=body, headers=ORIGIN)
     assert refused.status_code == 422, refused.text
     assert words in refused.json()["detail"]
