@@ -24,6 +24,8 @@ DEFAULT_CALL_TIMEOUT_S = 300.0
 MAX_TIMEOUT_S = 86_400.0  # a day
 MAX_CONCURRENCY = 256
 MAX_REPEATS = 10_000
+# ``max_tokens`` of an answer call (``run --max-tokens``, the GUI's run form).
+MAX_TOKENS_PER_CALL = 10_000_000
 MAX_TEMPERATURE = 2.0
 MAX_PORT = 65_535
 # More tokens than any one call can use: a count above it is a server's nonsense. Bounded, a

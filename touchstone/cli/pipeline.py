@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.padding import Padding
@@ -31,6 +31,8 @@ from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import parse_price
 
 if TYPE_CHECKING:
+    from touchstone.judge.config import JudgeConfig
+    from touchstone.jury.config import JuryConfig
     from touchstone.stages.preview.preview import JuryPreview, Preview
     from touchstone.stages.run.run import RunOptions
 
@@ -62,6 +64,11 @@ EventsOption = Annotated[
         help="Fortschritt als JSON-Zeilen an diese Datei anhängen (Standard: keine Datei).",
     ),
 ]
+
+
+def budget_option(help_text: str) -> Any:
+    """``--budget`` of ``run`` and ``judge``: a number with a decimal comma or point."""
+    return typer.Option("--budget", parser=decimal, help=help_text)
 
 
 @app.command()
@@ -158,12 +165,10 @@ def run(
     ] = None,
     budget: Annotated[
         float | None,
-        typer.Option(
-            "--budget",
-            parser=decimal,
-            help="Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
+        budget_option(
+            "Harte Kostengrenze dieses Aufrufs in der Währung des Preises (braucht "
             "--price-per-million und --max-tokens); erreicht: Exit 1, fortsetzbar (Standard: "
-            "keine Grenze).",
+            "keine Grenze)."
         ),
     ] = None,
     dry_run: DryRunOption = False,
@@ -226,16 +231,41 @@ def judge(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Den Verdict-Cache weder lesen noch füllen.")
     ] = False,
+    price_per_million: Annotated[
+        str | None,
+        typer.Option(
+            "--price-per-million",
+            metavar="IN,OUT",
+            help="Preis je Million Tokens wie bei run, nicht für eine Jury (Standard: "
+            "price_per_million der Konfiguration).",
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            help="Obergrenze einer Judge-Antwort in Tokens, nicht für eine Jury (Standard: "
+            "max_tokens der Konfiguration).",
+        ),
+    ] = None,
+    budget: Annotated[
+        float | None,
+        budget_option(
+            "Harte Kostengrenze wie bei run, nicht für eine Jury (Standard: budget der "
+            "Konfiguration)."
+        ),
+    ] = None,
     dry_run: DryRunOption = False,
 ) -> None:
     """Bewertet alle noch unbewerteten Antworten eines Runs mit dem LLM-Judge."""
     with handled(None if dry_run else events) as event_log:
+        judge_config = costed_config(config, price_per_million, max_tokens, budget)
         if dry_run:
             from touchstone.stages.preview.preview import preview_judge
 
             preview = preview_judge(
                 run_dir,
-                config=config,
+                config=judge_config,
                 model=model,
                 concurrency=concurrency,
                 rejudge=rejudge.value,
@@ -246,7 +276,7 @@ def judge(
         with ProgressView("Bewertungen") as view:
             outcome = execute_judge(
                 run_dir,
-                config=config,
+                config=judge_config,
                 model=model,
                 on_event=fan_out(view, event_log),
                 concurrency=concurrency,
@@ -255,6 +285,19 @@ def judge(
             )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)
+
+
+def costed_config(
+    config: Path, price: str | None, max_tokens: int | None, budget: float | None
+) -> Path | JudgeConfig | JuryConfig:
+    """The judge config as ``judge`` uses it: the file, or with the cost flags in place of its
+    own settings (``jury.config.with_cost``)."""
+    if price is None and max_tokens is None and budget is None:
+        return config  # the stage loads it, after the run dir is known to hold answers
+    from touchstone.jury.config import load_config, with_cost
+
+    parsed = None if price is None else parse_price(price)
+    return with_cost(load_config(config), price=parsed, max_tokens=max_tokens, budget=budget)
 
 
 def show_preview(preview: Preview | JuryPreview) -> None:

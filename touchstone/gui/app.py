@@ -37,6 +37,7 @@ from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.cell_moves import CellQuery, cells_router
 from touchstone.gui.comparisons import ComparisonQuery, comparison_page
+from touchstone.gui.cost_fields import FORM_LIMITS
 from touchstone.gui.guards import (
     REPORT_POLICY,
     BodyLimit,
@@ -94,7 +95,7 @@ def create_app(
 ) -> FastAPI:
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     env = template_environment(TEMPLATES)
-    env.globals.update(states=JOB_STATES)
+    env.globals.update(states=JOB_STATES, limits=FORM_LIMITS)
     env.filters.update(whole=keep_whole)
     templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)

@@ -10,28 +10,40 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
+from touchstone.gui.cost_fields import (
+    PRICE_FIELD,
+    CostFields,
+    judge_config,
+    refuse_unbounded_budget,
+)
+from touchstone.gui.estimate import FORM_WORDING, estimate_json
 from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, model_list
 from touchstone.gui.views import Gui
-from touchstone.limits import MAX_REPEATS
+from touchstone.limits import MAX_CONCURRENCY, MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
+from touchstone.stages.preview.estimate import Preview
+from touchstone.stages.preview.preview import preview_judge, preview_run
 from touchstone.stages.run.extend import AskedRun, RunConflict, answer_inputs, check_settings
 from touchstone.stages.run.manifest import with_vouched_inputs
 from touchstone.store import MANIFEST, RunDir
 from touchstone.urls import without_credentials
 
 
-class JudgeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class JudgeRequest(CostFields):
     config: RelativePath
     model: ModelName | None = None
     # ``judge`` only: which cells with a verdict are judged again (CLI --rejudge).
     rejudge: Literal["none", "unscored", "all"] = "none"
+    # ``judge`` only, like price, max_tokens and budget (CostFields): empty, the config's.
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
+
+    def cost_given(self) -> bool:
+        return self.given() or self.concurrency is not None
 
 
-class RunRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class RunRequest(CostFields):
     name: str = Field(max_length=200)
     pack: RelativePath
     base_url: Url
@@ -42,18 +54,29 @@ class RunRequest(BaseModel):
     repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
     # "Run erweitern": an existing run of this name may take on more (CLI --extend).
     extend: bool = False
+    # With price, max_tokens (empty: an existing run keeps its own) and budget (CostFields).
+    concurrency: int = Field(default=1, ge=1, le=MAX_CONCURRENCY)
+
+
+def run_cap(path: Path, pack: Path, body: RunRequest) -> int | None:
+    """The answer cap of the run ``body`` asks for: the form's, else the run's own (an empty
+    field keeps it, as ``run`` without --max-tokens does); 409 or 422 as the CLI would refuse
+    the settings or the budget."""
+    cap = refuse_silent_change(path, pack, body)
+    refuse_unbounded_budget(body, body.price, cap)
+    return cap
 
 
 def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None:
     """409 naming each difference when ``body`` asks an existing run for other settings and
-    does not extend it; the CLI job checks again under the run's lock. Returns the run's
-    answer cap: the form has no field for it, so the job keeps the run's."""
+    does not extend it; the CLI job checks again under the run's lock. Returns the answer cap:
+    the form's, else the run's (an empty field keeps the run's)."""
     run = RunDir(path)
     if not run.file(MANIFEST).is_file():
-        return None
+        return body.max_tokens
     loaded, checksum = load_pack(pack), file_sha256(pack)
     manifest = with_vouched_inputs(run, run.read_manifest(), loaded, checksum)
-    cap = manifest.max_tokens
+    cap = manifest.max_tokens if body.max_tokens is None else body.max_tokens
     asked = AskedRun(
         pack_id=loaded.id,
         pack_sha256=checksum,
@@ -69,6 +92,12 @@ def refuse_silent_change(path: Path, pack: Path, body: RunRequest) -> int | None
     except RunConflict as exc:
         raise HTTPException(409, str(exc)) from exc
     return asked.max_tokens
+
+
+JUDGE_CHECK_COST = (
+    "Ungültige Anfrage: Preis, max_tokens, Budget und parallele Aufrufe gelten für „Judge "
+    "starten“; „Judge prüfen“ nimmt sie aus der Judge-Konfiguration (leeren Sie die Felder)."
+)
 
 
 def job_router(gui: Gui) -> APIRouter:
@@ -89,7 +118,30 @@ def job_router(gui: Gui) -> APIRouter:
             args += ["--model", body.model]
         if command == "judge" and body.rejudge != "none":
             args += ["--rejudge", body.rejudge]
+        if command == "judge-check" and body.cost_given():
+            raise HTTPException(422, JUDGE_CHECK_COST)
+        if body.cost_given():
+            judge_config(config, body)  # refused here as the job would be, before it starts
+            args += body.price_and_budget_args()
+            args += [] if body.max_tokens is None else ["--max-tokens", str(body.max_tokens)]
+            args += [] if body.concurrency is None else ["--concurrency", str(body.concurrency)]
         return {"job": start_job(path, args)}
+
+    @router.post("/api/runs/{name}/judge/estimate")
+    def api_estimate_judge(name: str, body: JudgeRequest) -> dict[str, Any]:
+        """What the judge job of ``body`` would cost (``judge --dry-run``): nothing starts."""
+        path = gui.run_dir(name)
+        config = judge_config(gui.inside_workdir(body.config, "Judge-Konfiguration"), body)
+        preview = preview_judge(
+            path,
+            config=config,
+            model=body.model,
+            concurrency=body.concurrency,
+            rejudge=body.rejudge,
+        )
+        if isinstance(preview, Preview):
+            preview.price_hint = f"{PRICE_FIELD} oder price_per_million der Konfiguration"
+        return estimate_json(preview)
 
     @router.post("/api/runs/{name}/judge", status_code=202)
     def api_judge(name: str, body: JudgeRequest) -> dict[str, str]:
@@ -99,19 +151,44 @@ def job_router(gui: Gui) -> APIRouter:
     def api_judge_check(name: str, body: JudgeRequest) -> dict[str, str]:
         return start_judge_job("judge-check", name, body)
 
-    @router.post("/api/runs", status_code=202)
-    def api_start_run(body: RunRequest) -> dict[str, str]:
+    def checked_run(body: RunRequest) -> tuple[Path, Path, int | None]:
+        """The pack, the run dir and the answer cap of ``body``, or the 4xx a job would get."""
         problem = id_problem(body.name)
         if problem:
             raise HTTPException(400, f"Ungültiger Run-Name: {problem}.")
         pack = gui.inside_workdir(body.pack, "Paket")
         path = gui.runs_dir / body.name
-        cap = refuse_silent_change(path, pack, body)
+        return pack, path, run_cap(path, pack, body)
+
+    @router.post("/api/runs/estimate")
+    def api_estimate_run(body: RunRequest) -> dict[str, Any]:
+        """What the run job of ``body`` would cost (``run --dry-run``): nothing is started."""
+        pack, path, cap = checked_run(body)
+        preview = preview_run(
+            wording=FORM_WORDING,
+            pack_path=pack,
+            models=body.models,
+            out=path,
+            variants=body.variants,
+            repeats=body.repeats,
+            base_url=without_credentials(body.base_url),
+            max_tokens=cap,
+            concurrency=body.concurrency,
+            extend=body.extend,
+            price=body.price,
+            budget=body.budget,
+        )
+        return estimate_json(preview)
+
+    @router.post("/api/runs", status_code=202)
+    def api_start_run(body: RunRequest) -> dict[str, str]:
+        pack, path, cap = checked_run(body)
         args = ["run", "--pack", str(pack), "--out", str(path)]
         if body.extend:
             args.append("--extend")
         if cap is not None:
             args += ["--max-tokens", str(cap)]
+        args += [*body.price_and_budget_args(), "--concurrency", str(body.concurrency)]
         extra_env = {}
         if without_credentials(body.base_url) == body.base_url:
             args += ["--base-url", body.base_url]

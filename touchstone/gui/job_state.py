@@ -291,6 +291,14 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
 LOG_TAIL = 4000
 
 
+COST_FLAGS = {
+    "price_per_million": "--price-per-million",
+    "max_tokens": "--max-tokens",
+    "budget": "--budget",
+    "concurrency": "--concurrency",
+}
+
+
 def resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
     """The judge form's fields that start a judge job's ``command`` again; None for other
     jobs, and for a config outside the working dir (the API would refuse it)."""
@@ -312,4 +320,10 @@ def resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
         "config": relative.as_posix(),
         "model": option("--model"),
         "rejudge": option("--rejudge") or "none",
+        # The cost flags the GUI's judge form passed (issue 36): a resume keeps them.
+        **{
+            key: int(value) if key in ("max_tokens", "concurrency") and value.isdecimal() else value
+            for key, flag in COST_FLAGS.items()
+            if (value := option(flag)) is not None
+        },
     }

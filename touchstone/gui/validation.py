@@ -9,13 +9,15 @@ anything is created, with a message that names the field.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 from starlette.exceptions import HTTPException
 
+from touchstone.errors import InputError
 from touchstone.stages.run.extend import NO_MODEL, model_names
+from touchstone.transport.budget import parse_price
 from touchstone.validation_words import german_problem
 from touchstone.yamlfile import MAX_PROBLEMS
 
@@ -48,10 +50,14 @@ def _no_control_chars(value: str) -> str:
     return value
 
 
-def line(max_length: int) -> Any:
-    """A non-empty line of text of at most ``max_length`` characters, no control characters."""
+def line(max_length: int, *checks: Callable[[str], str]) -> Any:
+    """A non-empty line of text of at most ``max_length`` characters, no control characters;
+    then ``checks`` (each returns the value or raises a ``ValueError`` in German)."""
     return Annotated[
-        str, Field(min_length=1, max_length=max_length), AfterValidator(_no_control_chars)
+        str,
+        Field(min_length=1, max_length=max_length),
+        AfterValidator(_no_control_chars),
+        *map(AfterValidator, checks),
     ]
 
 
@@ -59,6 +65,20 @@ ModelName = line(MAX_MODEL_NAME)
 RelativePath = line(MAX_PATH)
 Url = line(MAX_URL)
 VariantName = line(128)
+
+
+def _price_text(value: str) -> str:
+    """A price as ``--price-per-million`` reads it (``0.15,0.60`` or ``0,15/0,60``), written
+    back as the CLI's unambiguous ``IN,OUT`` with decimal points."""
+    try:
+        price = parse_price(value, option="Preis")
+    except InputError as exc:
+        raise ValueError(str(exc).removesuffix(".")) from exc
+    return f"{price.input!r},{price.output!r}"
+
+
+# ``--price-per-million``, checked as the CLI checks it (the forms' price).
+PriceText = line(200, _price_text)
 
 
 def model_list(values: list[str]) -> list[str]:

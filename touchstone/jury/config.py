@@ -8,6 +8,7 @@ A file without ``judges`` is a single judge's config, loaded as before.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Literal
 
@@ -15,8 +16,10 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, model_vali
 from pydantic.dataclasses import dataclass
 
 from touchstone.errors import InputError
-from touchstone.judge.config import JudgeConfig, load_judge_config
+from touchstone.judge.config import JudgeConfig, PricePerMillion, load_judge_config
 from touchstone.jury.members import MemberId
+from touchstone.limits import MAX_TOKENS_PER_CALL, check_count
+from touchstone.transport.budget import Price, budget_problem
 from touchstone.urls import same_server, without_credentials
 from touchstone.validation_words import quoted
 from touchstone.yamlfile import read_yaml, validation_message
@@ -99,3 +102,38 @@ def no_model_override(model: str | None) -> None:
             "Judges (judges: […]). Ändern Sie das Modell in der Konfiguration, oder geben "
             "Sie eine Konfiguration mit einem einzigen Judge an."
         )
+
+
+COST_FLAGS = "--price-per-million, --max-tokens, --budget"
+
+
+def with_cost(
+    config: JudgeConfig | JuryConfig,
+    *,
+    price: Price | None = None,
+    max_tokens: int | None = None,
+    budget: float | None = None,
+) -> JudgeConfig | JuryConfig:
+    """``config`` with the cost settings of the command line (``judge --price-per-million``,
+    ``--max-tokens``, ``--budget``, as ``run`` takes them) in place of its own, each checked
+    as the config's; a price keeps the config's ``cached_input``. A jury prices and caps each
+    member in its config: any of them with a jury is bad input."""
+    if price is None and max_tokens is None and budget is None:
+        return config
+    if isinstance(config, JuryConfig):
+        raise InputError(
+            f"{COST_FLAGS} gelten für einen einzelnen Judge; eine Jury setzt price_per_million, "
+            "max_tokens und budget je Mitglied in ihrer Konfiguration (judges: […])."
+        )
+    if max_tokens is not None:
+        check_count("--max-tokens", max_tokens, 1, MAX_TOKENS_PER_CALL)
+    priced = config.price_per_million
+    if price is not None:
+        cached = None if priced is None else priced.cached_input
+        priced = PricePerMillion(price.input, price.output, cached)
+    cap = config.max_tokens if max_tokens is None else max_tokens
+    limit = config.budget if budget is None else budget
+    problem = budget_problem(limit, None if priced is None else priced.price(), cap)
+    if problem:
+        raise InputError(f"--budget: {problem}.")
+    return dataclasses.replace(config, price_per_million=priced, max_tokens=cap, budget=limit)

@@ -565,3 +565,57 @@ function spotCheck(runName, rater, n, position) {
     if (event.key === "s") { event.preventDefault(); location.assign(next); }
   });
 }
+
+// -- Cost in the run and judge forms (issue 36, docs/cost.md) ------------------------------
+// The cost fields as the API takes them: empty is "not given" (null, or left out); the
+// budget and the price go as typed, the server reads a decimal comma as the CLI does.
+function costFields(form) {
+  const text = (name) => { const value = (form.get(name) || "").trim(); return value === "" ? null : value; };
+  const count = (name) => { const value = text(name); return value === null ? null : Number(value); };
+  const fields = {price_per_million: text("price_per_million"), max_tokens: count("max_tokens"),
+    budget: text("budget"), concurrency: count("concurrency")};
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
+}
+
+// The estimate of a form (``--dry-run``'s lines from the server, already in German numbers),
+// shown until the form changes: an estimate of other settings would mislead.
+class EstimateBox {
+  constructor(root, form) {
+    this.root = root;
+    this.generation = 0;
+    form.addEventListener("input", () => this.clear());
+    form.addEventListener("change", () => this.clear());
+  }
+  clear() { this.generation += 1; this.root.replaceChildren(); this.root.className = "box estimate"; }
+  async show(url, body) {
+    this.clear();
+    const generation = this.generation;
+    this.root.replaceChildren(el("span", {class: "muted", text: "Schätze …"}));
+    try {
+      const estimate = await postJson(url, body);
+      if (generation !== this.generation) { return; }
+      this.render(estimate);
+    } catch (error) {
+      if (generation !== this.generation) { return; }
+      this.root.className = "box estimate failed";
+      this.root.replaceChildren(el("div", {"data-testid": "estimate-error"}, ...wholeNodes(error.message)));
+    }
+  }
+  render(estimate) {
+    const heading = el("b", {text: "Schätzung – nichts wird gestartet, nichts geschrieben"});
+    const list = el("ul", {"data-testid": "estimate-lines"});
+    for (const line of estimate.lines) {
+      const text = line.trimStart();
+      const item = el("li", {}, ...wholeNodes(text));
+      if (text !== line) { item.className = "member"; }
+      list.append(item);
+    }
+    const parts = [heading, list];
+    if (estimate.price_needed) {
+      parts.push(el("p", {class: "warn", "data-testid": "estimate-price-needed",
+        text: "Ohne Preis keine Kostenschätzung: geben Sie den Preis je Million Tokens an."}));
+    }
+    if (estimate.fits === false) { this.root.className = "box estimate failed"; }
+    this.root.replaceChildren(...parts);
+  }
+}

@@ -16,6 +16,19 @@ from touchstone.transport.budget import Price, money
 HEADER = "Probelauf: nichts wird aufgerufen, nichts geschrieben."
 
 
+@dataclass(frozen=True)
+class Wording:
+    """How a preview's lines name the settings of ``run``: the CLI's options, or the fields
+    of the GUI's run form (``{}``: the value)."""
+
+    max_tokens: str = "--max-tokens"
+    concurrency: str = "--concurrency {}"
+    price: str = "--price-per-million IN,OUT"
+
+
+CLI_WORDING = Wording()
+
+
 @dataclass
 class Preview:
     """The figures of one preview; ``lines()`` says them in German."""

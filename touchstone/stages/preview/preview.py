@@ -28,7 +28,13 @@ from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.results import cell_key
 from touchstone.stages.judge.judge import no_answers
-from touchstone.stages.preview.estimate import Preview, mean_of, output_source
+from touchstone.stages.preview.estimate import (
+    CLI_WORDING,
+    Preview,
+    Wording,
+    mean_of,
+    output_source,
+)
 from touchstone.stages.preview.judge_calls import CACHE_NOTE, estimate_judge
 from touchstone.stages.preview.jury_calls import JuryPreview, preview_jury
 from touchstone.stages.run.answering import plan_cells
@@ -40,8 +46,9 @@ from touchstone.transport.budget import estimate_tokens
 __all__ = ["JuryPreview", "Preview", "preview_judge", "preview_run"]
 
 
-def preview_run(**options: Unpack[RunOptions]) -> Preview:
-    """What ``execute_run`` with these options would ask, and what it would cost."""
+def preview_run(*, wording: Wording = CLI_WORDING, **options: Unpack[RunOptions]) -> Preview:
+    """What ``execute_run`` with these options would ask, and what it would cost (its lines
+    name the settings by ``wording``)."""
     plan = plan_run(**options)
     plan.resolve()
     max_tokens, concurrency = plan.max_tokens, plan.concurrency
@@ -71,12 +78,14 @@ def preview_run(**options: Unpack[RunOptions]) -> Preview:
             output += per_call
     measured = any(output_of[c.model] for c in todo)
     capped = max_tokens is not None and any(not output_of[c.model] for c in todo)
-    source = output_source(measured, capped, max_tokens, "--max-tokens", "früherer Antworten")
+    source = output_source(measured, capped, max_tokens, wording.max_tokens, "früherer Antworten")
     chars = sum(len(pack.variants[c.variant]) + len(c.prompt.text) for c in todo)
     seconds, time_source = None, "noch keine gemessene Latenz (keine Antwort im Run)"
     if todo and all(latency_of[c.model] for c in todo):
         seconds = sum(latency_of[c.model] or 0.0 for c in todo) / concurrency
-        time_source = f"gemessene Latenz früherer Antworten, --concurrency {concurrency}"
+        time_source = (
+            f"gemessene Latenz früherer Antworten, {wording.concurrency.format(concurrency)}"
+        )
     elif not todo:
         seconds, time_source = 0.0, "nichts zu tun"
     else:
@@ -90,7 +99,7 @@ def preview_run(**options: Unpack[RunOptions]) -> Preview:
         output_source=source,
         output_unknown=unknown,
         price=plan.price,
-        price_hint="--price-per-million IN,OUT",
+        price_hint=wording.price,
         seconds=seconds,
         time_source=time_source,
         budget=plan.budget,

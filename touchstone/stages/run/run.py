@@ -24,6 +24,7 @@ from touchstone.limits import (
     DEFAULT_CALL_TIMEOUT_S,
     MAX_CONCURRENCY,
     MAX_REPEATS,
+    MAX_TOKENS_PER_CALL,
     check_count,
     check_reply_mb,
     check_timeout,
@@ -197,7 +198,7 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
     check_timeout("--call-timeout-s", call_timeout_s)
     check_reply_mb("--max-reply-mb", max_reply_mb)
     if max_tokens is not None:
-        check_count("--max-tokens", max_tokens, 1, 10_000_000)
+        check_count("--max-tokens", max_tokens, 1, MAX_TOKENS_PER_CALL)
     problem = budget_problem(budget, price, max_tokens)
     if problem:
         raise InputError(f"--budget: {problem}.")
