@@ -52,7 +52,7 @@ from touchstone.store.manifest import Manifest
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.transport.engine import run_blocking
-from touchstone.urls import without_credentials
+from touchstone.urls import scheme_problem, without_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -209,6 +209,10 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
             f"{', '.join(pack.variants)}."
         )
     url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    problem = scheme_problem(url)
+    if problem:
+        source = "--base-url" if options.get("base_url") else "OPENAI_BASE_URL"
+        raise InputError(f"{source} {problem}.")
     out = options.get("out")
     run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
     if run.path.exists() and not run.path.is_dir():
