@@ -41,6 +41,7 @@ from touchstone.stages.run.extend import (
     AskedRun,
     answer_inputs,
     check_settings,
+    kept_cap,
     model_names,
     open_per_model,
     resumed_plan,
@@ -198,9 +199,6 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
     check_reply_mb("--max-reply-mb", max_reply_mb)
     if max_tokens is not None:
         check_count("--max-tokens", max_tokens, 1, 10_000_000)
-    problem = budget_problem(budget, price, max_tokens)
-    if problem:
-        raise InputError(f"--budget: {problem}.")
     pack = load_pack(pack_path)
     unknown = [v for v in variants if v not in pack.variants]
     if unknown:
@@ -217,6 +215,12 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
     run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
     if run.path.exists() and not run.path.is_dir():
         raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
+    if max_tokens is None and run.file(MANIFEST).is_file():
+        # Not given on a resume: the run's cap, as omitted variants and repeats are the run's.
+        max_tokens = kept_cap(run.read_manifest())
+    problem = budget_problem(budget, price, max_tokens)
+    if problem:
+        raise InputError(f"--budget: {problem}.")
     asked = AskedRun(
         pack_id=pack.id,
         pack_sha256=file_sha256(Path(pack_path)),
