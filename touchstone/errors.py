@@ -148,6 +148,8 @@ class CallError(TouchstoneError):
     by the engine): a server that takes fewer connections at once, not one that is down.
     ``unknown_path``: a 404 (kind ``not_found``) that names no model: the server does not
     serve the path (a wrong base-URL path), not a misspelt model.
+    ``unknown_host``: the resolver does not know the base URL's host name (kind
+    ``connection``): no call to it can succeed, whatever the model.
     """
 
     def __init__(
@@ -158,12 +160,14 @@ class CallError(TouchstoneError):
         retry_after_s: float | None = None,
         refused_connection: bool = False,
         unknown_path: bool = False,
+        unknown_host: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.retry_after_s = retry_after_s
         self.refused_connection = refused_connection
         self.unknown_path = unknown_path
+        self.unknown_host = unknown_host
         self.server_busy = False
 
 

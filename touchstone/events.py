@@ -14,14 +14,15 @@ The last ``aborted`` event of a failed command has ``message`` (the CLI's text) 
 ``judge_stopped``, ``run_incomplete``, ``judge_unfit``, ``budget_reached``, ``system``,
 ``cancelled``). A judge
 stop adds ``cause`` (the error kind, or ``unparseable``), ``model``, ``base_url``,
-``suggestions`` (close names the endpoint lists), ``server_busy``, and of a judge run
+``suggestions`` (close names the endpoint lists), ``server_busy``, ``unknown_host`` (the base
+URL's host name does not resolve), and of a judge run
 ``open_cells``, ``kept``, ``unreadable``, ``refused``. An incomplete run adds ``open_cells``,
 ``base_url``, ``run_models`` (those run.json records), ``stopped`` (``[{model, cause,
-suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy}]``). The ``done`` of
-``judge-check`` has ``fitness`` (``suitable``, ``unfit``, ``unassessable``, ``aborted``) and
-``stop`` (a stop's facts, as above). A budget stop adds ``budget_message``, a drift stop
-``drift_message`` (in the GUI's words). Fields are only
-ever added: a reader takes what it knows.
+suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy, unknown_host}]``).
+The ``done`` of ``judge-check`` has ``fitness`` (``suitable``, ``unfit``, ``unassessable``,
+``aborted``) and ``stop`` (a stop's facts, as above). A budget stop adds ``budget_message``,
+a drift stop ``drift_message`` (in the GUI's words). Fields are only ever added: a reader
+takes what it knows.
 
 A jury (design.md §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
 ``error_kind``, ``message``: "Judge X ausgeschieden: … – Rat: …", ``left``: its cells that

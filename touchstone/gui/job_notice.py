@@ -12,6 +12,7 @@ events carry no facts (an older CLI, a process that vanished) says so and points
 from __future__ import annotations
 
 import re
+import urllib.parse
 from pathlib import PurePath
 from typing import Any
 
@@ -52,6 +53,11 @@ def _cells(count: int) -> str:
     return counted(count, "Zelle", "Zellen")
 
 
+def _host(base_url: str) -> str:
+    """The host name of ``base_url`` (the URL itself when it names none)."""
+    return urllib.parse.urlsplit(base_url).hostname or base_url
+
+
 # -- judge -------------------------------------------------------------------------------------
 def _judge_cause(end: dict[str, Any], config: str) -> str:
     """The cause of a judge's stop and what to change, naming the judge form and config."""
@@ -69,6 +75,11 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
             f"Der Endpunkt {base} lehnt den Zugang ab. Prüfen Sie den API-Schlüssel {where} "
             "(„endpoint.api_key_env“ nennt eine Umgebungsvariable der GUI) und starten Sie den "
             "Judge dann neu."
+        )
+    if cause == "connection" and end.get("unknown_host"):
+        return (
+            f"Rechnername „{_host(base)}“ nicht gefunden (ein Tippfehler?): prüfen Sie "
+            f"„endpoint.base_url“ {where}."
         )
     if cause == "connection" and end.get("server_busy"):
         return (
@@ -172,7 +183,8 @@ def _judge_stop(
 ) -> tuple[str, list[str]]:
     cause = end.get("cause", "")
     runaway = _runs_away(end, health)
-    resumable = cause not in HOPELESS and not runaway
+    # A host name nobody knows fails the same way on every call: the config must change.
+    resumable = cause not in HOPELESS and not runaway and not end.get("unknown_host")
     head = "Judge abgebrochen" if kind == "judge" else "Judge-Check abgebrochen"
     label = f" ({kind_label(cause)})" if cause else ""
     parts = [f"{head}{label}:", _judge_cause(end, config)]
@@ -222,6 +234,15 @@ def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]
     for left in end.get("left", []):
         cause, calls = left.get("cause", ""), counted(left.get("calls", 0), "Aufruf", "Aufrufe")
         resumable = True
+        if cause == "connection" and left.get("unknown_host"):
+            # No call can reach that name: a resume would fail alike; the field needs a fix.
+            resumable, field = False, "base_url"
+            parts.append(
+                f"Rechnername „{_host(base)}“ nicht gefunden (ein Tippfehler?): kein weiterer "
+                "Aufruf wurde gestellt. Korrigieren Sie das Feld „Endpunkt“ und starten Sie den "
+                "Run erneut."
+            )
+            break
         if cause == "connection" and left.get("server_busy"):
             parts.append(
                 f"{calls} ohne Antwort: der Server unter {base} nimmt nicht so viele "

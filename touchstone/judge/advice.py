@@ -28,11 +28,13 @@ def advice(
     resume: bool = True,
     server_busy: bool = False,
     unknown_path: bool = False,
+    unknown_host: bool = False,
 ) -> str:
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
     goes on (not for ``judge-check``, which persists nothing); ``server_busy``: the server
     refused connections while other calls to it succeeded (``CallError.server_busy``);
-    ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``)."""
+    ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``);
+    ``unknown_host``: the host name does not resolve (``CallError.unknown_host``)."""
     text = _judge_advice(
         kind,
         judge_model=judge_model,
@@ -40,6 +42,7 @@ def advice(
         available=available,
         busy=server_busy,
         unknown_path=unknown_path,
+        unknown_host=unknown_host,
     )
     if resume and kind == "quota":
         text += " Der Run lässt sich dann fortsetzen."
@@ -95,6 +98,7 @@ def _judge_advice(
     available: Sequence[str],
     busy: bool,
     unknown_path: bool,
+    unknown_host: bool,
 ) -> str:
     if kind == "refused":
         return (
@@ -114,4 +118,5 @@ def _judge_advice(
         available=available,
         server_busy=busy,
         unknown_path=unknown_path,
+        unknown_host=unknown_host,
     )

@@ -54,6 +54,7 @@ class JudgeSession:
             resume=self.resumable,
             server_busy=stop.cause is not None and stop.cause.server_busy,
             unknown_path=wrong_path,
+            unknown_host=stop.cause is not None and stop.cause.unknown_host,
         )
         error = JudgeAborted(
             f"{stop.message} {text}",
@@ -66,6 +67,7 @@ class JudgeSession:
                 "base_url": self.base_url,
                 "suggestions": close_names(self.judge.model, available),
                 "server_busy": stop.cause is not None and stop.cause.server_busy,
+                "unknown_host": stop.cause is not None and stop.cause.unknown_host,
             },
         )
         error.__cause__ = stop.cause

@@ -104,6 +104,7 @@ class RunOutcome:
                     "cause": kind,
                     "calls": times,
                     "server_busy": summary.left_causes[kind].server_busy,
+                    "unknown_host": summary.left_causes[kind].unknown_host,
                 }
                 for kind, times in summary.left_by_kind.most_common()
             ],
