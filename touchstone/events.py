@@ -7,7 +7,8 @@ German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`
 and ``judge`` and the ``aborted`` of ``judge`` and ``judge-check`` carry ``budget``:
 ``limit``, ``spent``, ``reached``, ``measured_calls``, ``estimated_calls``,
 ``misreported_calls`` (usage implausibly low: counted at the estimate) and the German line
-``summary`` (absent without a cap).
+``summary`` (absent without a cap). The ``start`` of ``run`` names the run dir as given or
+made up (``run_dir``): the CLI's hint after Ctrl-C names it.
 
 The last ``aborted`` event of a failed command has ``message`` (the CLI's text) and
 ``exit_code``, and the facts a reader words its own message from: ``ending`` (``input``,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.padding import Padding
@@ -62,6 +62,24 @@ EventsOption = Annotated[
         help="Fortschritt als JSON-Zeilen an diese Datei anhängen (Standard: keine Datei).",
     ),
 ]
+
+
+class RunStarted:
+    """Hears the run stage's ``start`` event: the run dir a Ctrl-C's hint names (without
+    ``--out`` it has a name with a time stamp the user has not seen)."""
+
+    def __init__(self) -> None:
+        self.run_dir = ""
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "start" and isinstance(data.get("run_dir"), str):
+            self.run_dir = data["run_dir"]
+
+    def resume(self) -> str:
+        """How the run goes on after Ctrl-C; "" before it started (nothing to resume)."""
+        if not self.run_dir:
+            return ""
+        return f"Derselbe Befehl mit --out {self.run_dir} setzt den Run fort."
 
 
 @app.command()
@@ -171,7 +189,8 @@ def run(
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     from touchstone.stages.run.run import execute_run  # the answering only for ``run``
 
-    with handled(None if dry_run else events) as event_log:
+    started = RunStarted()
+    with handled(None if dry_run else events, resume=started.resume) as event_log:
         price = None if price_per_million is None else parse_price(price_per_million)
         options: RunOptions = {
             "pack_path": pack,
@@ -195,7 +214,9 @@ def run(
             show_preview(preview_run(**options))
             return
         with ProgressView("Antworten") as view:
-            outcome = execute_run(**options, api_key=api_key, on_event=fan_out(view, event_log))
+            outcome = execute_run(
+                **options, api_key=api_key, on_event=fan_out(view, event_log, started)
+            )
         show_warnings(outcome.run_dir.warnings)
         try:
             show_run_outcome(outcome)

@@ -301,6 +301,7 @@ def execute_run(
             "start",
             stage="run",
             run=run.name,
+            run_dir=str(run.path),
             total=len(planned),
             already_done=already_done,
         )
