@@ -31,6 +31,7 @@ from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import parse_price
 
 if TYPE_CHECKING:
+    from touchstone.stages.judge.outcome import JudgeOutcome
     from touchstone.stages.preview.preview import JuryPreview, Preview
     from touchstone.stages.run.run import RunOptions
 
@@ -276,6 +277,27 @@ def judge(
             )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)
+        show_other_judges(outcome, run_dir, config, model)
+
+
+def show_other_judges(
+    outcome: JudgeOutcome, run_dir: Path, config: Path, model: str | None
+) -> None:
+    """Verdicts of another judge than this invocation names: said on the card, with the
+    command that re-judges (a changed judge in the config judges nothing already judged)."""
+    others = outcome.other_judges
+    if not others:
+        return
+    names = ", ".join(others)
+    whose = (
+        f"Ein Teil der Bewertungen stammt von Judge {names}"
+        if outcome.judge_model in outcome.card.judge_models
+        else f"Die Bewertungen stammen von Judge {names}"
+    )
+    named = f"--model nennt {model}" if model else f"die Konfiguration nennt {outcome.judge_model}"
+    again = f"touchstone judge {run_dir} --config {config}"
+    again += f" --model {model}" if model else ""
+    stdout.print(plain(f"⚠ {whose}; {named}. Neu bewerten: {again} --rejudge all", style="yellow"))
 
 
 def show_preview(preview: Preview | JuryPreview) -> None:

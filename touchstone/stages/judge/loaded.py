@@ -59,7 +59,7 @@ def judge_loaded(
     plan = JudgePlan.of(prior, responses, pack, rejudge)
     todo = plan.todo(responses)
     cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior if todo else ())
-    calls = _Calls(config, config.health(), config.cost_cap())
+    calls = _Calls(config, config.health(), config.cost_cap(), judge_backend.model)
     check_drift_first(
         run,
         pack,
@@ -127,6 +127,7 @@ class _Calls:
     config: JudgeConfig
     health: JudgeHealth
     budget: Budget | None
+    judge_model: str
     landed: dict[VerdictKey, Verdict] = field(default_factory=dict)
     errors: list[Verdict] = field(default_factory=list)
 
@@ -242,6 +243,7 @@ def _finish(
         budget=budget,
         human=human,
         from_cache=sum(1 for v in landed.values() if v.cached and not v.unscored),
+        judge_model=calls.judge_model,
     )
     emit_done(on_event, outcome)
     if budget is not None and budget.reached:
