@@ -80,6 +80,8 @@ class RunStarted:
         """How the run goes on after Ctrl-C; "" before it started (nothing to resume)."""
         if not self.run_dir:
             return ""
+        if not Path(self.run_dir).exists():  # it was new and got no answer (``execute_run``)
+            return f"Es kam keine Antwort an: das neue Run-Verzeichnis {self.run_dir} ist entfernt."
         return f"Derselbe Befehl mit --out {self.run_dir} setzt den Run fort."
 
 

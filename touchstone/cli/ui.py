@@ -363,15 +363,23 @@ def _over_budget(outcome: RunOutcome, budget: Budget) -> str:
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
-    stdout.print(
-        plain(
-            f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
-            f"{outcome.run_dir.path} ({count(summary.already_done)} "
-            f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
-            f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
-            f"{count(summary.left)} offen)."
+    if outcome.removed:
+        stdout.print(
+            plain(
+                f"Keine Antwort erhalten ({count(summary.left)} offen): das neue "
+                f"Run-Verzeichnis {outcome.run_dir.path} ist wieder entfernt."
+            )
         )
-    )
+    else:
+        stdout.print(
+            plain(
+                f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
+                f"{outcome.run_dir.path} ({count(summary.already_done)} "
+                f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
+                f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
+                f"{count(summary.left)} offen)."
+            )
+        )
     budget = summary.budget
     if budget is not None and budget.reached:
         raise budget.error(_over_budget(outcome, budget))

@@ -10,6 +10,7 @@ a model the endpoint refuses, leaves no trace in the run that would count as cel
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -70,14 +71,19 @@ class RunOutcome:
     models: list[str] = field(default_factory=list)
     # The models this call asked for (some may have no answer yet, so run.json lacks them).
     asked_models: list[str] = field(default_factory=list)
+    # The run dir was new and got no answer: removed again (nothing was kept).
+    removed: bool = False
 
     def unfinished(self) -> str:
         """Why cells are left and what to do, in German; "" when the run is complete."""
         if self.summary.complete:
             return ""
-        return unfinished(
+        text = unfinished(
             self.summary, run_path=self.run_dir.path, base_url=self.base_url, recorded=self.models
         )
+        if self.removed:
+            text += f" Nichts wurde behalten: {self.run_dir.path} ist wieder entfernt."
+        return text
 
     def facts(self) -> dict[str, object]:
         """What ``unfinished`` says, as data (the ``aborted`` event's fields, which the GUI
@@ -262,11 +268,30 @@ def execute_run(
     ``variants``/``repeats`` not given mean the run's; settings beyond the run's are refused
     unless ``extend`` (``stages.extend``). ``budget`` (with ``price`` and ``max_tokens``) caps
     what this call spends (``budget.Budget``); once reached, the cells not started are left.
+    A run dir this call created and that got no answer is removed at the end, however the
+    call ends (``RunOutcome.removed``); an existing one never is.
     """
     plan = plan_run(**options)
+    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+    created = not plan.run.path.exists()
+    try:
+        outcome = _answered(plan, key, backend, on_event)
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):  # the failure that ended the run is told
+                plan.run.remove_if_unanswered()
+        raise
+    if created:
+        outcome.removed = plan.run.remove_if_unanswered()
+    return outcome
+
+
+def _answered(
+    plan: RunPlan, key: str, backend: AnswerBackend | None, on_event: EventSink | None
+) -> RunOutcome:
+    """``execute_run`` in the run's lock: the cells asked, each answer appended."""
     pack, run, url = plan.pack, plan.run, plan.url
     chosen_models = plan.asked.models
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
     with run.locked():
         plan.resolve()
         chosen_variants, chosen_repeats = plan.variants, plan.repeats
