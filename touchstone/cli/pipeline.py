@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.padding import Padding
 
+from touchstone import german
 from touchstone.cli.app import app
 from touchstone.cli.ui import (
     ProgressView,
@@ -17,6 +18,7 @@ from touchstone.cli.ui import (
     show_open_in_run,
     show_run_outcome,
     show_warnings,
+    stderr,
     stdout,
 )
 from touchstone.events import fan_out
@@ -272,7 +274,7 @@ def judge(
                 run_dir,
                 config=config,
                 model=model,
-                on_event=fan_out(view, event_log),
+                on_event=fan_out(view, event_log, say_continued),
                 concurrency=concurrency,
                 rejudge=rejudge.value,
                 use_cache=not no_cache,
@@ -280,6 +282,16 @@ def judge(
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)
         show_other_judges(outcome, run_dir, config, model)
+
+
+def say_continued(kind: str, data: dict[str, Any]) -> None:
+    """An interrupted ``--rejudge all`` continued: said before its calls, which it spares."""
+    open_cells, cells = data.get("rejudge_open"), data.get("rejudge_cells")
+    if kind == "start" and isinstance(open_cells, int) and isinstance(cells, int):
+        stderr.print(
+            f"Setzt die unterbrochene Neubewertung fort: {german.count(open_cells)} von "
+            f"{german.count(cells)} Zellen offen (die übrigen hat sie schon neu bewertet)."
+        )
 
 
 def show_other_judges(

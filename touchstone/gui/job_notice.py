@@ -11,6 +11,7 @@ events carry no facts (an older CLI, a process that vanished) says so and points
 
 from __future__ import annotations
 
+import itertools
 import re
 import urllib.parse
 from pathlib import PurePath
@@ -175,6 +176,8 @@ def _judge_left(end: dict[str, Any], resumable: bool, other_model: bool) -> list
         parts.append(
             f"„Fortsetzen“ fragt die {_cells(refused)} erneut, die der Judge-Filter abgelehnt hat."
         )
+    if end.get("rejudge_left") and resumable:
+        parts.append(_REJUDGE_GOES_ON)
     return parts
 
 
@@ -312,14 +315,29 @@ def _failed(
     return notice, actions, None
 
 
-def _cancelled(kind: str, has_run: bool) -> tuple[str, list[str]]:
+def _cancelled(record: dict[str, Any], kind: str, has_run: bool) -> tuple[str, list[str]]:
     goes_on = {
         "run": " „Fortsetzen“ holt die offenen Zellen nach.",
         "judge": " „Fortsetzen“ bewertet die offenen Zellen.",
         "judge-check": " „Erneut prüfen“ startet die Prüfung neu.",
     }
+    if kind == "judge" and _rejudges_all(record):
+        goes_on["judge"] = f" {_REJUDGE_GOES_ON}"
     actions = ["resume", "open_run"] if kind == "run" and has_run else ["resume"]
     return CANCELLED + goes_on.get(kind, ""), actions
+
+
+# "Fortsetzen" replays the job: a ``--rejudge all`` goes on where it stopped (the CLI's
+# ``stages/judge/rejudging.py``), it does not pay for every cell again.
+_REJUDGE_GOES_ON = (
+    "„Fortsetzen“ setzt die Neubewertung fort: mit demselben Judge nur die Zellen, die sie "
+    "noch nicht erreicht hat."
+)
+
+
+def _rejudges_all(record: dict[str, Any]) -> bool:
+    command = [part for part in record.get("command") or [] if isinstance(part, str)]
+    return any(a == "--rejudge" and b == "all" for a, b in itertools.pairwise(command))
 
 
 def _done(record: dict[str, Any], progress: dict[str, Any]) -> tuple[str, list[str]]:
@@ -387,7 +405,7 @@ def for_browser(
     if state == "done":
         shown["notice"], shown["actions"] = _done(record, progress)
     elif state == "cancelled":
-        shown["notice"], shown["actions"] = _cancelled(kind, has_run)
+        shown["notice"], shown["actions"] = _cancelled(record, kind, has_run)
     elif state == "failed":
         shown["notice"], shown["actions"], shown["fix"] = _failed(record, progress, has_run)
     shown["short"] = short_notice(record, progress, shown["notice"])

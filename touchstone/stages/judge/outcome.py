@@ -48,6 +48,12 @@ class JudgeOutcome:
     from_cache: int = 0
     # The judge model this invocation judged with (config or --model); "" for a jury.
     judge_model: str = ""
+    # A ``--rejudge all`` (``stages/judge/rejudging.py``): the run's cells, those an
+    # interrupted re-judge had left when this one continued it (0: it began anew), and those
+    # the re-judge has still to reach now (0: it is complete).
+    rejudge_cells: int = 0
+    rejudge_open: int = 0
+    rejudge_left: int = 0
 
     @property
     def cells_left(self) -> int:
