@@ -10,6 +10,7 @@ from tests.cli.test_cli import judge_config
 from tests.conftest import run_cli
 from touchstone.sim import SimServer
 from touchstone.stages.judge.judge import execute_judge
+from touchstone.stages.preview.preview import preview_judge
 from touchstone.store.rejudge import REJUDGE
 
 
@@ -30,6 +31,11 @@ def test_a_rejudge_stopped_by_its_budget_is_continued_by_the_same_command(
     assert "derselbe Befehl mit --rejudge all und demselben Judge setzt sie fort" in said
     left = int(re.search(r"unterbrochen, (\d+) Zellen noch nicht neu bewertet", said)[1])
     assert 0 < left < 12 and (answered_run / REJUDGE).is_file()
+    # The dry run of the same command counts only the cells left, and writes nothing.
+    marker = (answered_run / REJUDGE).read_bytes()
+    preview = preview_judge(answered_run, config=capped, rejudge="all")
+    assert preview.calls - preview.holistic == left
+    assert (answered_run / REJUDGE).read_bytes() == marker
 
     capped.write_text(text, encoding="utf-8")  # the budget raised: the same judge
     calls = sim.calls.get("sim-judge", 0)

@@ -32,20 +32,30 @@ class RejudgeAll:
         return self.cells - len(self.done)
 
 
+def continued_rejudge(
+    run: RunDir, judge: str, plan: JudgePlan, responses: Sequence[EvalResponse]
+) -> tuple[JudgePlan, RejudgeAll] | None:
+    """The plan of a ``--rejudge all`` by ``judge`` (its identity) that continues an
+    interrupted one by the same judge: the cells it reached are left alone (unless their
+    rubric changed since). None when there is none to continue. Reads only (``--dry-run``)."""
+    unfinished = read_rejudge(run)
+    if unfinished is None or unfinished.judge != judge:
+        return None
+    keys = set(map(cell_key, responses))
+    done = {key for key in unfinished.done if key in keys}
+    rejudge = RejudgeAll(len(keys), len(keys) - len(done), done)
+    return JudgePlan(frozenset(done) - plan.stale, plan.stale), rejudge
+
+
 def begin_rejudge(
     run: RunDir, judge: str, plan: JudgePlan, responses: Sequence[EvalResponse]
 ) -> tuple[JudgePlan, RejudgeAll]:
-    """The plan of a ``--rejudge all`` by ``judge`` (its identity): the cells an interrupted
-    re-judge by the same judge reached are left alone (unless their rubric changed since);
-    else a new re-judge begins."""
-    keys = set(map(cell_key, responses))
-    unfinished = read_rejudge(run)
-    if unfinished is not None and unfinished.judge == judge:
-        done = {key for key in unfinished.done if key in keys}
-        rejudge = RejudgeAll(len(keys), len(keys) - len(done), done)
-        return JudgePlan(frozenset(done) - plan.stale, plan.stale), rejudge
+    """``continued_rejudge``, or else a new re-judge of every cell, recorded as begun."""
+    continued = continued_rejudge(run, judge, plan, responses)
+    if continued is not None:
+        return continued
     start_rejudge(run, judge)
-    return plan, RejudgeAll(len(keys), 0)
+    return plan, RejudgeAll(len(set(map(cell_key, responses))), 0)
 
 
 def finish_rejudge(run: RunDir, rejudge: RejudgeAll) -> None:
