@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,12 +32,16 @@ _STATUS_PREFIX = re.compile(r"^Error code: (\d{3}) - ")
 _WORDS_MAX = 200
 # The name of a 404 for a path the server does not serve (``CallError.unknown_path``).
 UNKNOWN_PATH_LABEL = "Pfad unbekannt"
+# The name of a call whose host name does not resolve (``CallError.unknown_host``).
+UNKNOWN_HOST_LABEL = "Rechnername nicht gefunden"
 
 
 def cause(error: CallError) -> str:
     """``Modell nicht gefunden (404: „The model … does not exist“)``: the kind in German, then
     the status and the server's words, without the class name of the exception."""
     what = UNKNOWN_PATH_LABEL if error.unknown_path else kind_label(error.kind)
+    if error.unknown_host:
+        what = UNKNOWN_HOST_LABEL
     if error.kind == "connection":
         return what  # the SDK's words ("Connection error.") add nothing to it
     text = _TYPE_PREFIX.sub("", str(error).strip(), count=1)
@@ -140,12 +145,19 @@ def cause_advice(
     available: Sequence[str] = (),
     server_busy: bool = False,
     unknown_path: bool = False,
+    unknown_host: bool = False,
 ) -> str:
     """The German advice for calls that failed by ``kind``; ``available``: the model names
     the endpoint lists (for ``not_found``); ``server_busy``: the server refused connections
     while other calls to it succeeded (``CallError.server_busy``); ``unknown_path``: the 404
-    was for a path the server does not serve (``CallError.unknown_path``)."""
+    was for a path the server does not serve (``CallError.unknown_path``); ``unknown_host``:
+    the base URL's host name does not resolve (``CallError.unknown_host``)."""
     endpoint = base_url or "(ohne base_url)"
+    if kind == "connection" and unknown_host:
+        host = urllib.parse.urlsplit(base_url).hostname or endpoint
+        return (
+            f"Rechnername „{host}“ nicht gefunden – ein Tippfehler? Prüfen Sie {settings.base_url}."
+        )
     if kind == "not_found" and unknown_path:
         return (
             f"Der Server unter {endpoint} antwortet, kennt aber den Pfad nicht: prüfen Sie den "

@@ -150,6 +150,8 @@ class CallError(TouchstoneError):
     serve the path (a wrong base-URL path), not a misspelt model.
     ``schema_refused``: a 400 (kind ``bad_request``) about the request's ``response_format``:
     the endpoint takes no JSON schema.
+    ``unknown_host``: the resolver does not know the base URL's host name (kind
+    ``connection``): no call to it can succeed, whatever the model.
     """
 
     def __init__(
@@ -161,6 +163,7 @@ class CallError(TouchstoneError):
         refused_connection: bool = False,
         unknown_path: bool = False,
         schema_refused: bool = False,
+        unknown_host: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
@@ -168,6 +171,7 @@ class CallError(TouchstoneError):
         self.refused_connection = refused_connection
         self.unknown_path = unknown_path
         self.schema_refused = schema_refused
+        self.unknown_host = unknown_host
         self.server_busy = False
 
 

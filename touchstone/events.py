@@ -7,21 +7,23 @@ German for the terminal and the GUI alike. With a cost cap (``budget``), ``done`
 and ``judge`` and the ``aborted`` of ``judge`` and ``judge-check`` carry ``budget``:
 ``limit``, ``spent``, ``reached``, ``measured_calls``, ``estimated_calls``,
 ``misreported_calls`` (usage implausibly low: counted at the estimate) and the German line
-``summary`` (absent without a cap).
+``summary`` (absent without a cap). The ``start`` of ``run`` names the run dir as given or
+made up (``run_dir``): the CLI's hint after Ctrl-C names it.
 
 The last ``aborted`` event of a failed command has ``message`` (the CLI's text) and
 ``exit_code``, and the facts a reader words its own message from: ``ending`` (``input``,
 ``judge_stopped``, ``run_incomplete``, ``judge_unfit``, ``budget_reached``, ``system``,
 ``cancelled``). A judge
 stop adds ``cause`` (the error kind, or ``unparseable``), ``model``, ``base_url``,
-``suggestions`` (close names the endpoint lists), ``server_busy``, and of a judge run
+``suggestions`` (close names the endpoint lists), ``server_busy``, ``unknown_host`` (the base
+URL's host name does not resolve), and of a judge run
 ``open_cells``, ``kept``, ``unreadable``, ``refused``. An incomplete run adds ``open_cells``,
 ``base_url``, ``run_models`` (those run.json records), ``stopped`` (``[{model, cause,
-suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy}]``). The ``done`` of
-``judge-check`` has ``fitness`` (``suitable``, ``unfit``, ``unassessable``, ``aborted``) and
-``stop`` (a stop's facts, as above). A budget stop adds ``budget_message``, a drift stop
-``drift_message`` (in the GUI's words). Fields are only
-ever added: a reader takes what it knows.
+suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy, unknown_host}]``).
+The ``done`` of ``judge-check`` has ``fitness`` (``suitable``, ``unfit``, ``unassessable``,
+``aborted``) and ``stop`` (a stop's facts, as above). A budget stop adds ``budget_message``,
+a drift stop ``drift_message`` (in the GUI's words). Fields are only ever added: a reader
+takes what it knows.
 
 A jury (design.md §18) adds ``judge_dropped`` (``judge_model``, ``judge_base_url``,
 ``error_kind``, ``message``: "Judge X ausgeschieden: … – Rat: …", ``left``: its cells that

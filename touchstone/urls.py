@@ -1,10 +1,26 @@
-"""Endpoint URLs: as touchstone writes them down (without credentials), and the server a URL
-names however it is written (``same_server``)."""
+"""Endpoint URLs: the schemes an endpoint may have (``scheme_problem``), as touchstone writes
+them down (without credentials), and the server a URL names however it is written
+(``same_server``)."""
 
 from __future__ import annotations
 
 import ipaddress
 import urllib.parse
+
+SCHEMES = ("http", "https")
+SCHEME_NEEDED = "braucht http:// oder https://"
+
+
+def scheme_problem(url: str) -> str:
+    """Why ``url`` cannot be an endpoint (German, after the name of its flag or field), or ""
+    when it starts with ``http://`` or ``https://`` and names a host. ``localhost:1234/v1``
+    would otherwise reach the SDK as a relative path and fail as "keine Verbindung" on every
+    call; ``ftp://`` is no HTTP server."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme.lower() in SCHEMES and parts.hostname:
+        return ""
+    shown = without_credentials(url).rpartition("@")[2]  # never a password in a message
+    return f"{SCHEME_NEEDED} (z. B. http://localhost:1234/v1), ist aber „{shown[:80]}“"
 
 
 def without_credentials(url: str) -> str:

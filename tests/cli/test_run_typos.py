@@ -42,6 +42,8 @@ def test_a_dead_base_url_asks_whether_the_server_runs_and_judge_finds_no_answers
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "tot"
+    # Made before: a run dir the command did not create stays, even without an answer.
+    out.mkdir()
     dead = f"http://127.0.0.1:{closed_port()}/v1"
     result = run_cli(
         *run_args(tiny_pack_path, dead, out, "sim-gut"),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.padding import Padding
 
+from touchstone import german
 from touchstone.cli.app import app
 from touchstone.cli.ui import (
     ProgressView,
@@ -17,6 +18,7 @@ from touchstone.cli.ui import (
     show_open_in_run,
     show_run_outcome,
     show_warnings,
+    stderr,
     stdout,
 )
 from touchstone.events import fan_out
@@ -33,6 +35,7 @@ from touchstone.transport.budget import parse_price
 if TYPE_CHECKING:
     from touchstone.judge.config import JudgeConfig
     from touchstone.jury.config import JuryConfig
+    from touchstone.stages.judge.outcome import JudgeOutcome
     from touchstone.stages.preview.preview import JuryPreview, Preview
     from touchstone.stages.run.run import RunOptions
 
@@ -69,6 +72,26 @@ EventsOption = Annotated[
 def budget_option(help_text: str) -> Any:
     """``--budget`` of ``run`` and ``judge``: a number with a decimal comma or point."""
     return typer.Option("--budget", parser=decimal, help=help_text)
+
+
+class RunStarted:
+    """Hears the run stage's ``start`` event: the run dir a Ctrl-C's hint names (without
+    ``--out`` it has a name with a time stamp the user has not seen)."""
+
+    def __init__(self) -> None:
+        self.run_dir = ""
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "start" and isinstance(data.get("run_dir"), str):
+            self.run_dir = data["run_dir"]
+
+    def resume(self) -> str:
+        """How the run goes on after Ctrl-C; "" before it started (nothing to resume)."""
+        if not self.run_dir:
+            return ""
+        if not Path(self.run_dir).exists():  # it was new and got no answer (``execute_run``)
+            return f"Es kam keine Antwort an: das neue Run-Verzeichnis {self.run_dir} ist entfernt."
+        return f"Derselbe Befehl mit --out {self.run_dir} setzt den Run fort."
 
 
 @app.command()
@@ -176,7 +199,8 @@ def run(
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     from touchstone.stages.run.run import execute_run  # the answering only for ``run``
 
-    with handled(None if dry_run else events) as event_log:
+    started = RunStarted()
+    with handled(None if dry_run else events, resume=started.resume) as event_log:
         price = None if price_per_million is None else parse_price(price_per_million)
         options: RunOptions = {
             "pack_path": pack,
@@ -200,7 +224,9 @@ def run(
             show_preview(preview_run(**options))
             return
         with ProgressView("Antworten") as view:
-            outcome = execute_run(**options, api_key=api_key, on_event=fan_out(view, event_log))
+            outcome = execute_run(
+                **options, api_key=api_key, on_event=fan_out(view, event_log, started)
+            )
         show_warnings(outcome.run_dir.warnings)
         try:
             show_run_outcome(outcome)
@@ -278,13 +304,44 @@ def judge(
                 run_dir,
                 config=judge_config,
                 model=model,
-                on_event=fan_out(view, event_log),
+                on_event=fan_out(view, event_log, say_continued),
                 concurrency=concurrency,
                 rejudge=rejudge.value,
                 use_cache=not no_cache,
             )
         show_warnings(outcome.run_dir.warnings)
         show_judge_outcome(outcome)
+        show_other_judges(outcome, run_dir, config, model)
+
+
+def say_continued(kind: str, data: dict[str, Any]) -> None:
+    """An interrupted ``--rejudge all`` continued: said before its calls, which it spares."""
+    open_cells, cells = data.get("rejudge_open"), data.get("rejudge_cells")
+    if kind == "start" and isinstance(open_cells, int) and isinstance(cells, int):
+        stderr.print(
+            f"Setzt die unterbrochene Neubewertung fort: {german.count(open_cells)} von "
+            f"{german.count(cells)} Zellen offen (die übrigen hat sie schon neu bewertet)."
+        )
+
+
+def show_other_judges(
+    outcome: JudgeOutcome, run_dir: Path, config: Path, model: str | None
+) -> None:
+    """Verdicts of another judge than this invocation names: said on the card, with the
+    command that re-judges (a changed judge in the config judges nothing already judged)."""
+    others = outcome.other_judges
+    if not others:
+        return
+    names = ", ".join(others)
+    whose = (
+        f"Ein Teil der Bewertungen stammt von Judge {names}"
+        if outcome.judge_model in outcome.card.judge_models
+        else f"Die Bewertungen stammen von Judge {names}"
+    )
+    named = f"--model nennt {model}" if model else f"die Konfiguration nennt {outcome.judge_model}"
+    again = f"touchstone judge {run_dir} --config {config}"
+    again += f" --model {model}" if model else ""
+    stdout.print(plain(f"⚠ {whose}; {named}. Neu bewerten: {again} --rejudge all", style="yellow"))
 
 
 def costed_config(

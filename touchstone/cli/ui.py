@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,11 +104,14 @@ def say_error(prefix: str, message: str) -> None:
 
 
 @contextmanager
-def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
+def handled(
+    events_path: Path | None = None, *, resume: Callable[[], str] | None = None
+) -> Iterator[EventLog | None]:
     """Map expected failures to a message, an ``aborted`` event and an exit code.
 
     Opens the ``--events`` log (yielded) inside the guard, so that an unwritable events
     path is bad input like any other. Never a traceback for an expected failure.
+    ``resume``: after Ctrl-C, how the command goes on ("" when there is nothing to say yet).
     """
     code, prefix, message = 0, "", ""
     # How the command ended, and its facts, for the ``aborted`` event (``touchstone.events``).
@@ -144,7 +147,8 @@ def handled(events_path: Path | None = None) -> Iterator[EventLog | None]:
         code, prefix, message, ending = 2, "Fehler:", os_error_message(exc), "system"
     except KeyboardInterrupt:
         code, prefix, ending = 130, "Abgebrochen (Strg-C):", "cancelled"
-        message = "alles bisher Gespeicherte bleibt erhalten."
+        how = resume() if resume is not None else ""
+        message = " ".join(("alles bisher Gespeicherte bleibt erhalten.", how)).strip()
     except Terminated:
         code, prefix, ending = 143, "Beendet (SIGTERM):", "cancelled"
         message = "alles bisher Gespeicherte bleibt erhalten."
@@ -359,15 +363,23 @@ def _over_budget(outcome: RunOutcome, budget: Budget) -> str:
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
-    stdout.print(
-        plain(
-            f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
-            f"{outcome.run_dir.path} ({count(summary.already_done)} "
-            f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
-            f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
-            f"{count(summary.left)} offen)."
+    if outcome.removed:
+        stdout.print(
+            plain(
+                f"Keine Antwort erhalten ({count(summary.left)} offen): das neue "
+                f"Run-Verzeichnis {outcome.run_dir.path} ist wieder entfernt."
+            )
         )
-    )
+    else:
+        stdout.print(
+            plain(
+                f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
+                f"{outcome.run_dir.path} ({count(summary.already_done)} "
+                f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
+                f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
+                f"{count(summary.left)} offen)."
+            )
+        )
     budget = summary.budget
     if budget is not None and budget.reached:
         raise budget.error(_over_budget(outcome, budget))

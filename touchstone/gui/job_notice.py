@@ -11,7 +11,9 @@ events carry no facts (an older CLI, a process that vanished) says so and points
 
 from __future__ import annotations
 
+import itertools
 import re
+import urllib.parse
 from pathlib import PurePath
 from typing import Any
 
@@ -52,6 +54,11 @@ def _cells(count: int) -> str:
     return counted(count, "Zelle", "Zellen")
 
 
+def _host(base_url: str) -> str:
+    """The host name of ``base_url`` (the URL itself when it names none)."""
+    return urllib.parse.urlsplit(base_url).hostname or base_url
+
+
 # -- judge -------------------------------------------------------------------------------------
 def _judge_cause(end: dict[str, Any], config: str) -> str:
     """The cause of a judge's stop and what to change, naming the judge form and config."""
@@ -69,6 +76,11 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
             f"Der Endpunkt {base} lehnt den Zugang ab. Prüfen Sie den API-Schlüssel {where} "
             "(„endpoint.api_key_env“ nennt eine Umgebungsvariable der GUI) und starten Sie den "
             "Judge dann neu."
+        )
+    if cause == "connection" and end.get("unknown_host"):
+        return (
+            f"Rechnername „{_host(base)}“ nicht gefunden (ein Tippfehler?): prüfen Sie "
+            f"„endpoint.base_url“ {where}."
         )
     if cause == "connection" and end.get("server_busy"):
         return (
@@ -164,6 +176,8 @@ def _judge_left(end: dict[str, Any], resumable: bool, other_model: bool) -> list
         parts.append(
             f"„Fortsetzen“ fragt die {_cells(refused)} erneut, die der Judge-Filter abgelehnt hat."
         )
+    if end.get("rejudge_left") and resumable:
+        parts.append(_REJUDGE_GOES_ON)
     return parts
 
 
@@ -172,7 +186,8 @@ def _judge_stop(
 ) -> tuple[str, list[str]]:
     cause = end.get("cause", "")
     runaway = _runs_away(end, health)
-    resumable = cause not in HOPELESS and not runaway
+    # A host name nobody knows fails the same way on every call: the config must change.
+    resumable = cause not in HOPELESS and not runaway and not end.get("unknown_host")
     head = "Judge abgebrochen" if kind == "judge" else "Judge-Check abgebrochen"
     label = f" ({kind_label(cause)})" if cause else ""
     parts = [f"{head}{label}:", _judge_cause(end, config)]
@@ -222,6 +237,15 @@ def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]
     for left in end.get("left", []):
         cause, calls = left.get("cause", ""), counted(left.get("calls", 0), "Aufruf", "Aufrufe")
         resumable = True
+        if cause == "connection" and left.get("unknown_host"):
+            # No call can reach that name: a resume would fail alike; the field needs a fix.
+            resumable, field = False, "base_url"
+            parts.append(
+                f"Rechnername „{_host(base)}“ nicht gefunden (ein Tippfehler?): kein weiterer "
+                "Aufruf wurde gestellt. Korrigieren Sie das Feld „Endpunkt“ und starten Sie den "
+                "Run erneut."
+            )
+            break
         if cause == "connection" and left.get("server_busy"):
             parts.append(
                 f"{calls} ohne Antwort: der Server unter {base} nimmt nicht so viele "
@@ -291,14 +315,29 @@ def _failed(
     return notice, actions, None
 
 
-def _cancelled(kind: str, has_run: bool) -> tuple[str, list[str]]:
+def _cancelled(record: dict[str, Any], kind: str, has_run: bool) -> tuple[str, list[str]]:
     goes_on = {
         "run": " „Fortsetzen“ holt die offenen Zellen nach.",
         "judge": " „Fortsetzen“ bewertet die offenen Zellen.",
         "judge-check": " „Erneut prüfen“ startet die Prüfung neu.",
     }
+    if kind == "judge" and _rejudges_all(record):
+        goes_on["judge"] = f" {_REJUDGE_GOES_ON}"
     actions = ["resume", "open_run"] if kind == "run" and has_run else ["resume"]
     return CANCELLED + goes_on.get(kind, ""), actions
+
+
+# "Fortsetzen" replays the job: a ``--rejudge all`` goes on where it stopped (the CLI's
+# ``stages/judge/rejudging.py``), it does not pay for every cell again.
+_REJUDGE_GOES_ON = (
+    "„Fortsetzen“ setzt die Neubewertung fort: mit demselben Judge nur die Zellen, die sie "
+    "noch nicht erreicht hat."
+)
+
+
+def _rejudges_all(record: dict[str, Any]) -> bool:
+    command = [part for part in record.get("command") or [] if isinstance(part, str)]
+    return any(a == "--rejudge" and b == "all" for a, b in itertools.pairwise(command))
 
 
 def _done(record: dict[str, Any], progress: dict[str, Any]) -> tuple[str, list[str]]:
@@ -366,7 +405,7 @@ def for_browser(
     if state == "done":
         shown["notice"], shown["actions"] = _done(record, progress)
     elif state == "cancelled":
-        shown["notice"], shown["actions"] = _cancelled(kind, has_run)
+        shown["notice"], shown["actions"] = _cancelled(record, kind, has_run)
     elif state == "failed":
         shown["notice"], shown["actions"], shown["fix"] = _failed(record, progress, has_run)
     shown["short"] = short_notice(record, progress, shown["notice"])

@@ -209,7 +209,7 @@ def found_unfit(events: list[dict[str, Any]]) -> bool:
 
 FITNESS = ("suitable", "unfit", "unassessable", "aborted")
 _END_TEXTS = ("ending", "cause", "model", "base_url", "budget_message", "drift_message")
-_END_COUNTS = ("open_cells", "kept", "unreadable", "refused")
+_END_COUNTS = ("open_cells", "kept", "unreadable", "refused", "rejudge_left")
 _MAX_LISTED = 20
 
 
@@ -237,7 +237,7 @@ def clean_end(event: dict[str, Any], *, lists: bool = True) -> dict[str, Any]:
             facts[key] = max(0, count)
     if (calls := _int_or_none(event.get("calls"))) is not None:
         facts["calls"] = max(0, calls)
-    for key in ("server_busy", "recorded"):
+    for key in ("server_busy", "unknown_host", "recorded"):
         if isinstance(event.get(key), bool):
             facts[key] = event[key]
     for key in ("suggestions", "run_models"):

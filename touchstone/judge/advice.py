@@ -30,13 +30,15 @@ def advice(
     unknown_path: bool = False,
     schema_refused: bool = False,
     schema_sent: bool = False,
+    unknown_host: bool = False,
 ) -> str:
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
     goes on (not for ``judge-check``, which persists nothing); ``server_busy``: the server
     refused connections while other calls to it succeeded (``CallError.server_busy``);
     ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``);
     ``schema_refused``: the endpoint refused the reply schema ``schema: on`` demands
-    (``CallError.schema_refused``); ``schema_sent``: the replies were asked in the schema."""
+    (``CallError.schema_refused``); ``schema_sent``: the replies were asked in the schema;
+    ``unknown_host``: the host name does not resolve (``CallError.unknown_host``)."""
     if schema_refused:
         return (
             "Der Endpunkt nimmt kein JSON-Schema (response_format), die Judge-Konfiguration "
@@ -57,6 +59,7 @@ def advice(
         available=available,
         busy=server_busy,
         unknown_path=unknown_path,
+        unknown_host=unknown_host,
     )
     if resume and kind == "quota":
         text += " Der Run lässt sich dann fortsetzen."
@@ -112,6 +115,7 @@ def _judge_advice(
     available: Sequence[str],
     busy: bool,
     unknown_path: bool,
+    unknown_host: bool,
 ) -> str:
     if kind == "refused":
         return (
@@ -131,4 +135,5 @@ def _judge_advice(
         available=available,
         server_busy=busy,
         unknown_path=unknown_path,
+        unknown_host=unknown_host,
     )

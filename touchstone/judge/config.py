@@ -34,6 +34,7 @@ from touchstone.limits import (
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.transport.seam import SchemaMode
+from touchstone.urls import scheme_problem
 from touchstone.yamlfile import load_yaml_model
 
 if TYPE_CHECKING:
@@ -85,6 +86,14 @@ class JudgeEndpoint:
     api_key: str = ""
     # Name of an environment variable holding the key, so the key stays out of the file.
     api_key_env: str = ""
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        problem = scheme_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     def resolved_api_key(self) -> str:
         if self.api_key:

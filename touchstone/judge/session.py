@@ -58,6 +58,7 @@ class JudgeSession:
             unknown_path=wrong_path,
             schema_refused=stop.cause is not None and stop.cause.schema_refused,
             schema_sent=self.health.schema_sent > 0,
+            unknown_host=stop.cause is not None and stop.cause.unknown_host,
         )
         error = JudgeAborted(
             f"{stop.message} {text}",
@@ -70,6 +71,7 @@ class JudgeSession:
                 "base_url": self.base_url,
                 "suggestions": close_names(self.judge.model, available),
                 "server_busy": stop.cause is not None and stop.cause.server_busy,
+                "unknown_host": stop.cause is not None and stop.cause.unknown_host,
             },
         )
         error.__cause__ = stop.cause

@@ -123,6 +123,22 @@ class RunDir:
         finally:
             lock.release()
 
+    def remove_if_unanswered(self) -> bool:
+        """Remove this run dir when it holds nothing but what ``run`` writes before its
+        first answer (run.json, an empty responses.jsonl, the lock): for a run dir the command
+        made itself and that got no answer (design.md §4). Anything else in it, or a single
+        answer line, keeps it. True when it was removed."""
+        answers = self.file(RESPONSES)
+        if answers.exists() and (not answers.is_file() or answers.stat().st_size > 0):
+            return False
+        present = {path.name for path in self.path.iterdir()}
+        if not present <= {MANIFEST, RESPONSES, LOCK, LOCK_HOLDER}:
+            return False
+        for name in present:
+            self.file(name).unlink(missing_ok=True)
+        self.path.rmdir()
+        return True
+
     def read_manifest(self) -> Manifest:
         """The manifest, its types checked (a hand-edited file is bad input, named)."""
         return load_manifest(self.file(MANIFEST))

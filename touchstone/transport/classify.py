@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import math
+import socket
 import time
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -275,6 +276,24 @@ def refused_connection(exc: BaseException) -> bool:
     return unread_by_server(exc) or any(isinstance(link, connect) for link in _chain(exc))
 
 
+# What the resolver answers for a name it does not know: "Name or service not known" and "No
+# address associated with hostname" (Linux), WSAHOST_NOT_FOUND (Windows). Not EAI_AGAIN
+# ("Temporary failure in name resolution"): no resolver reachable now, the name may exist.
+_NAME_UNKNOWN = frozenset(
+    getattr(socket, name)
+    for name in ("EAI_NONAME", "EAI_NODATA", "EAI_ADDRFAMILY")
+    if hasattr(socket, name)
+) | {11001}
+
+
+def unknown_host(exc: BaseException) -> bool:
+    """Whether the call failed because the base URL's host name does not resolve: httpx
+    reports it as ``ConnectError`` caused by the ``socket.gaierror`` of ``getaddrinfo``."""
+    return any(
+        isinstance(link, socket.gaierror) and link.errno in _NAME_UNKNOWN for link in _chain(exc)
+    )
+
+
 # A 404 that names what it misses: a model (OpenAI, vLLM, Ollama, the simulator) or an Azure
 # deployment (a model by another name). Any other 404 is a path the server does not serve:
 # OpenAI's "Invalid URL (POST /v2/chat/completions)", FastAPI's {"detail": "Not Found"} (vLLM,
@@ -320,4 +339,5 @@ def call_error(cls: type[E], exc: BaseException) -> E:
         refused_connection=kind == "connection" and refused_connection(exc),
         unknown_path=kind == "not_found" and unknown_path(exc),
         schema_refused=kind == "bad_request" and schema_refused(exc),
+        unknown_host=kind == "connection" and unknown_host(exc),
     )

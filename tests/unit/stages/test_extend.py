@@ -127,6 +127,7 @@ def test_a_misspelt_model_is_added_with_extend_and_a_wrong_url_needs_nothing(
     assert fixed.summary.recorded == 3 and manifest(out)["models"] == ["sim-gut", "sim-mittel"]
 
     dead = tmp_path / "tot"
+    dead.mkdir()  # made before (as the GUI does): kept without an answer
     tiny_run(
         "sim-gut", variants=["none"], out=dead, base_url="http://127.0.0.1:9/v1", call_timeout_s=1
     )

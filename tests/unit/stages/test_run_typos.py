@@ -38,6 +38,7 @@ def test_judge_on_a_run_without_answers_is_bad_input_and_writes_nothing(
     tiny_run: PackRun, tmp_path: Path
 ) -> None:
     out = tmp_path / "leer"
+    out.mkdir()  # made before (as the GUI does): kept without an answer
     tiny_run("sim-gut", out=out, base_url=f"http://127.0.0.1:{closed_port()}/v1", call_timeout_s=1)
     # An empty answers file (a run killed before its first answer) is no answer either.
     (out / "responses.jsonl").write_text("", encoding="utf-8")

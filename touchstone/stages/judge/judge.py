@@ -150,7 +150,13 @@ def _nothing_to_do(
         judge_model=judge_model,
     )
     outcome = JudgeOutcome(
-        run, pack, cells=settled.cells, card=settled.card, health=health, human=human
+        run,
+        pack,
+        cells=settled.cells,
+        card=settled.card,
+        health=health,
+        human=human,
+        judge_model=judge_model,
     )
     emit_done(on_event, outcome)
     return outcome

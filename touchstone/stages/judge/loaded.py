@@ -4,13 +4,14 @@ judge, so that a settled resume loads no call machinery)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from touchstone.errors import BudgetReached, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
-from touchstone.judge.backend import JudgeBackend
+from touchstone.judge.backend import JudgeBackend, judge_identity
 from touchstone.judge.cache import open_cache
 from touchstone.judge.config import JudgeConfig
 from touchstone.judge.passes import JudgeRunResult, judge_run
@@ -21,11 +22,18 @@ from touchstone.pack import Pack
 from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.stages.judge.drift import check_drift_first
-from touchstone.stages.judge.outcome import JudgeOutcome, budget_field, emit_done, verdict_event
+from touchstone.stages.judge.outcome import (
+    JudgeOutcome,
+    budget_field,
+    emit_done,
+    verdict_event,
+)
+from touchstone.stages.judge.rejudging import RejudgeAll, begin_rejudge, finish_rejudge
 from touchstone.stages.judge.stop import StoppedRun
 from touchstone.stages.spot_check import judged_card
 from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
+from touchstone.store.rejudge import rejudged_cells
 from touchstone.store.settled import write_settled
 from touchstone.transport.engine import run_blocking
 
@@ -57,9 +65,12 @@ def judge_loaded(
     prior_reports = run.load_reports()
     judge_backend = backend or config.backend(model)
     plan = JudgePlan.of(prior, responses, pack, rejudge)
+    rejudging: RejudgeAll | None = None
+    if rejudge == "all":
+        plan, rejudging = begin_rejudge(run, judge_identity(judge_backend), plan, responses)
     todo = plan.todo(responses)
     cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior if todo else ())
-    calls = _Calls(config, config.health(), config.cost_cap())
+    calls = _Calls(config, config.health(), config.cost_cap(), judge_backend.model, rejudging)
     check_drift_first(
         run,
         pack,
@@ -91,7 +102,8 @@ def judge_loaded(
         stopped = StoppedRun.of(responses, prior, calls.landed, plan)
         run.rewrite_verdicts(stopped.verdicts.values(), member_lines=judged.member_lines)
         calls.health.cells_left = stopped.open_cells
-        stop = stopped.told(exc, calls.health)
+        left = 0 if calls.rejudging is None else calls.rejudging.left
+        stop = stopped.told(exc, calls.health, rejudge_left=left)
         emit(
             on_event,
             "aborted",
@@ -106,6 +118,8 @@ def judge_loaded(
     finally:
         cache.close()
         run.warnings.extend(cache.warnings)
+        if rejudging is not None:
+            finish_rejudge(run, rejudging)
     return _finish(
         run,
         pack,
@@ -127,8 +141,18 @@ class _Calls:
     config: JudgeConfig
     health: JudgeHealth
     budget: Budget | None
+    judge_model: str
+    # A ``--rejudge all``: the cells it has reached, recorded as their verdicts land.
+    rejudging: RejudgeAll | None
     landed: dict[VerdictKey, Verdict] = field(default_factory=dict)
     errors: list[Verdict] = field(default_factory=list)
+
+    def continued(self) -> dict[str, int]:
+        """The ``start`` event's facts of an interrupted ``--rejudge all`` continued now."""
+        rejudging = self.rejudging
+        if rejudging is None or not rejudging.open:
+            return {}
+        return {"rejudge_open": rejudging.open, "rejudge_cells": rejudging.cells}
 
     def judge(
         self,
@@ -148,11 +172,16 @@ class _Calls:
     ) -> JudgeRunResult:
         """``judge_run`` over the run, every verdict appended to judgements.jsonl as it lands."""
         config = self.config
-        with run.verdict_appender() as appender:
+        rejudging = self.rejudging
+        reaching = rejudged_cells(run) if rejudging is not None else contextlib.nullcontext()
+        with run.verdict_appender() as appender, reaching as reached:
 
             def persist(verdict: Verdict) -> None:
                 appender.append(verdict.as_dict())
                 self.landed[cell_key(verdict)] = verdict
+                if rejudging is not None and reached is not None:
+                    reached(cell_key(verdict))
+                    rejudging.done.add(cell_key(verdict))
                 # A refusal is saved, but for whoever watches it is a failed judge call.
                 kind = "judge_error" if verdict.unscored_reason == "judge_refused" else "progress"
                 emit(on_event, kind, stage="judge", **verdict_event(verdict))
@@ -181,6 +210,7 @@ class _Calls:
                         todo=todo,
                         stale=len(plan.stale),
                         judge_model=session.judge.model,
+                        **self.continued(),
                     )
                     return await judge_run(
                         session,
@@ -242,7 +272,12 @@ def _finish(
         budget=budget,
         human=human,
         from_cache=sum(1 for v in landed.values() if v.cached and not v.unscored),
+        judge_model=calls.judge_model,
     )
+    if calls.rejudging is not None:
+        rejudging = calls.rejudging
+        outcome.rejudge_cells, outcome.rejudge_open = rejudging.cells, rejudging.open
+        outcome.rejudge_left = rejudging.left
     emit_done(on_event, outcome)
     if budget is not None and budget.reached:
         # Only holistic reports were left: everything that landed is written, the card too.

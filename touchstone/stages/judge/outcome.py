@@ -46,10 +46,27 @@ class JudgeOutcome:
     # New verdicts that needed no call of their own: the verdict cache had them, or an
     # identical cell of this run paid for the call (same answer, same judge).
     from_cache: int = 0
+    # The judge model this invocation judged with (config or --model); "" for a jury.
+    judge_model: str = ""
+    # A ``--rejudge all`` (``stages/judge/rejudging.py``): the run's cells, those an
+    # interrupted re-judge had left when this one continued it (0: it began anew), and those
+    # the re-judge has still to reach now (0: it is complete).
+    rejudge_cells: int = 0
+    rejudge_open: int = 0
+    rejudge_left: int = 0
 
     @property
     def cells_left(self) -> int:
         return self.health.cells_left
+
+    @property
+    def other_judges(self) -> list[str]:
+        """The judge models of the run's verdicts other than the one this invocation names:
+        a judge changed in the config judges nothing already judged (``--rejudge all`` does),
+        so its card is another judge's, which the CLI says."""
+        if not self.judge_model:
+            return []
+        return [name for name in self.card.judge_models if name != self.judge_model]
 
 
 def emit_done(on_event: EventSink | None, outcome: JudgeOutcome) -> None:

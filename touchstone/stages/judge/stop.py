@@ -65,9 +65,10 @@ class StoppedRun:
         )
 
     def told(
-        self, exc: JudgeAborted | BudgetReached, health: JudgeHealth
+        self, exc: JudgeAborted | BudgetReached, health: JudgeHealth, *, rejudge_left: int = 0
     ) -> JudgeAborted | BudgetReached:
-        """``exc`` as the end of the judge run tells it: what is left, and how to go on."""
+        """``exc`` as the end of the judge run tells it: what is left, and how to go on;
+        ``rejudge_left``: the cells a stopped ``--rejudge all`` has not reached."""
         over_budget = isinstance(exc, BudgetReached)
         left = after_stop(
             open_cells=self.open_cells,
@@ -82,6 +83,12 @@ class StoppedRun:
                 "die bisherige Bewertung bleibt" if self.kept == 1 else "die bisherigen bleiben"
             )
             left = f"{counted(self.kept, 'Zelle', 'Zellen')} nicht neu bewertet: {stands}. {left}"
+        if rejudge_left:
+            left += (
+                f" Die Neubewertung ist unterbrochen, {counted(rejudge_left, 'Zelle', 'Zellen')} "
+                "noch nicht neu bewertet: derselbe Befehl mit --rejudge all und demselben Judge "
+                "setzt sie fort."
+            )
         return exc.restated(
             f"{exc} {left}",
             facts={
@@ -89,6 +96,7 @@ class StoppedRun:
                 "kept": self.kept,
                 "unreadable": self.unreadable,
                 "refused": self.refused,
+                "rejudge_left": rejudge_left,
             },
             health_summary=health.summary_de(),
         )

@@ -48,12 +48,15 @@ def estimate_judge(
     rejudge: Rejudge,
     model: str | None = None,
     holistic: bool = True,
+    plan: JudgePlan | None = None,
 ) -> Preview:
     """The calls ``config``'s judge would make over ``responses`` given its ``prior``
     verdicts (``known``: the lines whose calls the run would not make again), with the
-    holistic pass when ``holistic``; tokens, and cost by its own price."""
+    holistic pass when ``holistic``; tokens, and cost by its own price. ``plan``: the
+    cells to judge when the caller knows better (an interrupted ``--rejudge all`` goes on)."""
     judge = Judge.of(config.backend(model))
-    plan = JudgePlan.of(prior, responses, pack, rejudge)
+    if plan is None:
+        plan = JudgePlan.of(prior, responses, pack, rejudge)
     todo = [r for r in responses if cell_key(r) not in plan.skip]
     system = judge_system_prompt(pack)
     calls, chars = _cell_calls(todo, pack, judge, system, known, rejudge)

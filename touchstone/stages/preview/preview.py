@@ -21,13 +21,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Unpack
 
+from touchstone.judge.backend import judge_identity
 from touchstone.judge.config import JudgeConfig
-from touchstone.judge.plan import Rejudge
+from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
 from touchstone.jury.verdicts import run_cells
 from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.results import cell_key
 from touchstone.stages.judge.judge import no_answers
+from touchstone.stages.judge.rejudging import continued_rejudge
 from touchstone.stages.preview.estimate import (
     CLI_WORDING,
     Preview,
@@ -143,6 +145,11 @@ def preview_judge(
             rejudge=rejudge,
             use_cache=use_cache,
         )
+    plan = JudgePlan.of(prior, responses, pack, rejudge)
+    if rejudge == "all":  # an interrupted re-judge by this judge goes on (``rejudging``)
+        identity = judge_identity(judge_config.backend(model))
+        continued = continued_rejudge(run, identity, plan, responses)
+        plan = plan if continued is None else continued[0]
     preview = estimate_judge(
         judge_config,
         pack=pack,
@@ -152,6 +159,7 @@ def preview_judge(
         reports=reports,
         rejudge=rejudge,
         model=model,
+        plan=plan,
     )
     if use_cache and rejudge == "none" and preview.calls > preview.holistic:
         preview.notes.append(CACHE_NOTE)

@@ -10,6 +10,9 @@ Failure policy (by error kind):
 - everything else (``connection``, ``server``, ``rate_limit``, ``other``): transient, not
   persisted, so the next ``touchstone run`` on the same directory retries the cell. (A rate
   limit is first waited out by the engine, within the call deadline.)
+- a host name that does not resolve (``CallError.unknown_host``) stops the whole run: no call
+  of any model can reach it. The calls in flight end; no other cell is asked
+  (``RunSummary.unreachable``), and all stay open for a run with the right ``--base-url``.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ class RunSummary:
     # never started.
     budget: Budget | None = None
     over_budget: int = 0
+    # The failure that stopped the whole run: the endpoint's host name does not resolve.
+    unreachable: CallError | None = None
 
     @property
     def complete(self) -> bool:
@@ -139,7 +144,7 @@ async def answer_cells(
         def startable() -> Iterator[Cell]:
             # Pulled lazily by the engine, so a model stopped meanwhile gets no further calls.
             for cell in todo:
-                if cell.model in summary.stopped_models:
+                if summary.unreachable is not None or cell.model in summary.stopped_models:
                     summary.left += 1
                     summary.skipped += 1
                     report(cell, "skipped")
@@ -187,7 +192,12 @@ async def answer_cells(
                     summary.stop_causes.setdefault(cell.model, error)
                 else:
                     summary.left_by_kind[error.kind] += 1
-                    summary.left_causes[error.kind] = error
+                    if error.unknown_host and summary.unreachable is None:
+                        summary.unreachable = error
+                    # The unknown host stays the cause its advice speaks of.
+                    kept = summary.left_causes.get(error.kind)
+                    if kept is None or not kept.unknown_host:
+                        summary.left_causes[error.kind] = error
                 report(cell, "left")
         if budget is not None and budget.reached:
             # The cells the cap never started: open for the next run, like a left cell.

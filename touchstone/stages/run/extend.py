@@ -14,7 +14,8 @@ An existing run is never changed silently. Against its ``run.json``:
   fingerprints of its inputs (made before touchstone kept them) and whose verdicts do not vouch
   for them (``manifest.with_vouched_inputs``), or another answer cap
   (``--max-tokens``) make answers that do not compare with the stored ones: refused even when
-  extending.
+  extending. ``--max-tokens`` not given keeps the run's cap (``kept_cap``), as omitted
+  variants and repeats keep the run's.
 Deadlines, concurrency and the reply size limit are how the calls are made, not what the run
 is: they may differ on every resume.
 """
@@ -290,6 +291,14 @@ def resumed_plan(manifest: Manifest | None, asked: AskedRun) -> tuple[list[str],
     variants = asked.variants or list(stored.variants)
     repeats = asked.repeats if asked.repeats is not None else stored.repeats
     return variants, repeats
+
+
+def kept_cap(manifest: Manifest) -> int | None:
+    """The answer cap a resume without ``--max-tokens`` keeps: the run's, when run.json
+    records a valid one (anything else is compared as it is, and refused, by ``differences``)."""
+    cap = manifest.max_tokens
+    valid = isinstance(cap, int) and not isinstance(cap, bool) and cap >= 1
+    return cap if valid else None
 
 
 def planned_cells(manifest: Manifest, prompt_count: int) -> dict[Pair, int]:

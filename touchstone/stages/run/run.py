@@ -10,6 +10,7 @@ a model the endpoint refuses, leaves no trace in the run that would count as cel
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from touchstone.stages.run.extend import (
     AskedRun,
     answer_inputs,
     check_settings,
+    kept_cap,
     model_names,
     open_per_model,
     resumed_plan,
@@ -53,7 +55,7 @@ from touchstone.store.manifest import Manifest
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.transport.engine import run_blocking
-from touchstone.urls import without_credentials
+from touchstone.urls import scheme_problem, without_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -70,14 +72,19 @@ class RunOutcome:
     models: list[str] = field(default_factory=list)
     # The models this call asked for (some may have no answer yet, so run.json lacks them).
     asked_models: list[str] = field(default_factory=list)
+    # The run dir was new and got no answer: removed again (nothing was kept).
+    removed: bool = False
 
     def unfinished(self) -> str:
         """Why cells are left and what to do, in German; "" when the run is complete."""
         if self.summary.complete:
             return ""
-        return unfinished(
+        text = unfinished(
             self.summary, run_path=self.run_dir.path, base_url=self.base_url, recorded=self.models
         )
+        if self.removed:
+            text += f" Nichts wurde behalten: {self.run_dir.path} ist wieder entfernt."
+        return text
 
     def facts(self) -> dict[str, object]:
         """What ``unfinished`` says, as data (the ``aborted`` event's fields, which the GUI
@@ -104,6 +111,7 @@ class RunOutcome:
                     "cause": kind,
                     "calls": times,
                     "server_busy": summary.left_causes[kind].server_busy,
+                    "unknown_host": summary.left_causes[kind].unknown_host,
                 }
                 for kind, times in summary.left_by_kind.most_common()
             ],
@@ -199,9 +207,6 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
     check_reply_mb("--max-reply-mb", max_reply_mb)
     if max_tokens is not None:
         check_count("--max-tokens", max_tokens, 1, MAX_TOKENS_PER_CALL)
-    problem = budget_problem(budget, price, max_tokens)
-    if problem:
-        raise InputError(f"--budget: {problem}.")
     pack = load_pack(pack_path)
     unknown = [v for v in variants if v not in pack.variants]
     if unknown:
@@ -210,10 +215,20 @@ def plan_run(**options: Unpack[RunOptions]) -> RunPlan:
             f"{', '.join(pack.variants)}."
         )
     url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    problem = scheme_problem(url)
+    if problem:
+        source = "--base-url" if options.get("base_url") else "OPENAI_BASE_URL"
+        raise InputError(f"{source} {problem}.")
     out = options.get("out")
     run = RunDir(out if out is not None else Path("runs") / default_run_name(pack.id))
     if run.path.exists() and not run.path.is_dir():
         raise InputError(f"{run.path} ist eine Datei, kein Verzeichnis.")
+    if max_tokens is None and run.file(MANIFEST).is_file():
+        # Not given on a resume: the run's cap, as omitted variants and repeats are the run's.
+        max_tokens = kept_cap(run.read_manifest())
+    problem = budget_problem(budget, price, max_tokens)
+    if problem:
+        raise InputError(f"--budget: {problem}.")
     asked = AskedRun(
         pack_id=pack.id,
         pack_sha256=file_sha256(Path(pack_path)),
@@ -254,11 +269,30 @@ def execute_run(
     ``variants``/``repeats`` not given mean the run's; settings beyond the run's are refused
     unless ``extend`` (``stages.extend``). ``budget`` (with ``price`` and ``max_tokens``) caps
     what this call spends (``budget.Budget``); once reached, the cells not started are left.
+    A run dir this call created and that got no answer is removed at the end, however the
+    call ends (``RunOutcome.removed``); an existing one never is.
     """
     plan = plan_run(**options)
+    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+    created = not plan.run.path.exists()
+    try:
+        outcome = _answered(plan, key, backend, on_event)
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):  # the failure that ended the run is told
+                plan.run.remove_if_unanswered()
+        raise
+    if created:
+        outcome.removed = plan.run.remove_if_unanswered()
+    return outcome
+
+
+def _answered(
+    plan: RunPlan, key: str, backend: AnswerBackend | None, on_event: EventSink | None
+) -> RunOutcome:
+    """``execute_run`` in the run's lock: the cells asked, each answer appended."""
     pack, run, url = plan.pack, plan.run, plan.url
     chosen_models = plan.asked.models
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
     with run.locked():
         plan.resolve()
         chosen_variants, chosen_repeats = plan.variants, plan.repeats
@@ -293,6 +327,7 @@ def execute_run(
             "start",
             stage="run",
             run=run.name,
+            run_dir=str(run.path),
             total=len(planned),
             already_done=already_done,
         )

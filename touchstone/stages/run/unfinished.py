@@ -71,8 +71,14 @@ def unfinished(
                 base_url=base_url,
                 server_busy=error.server_busy,
                 unknown_path=error.unknown_path,
+                unknown_host=error.unknown_host,
             )
         )
-    if summary.left_by_kind:
+    if summary.unreachable is not None:
+        parts.append(
+            "Kein weiterer Aufruf wurde gestellt; mit dem richtigen Rechnernamen in --base-url "
+            f"holt `touchstone run` mit --out {run_path} die offenen Zellen nach."
+        )
+    elif summary.left_by_kind:
         parts.append(f"Danach holt {again} die offenen Zellen nach.")
     return " ".join(part for part in parts if part)
