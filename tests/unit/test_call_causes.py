@@ -132,7 +132,7 @@ def test_a_runaway_judge_reads_like_run(sim: SimServer, answered_run: Path, tmp_
     text = judge_stop(answered_run, config)
     assert f"{ERROR_LABELS['timeout']} (" in text
     assert "0,50 s" in text  # flat() makes the no-break space a space
-    assert "extra_body" in text
+    assert "thinking: off" in text
     assert not any(word in text for word in SDK_WORDS)
     assert "When a judge" not in text
 
