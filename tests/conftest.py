@@ -102,6 +102,15 @@ def private_verdict_cache(
     return path
 
 
+@pytest.fixture(autouse=True)
+def hints_name_touchstone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hints name the bare console script, whoever started the tests: ``uv run pytest`` sets
+    ``UV``, which every child would inherit (``touchstone.started``). A test of the other ways
+    unsets ``TOUCHSTONE_COMMAND`` and sets or unsets ``UV`` itself."""
+    monkeypatch.setenv("TOUCHSTONE_COMMAND", "touchstone")
+    monkeypatch.delenv("UV", raising=False)
+
+
 @pytest.fixture(scope="session")
 def sim() -> Iterator[SimServer]:
     with SimServer() as server:

@@ -175,7 +175,9 @@ def prepare(workdir: Path) -> None:
 
 def environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(COLUMNS="80", LINES="40", PYTHONPATH=str(ROOT))
+    env.pop("TOUCHSTONE_COMMAND", None)
+    # As `uv run` would start it: uv sets UV, so hints name `uv run touchstone`.
+    env.update(COLUMNS="80", LINES="40", PYTHONPATH=str(ROOT), UV="uv")
     return env
 
 

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
-from touchstone import __version__
+from touchstone import __version__, started
 from touchstone.cli.helptext import germanize
 from touchstone.cli.packs import pack_app
 from touchstone.cli.ui import say_error, stdout
@@ -88,7 +88,7 @@ def _expected(exc: click_errors.BadParameter) -> str:
 def german_usage_error(exc: click_errors.UsageError) -> str:
     """A usage error as one German sentence (click itself speaks English)."""
     path = exc.ctx.command_path.partition(" ")[2] if exc.ctx is not None else ""
-    hint = f" Hilfe: touchstone {path} --help".replace("  ", " ")
+    hint = f" Hilfe: {started.command(path)} --help".replace("  ", " ")
     if isinstance(exc, click_errors.MissingParameter):
         if exc.param is not None and exc.param.param_type_name == "argument":
             return f"Fehlendes Argument {_option_name(exc).upper()}.{hint}"

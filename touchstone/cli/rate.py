@@ -18,7 +18,7 @@ from rich.console import Console, Group
 from rich.panel import Panel
 from rich.text import Text
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.cli.app import app
 from touchstone.cli.ui import handled, show_warnings, stdout
 from touchstone.errors import InputError
@@ -156,7 +156,8 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
     if not any(v.scored for v in view.verdicts):
         raise InputError(
             f"Keine bewerteten Antworten in {view.run_dir.path}: die Stichprobe vergleicht Ihre "
-            f"Wertung mit der des Judges, also zuerst `touchstone judge {view.run_dir.path}`."
+            f"Wertung mit der des Judges, also zuerst `{started.command('judge')} "
+            f"{view.run_dir.path}`."
         )
     saved = 0
     if not cells:

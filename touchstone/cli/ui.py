@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.errors import (
     BudgetReached,
     InputError,
@@ -309,7 +309,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
             plain(
                 f"⚠ {german.counted(left, 'Zelle blieb', 'Zellen blieben')} wegen Judge-Fehlern "
                 f"unbewertet ({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
-                f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
+                f"`{started.command('judge')} {outcome.run_dir.path}` bewertet sie beim nächsten "
+                "Lauf "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )
@@ -319,7 +320,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
             plain(
                 f"⚠ {counted(outcome.refused, 'Zelle', 'Zellen')} lehnte der Inhaltsfilter des "
                 f"Judges ab: gespeichert als unbewertet ({UNSCORED_REASONS['judge_refused']}). "
-                f"`touchstone judge {outcome.run_dir.path}` fragt sie beim nächsten Lauf erneut "
+                f"`{started.command('judge')} {outcome.run_dir.path}` fragt sie beim nächsten "
+                "Lauf erneut "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )
@@ -340,7 +342,7 @@ def show_open_in_run(outcome: RunOutcome) -> None:
     listed = ", ".join(f"{model} {count}" for model, count in outcome.open_in_run.items())
     stdout.print(
         plain(
-            f"Im Run noch ohne Antwort (laut run.json): {listed}. `touchstone run` mit "
+            f"Im Run noch ohne Antwort (laut run.json): {listed}. `{started.command('run')}` mit "
             f"--out {outcome.run_dir.path} und diesen Modellen, ohne --variant und --repeats, "
             "holt sie nach.",
             style="yellow",
@@ -379,7 +381,7 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         raise error
     stdout.print(
         plain(
-            f"Als Nächstes: die Antworten bewerten mit `touchstone judge "
+            f"Als Nächstes: die Antworten bewerten mit `{started.command('judge')} "
             f"{outcome.run_dir.path} --config judge.yaml` (Vorlage: judge.example.yaml)."
         )
     )
