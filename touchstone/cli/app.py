@@ -8,6 +8,7 @@ message and exit 2 like any other bad input; the help pages are German too (``he
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import signal
 import sys
@@ -23,7 +24,7 @@ from typer.core import TyperGroup
 from touchstone import __version__, started
 from touchstone.cli.helptext import germanize
 from touchstone.cli.packs import pack_app
-from touchstone.cli.ui import say_error, stdout
+from touchstone.cli.ui import honour_columns, say_error, stdout
 from touchstone.errors import raise_terminated
 
 app = typer.Typer(
@@ -116,6 +117,7 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, raise_terminated)
+    honour_columns(os.environ.get("COLUMNS"))
     command = germanize(typer.main.get_command(app))
     try:
         code = command.main(prog_name="touchstone", standalone_mode=False)

@@ -74,6 +74,20 @@ stdout = console_for(terminal=sys.stdout.isatty())
 stderr = console_for(terminal=sys.stderr.isatty(), stderr=True)
 
 
+def honour_columns(columns: str | None) -> None:
+    """An explicit ``COLUMNS`` sets the width of a console that writes to a pipe, as rich does
+    (issue 36): the pipe then gets what a terminal of that width shows, prose wrapped at words
+    and a word longer than the line (a long path) folded at the width. Called by ``main`` when
+    the CLI starts, never at import: an in-process test would inherit the test's width. A
+    value that is no positive number is ignored, as rich ignores it."""
+    if not columns or not columns.isdigit() or int(columns) == 0:
+        return
+    for console, stream in ((stdout, sys.stdout), (stderr, sys.stderr)):
+        if not stream.isatty():
+            console.width = int(columns)
+            console.soft_wrap = False
+
+
 # Run cells that end without a saved answer: a call failed for a later run (``left``), or
 # its model had stopped (``skipped``).
 OPEN_OUTCOMES = ("left", "skipped")

@@ -157,6 +157,9 @@ class JobManager:
             "PYTHONUNBUFFERED": "1",
             started.ENV: started.prefix(),
         }
+        # A COLUMNS of the GUI's terminal would wrap the job's log: each message stays one
+        # line, the last of which the job's record keeps.
+        env.pop("COLUMNS", None)
         try:
             with log.open("wb") as log_handle:
                 proc = subprocess.Popen(
