@@ -23,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from touchstone import german, started
+from touchstone.cli.open_cells import open_text
 from touchstone.errors import (
     BudgetReached,
     InputError,
@@ -257,13 +258,7 @@ class ProgressView:
             self.progress.update(self.task, description=self.label)
 
     def _open_note(self) -> str:
-        left, skipped, failed = sum(self.open.values()), self.open["skipped"], self.open["left"]
-        note = f"[yellow]⚠ {left} offen"
-        if not skipped:
-            return note
-        # Each kind named: "(129 übersprungen)" beside 130 left the one failed call unsaid.
-        kinds = [f"{failed} fehlgeschlagen"] if failed else []
-        return note + f" ({', '.join([*kinds, f'{skipped} übersprungen'])})"
+        return f"[yellow]⚠ {open_text(self.open['left'], self.open['skipped'])}"
 
     def __enter__(self) -> ProgressView:
         return self
@@ -375,13 +370,17 @@ def _over_budget(outcome: RunOutcome, budget: Budget) -> str:
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
+    calls = summary.left - summary.skipped - summary.over_budget
+    failed = counted(
+        summary.failed_recorded, "fehlgeschlagene Antwort", "fehlgeschlagene Antworten"
+    )
     stdout.print(
         plain(
             f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
             f"{outcome.run_dir.path} ({count(summary.already_done)} "
             f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
-            f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
-            f"{count(summary.left)} offen)."
+            f"{failed}, "
+            f"{open_text(calls, summary.skipped, summary.over_budget)})."
         )
     )
     budget = summary.budget
