@@ -6,37 +6,25 @@ in-process test never inherits the test process's width."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli.test_terminal_habits import _touchstone
 from touchstone.started import ENV
 
 
-def _piped(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "COLUMNS"))}
-    return subprocess.run(
-        [sys.executable, "-m", "touchstone", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**base, **env},
-    )
-
-
 def test_a_pipe_with_columns_80_gets_no_longer_line(tmp_path: Path) -> None:
-    done = _piped("demo", cwd=tmp_path, COLUMNS="80")
+    done = _touchstone("demo", cwd=tmp_path, COLUMNS="80")
     assert done.returncode == 0, done.stderr
     lines = (done.stdout + done.stderr).splitlines()
     assert [line for line in lines if len(line) > 80] == []
-    # The scorecard's table fits too, and the last hint is still whole when joined.
+    # The tables fit too: rich draws them for 80 columns.
     assert any(line.startswith(("┏", "╭", "┌")) for line in lines)
 
 
 def test_a_hint_wraps_at_words_in_a_narrow_pipe(answered_run: Path) -> None:
-    done = _piped("report", str(answered_run), cwd=answered_run.parent, COLUMNS="50", **{ENV: "x"})
+    done = _touchstone(
+        "report", str(answered_run), cwd=answered_run.parent, COLUMNS="50", **{ENV: "x"}
+    )
     assert done.returncode == 2
     lines = done.stderr.splitlines()
     assert len(lines) > 3 and all(len(line) <= 50 for line in lines), lines
