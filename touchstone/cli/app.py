@@ -117,7 +117,11 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, raise_terminated)
-    honour_columns(os.environ.get("COLUMNS"))
+    with honour_columns(os.environ.get("COLUMNS")):
+        _main()
+
+
+def _main() -> None:
     command = germanize(typer.main.get_command(app))
     try:
         code = command.main(prog_name="touchstone", standalone_mode=False)

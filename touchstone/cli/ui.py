@@ -75,18 +75,26 @@ stdout = console_for(terminal=sys.stdout.isatty())
 stderr = console_for(terminal=sys.stderr.isatty(), stderr=True)
 
 
-def honour_columns(columns: str | None) -> None:
+@contextmanager
+def honour_columns(columns: str | None) -> Iterator[None]:
     """An explicit ``COLUMNS`` sets the width of a console that writes to a pipe, as rich does
     (issue 36): the pipe then gets what a terminal of that width shows, prose wrapped at words
-    and a word longer than the line (a long path) folded at the width. Called by ``main`` when
-    the CLI starts, never at import: an in-process test would inherit the test's width. A
-    value that is no positive number is ignored, as rich ignores it."""
-    if not columns or not columns.isdigit() or int(columns) == 0:
-        return
-    for console, stream in ((stdout, sys.stdout), (stderr, sys.stderr)):
-        if not stream.isatty():
-            console.width = int(columns)
-            console.soft_wrap = False
+    and a word longer than the line (a long path) folded at the width. ``main`` holds it for
+    one command, never at import, and puts the consoles back after it: an in-process test
+    must not inherit another test's width. A value that is no positive number is ignored, as
+    rich ignores it."""
+    kept = [(console, console.width, console.soft_wrap) for console in (stdout, stderr)]
+    if columns and columns.isdigit() and int(columns) > 0:
+        for console, stream in ((stdout, sys.stdout), (stderr, sys.stderr)):
+            if not stream.isatty():
+                console.width = int(columns)
+                console.soft_wrap = False
+    try:
+        yield
+    finally:
+        for console, width, soft_wrap in kept:
+            console.width = width
+            console.soft_wrap = soft_wrap
 
 
 # Run cells that end without a saved answer: a call failed for a later run (``left``), or
