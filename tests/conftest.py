@@ -102,6 +102,23 @@ def private_verdict_cache(
     return path
 
 
+@pytest.fixture(autouse=True)
+def hints_name_touchstone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hints name the bare console script, whoever started the tests: ``uv run pytest`` sets
+    ``UV``, which every child would inherit (``touchstone.started``). A test of the other ways
+    unsets ``TOUCHSTONE_COMMAND`` and sets or unsets ``UV`` itself."""
+    monkeypatch.setenv("TOUCHSTONE_COMMAND", "touchstone")
+    monkeypatch.delenv("UV", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def pipes_without_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child touchstone writes to a pipe without ``COLUMNS``, each message on one line: an
+    xdist worker has ``COLUMNS=80`` in its environment, which a pipe honours (``cli/ui.
+    honour_columns``). A test of the width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session")
 def sim() -> Iterator[SimServer]:
     with SimServer() as server:

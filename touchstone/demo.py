@@ -42,6 +42,7 @@ from touchstone.stages.run.manifest import default_run_name
 from touchstone.stages.run.run import execute_run
 from touchstone.stages.spot_check import SKIP, Decision, Rated, SpotCell, rate_cells, spot_cells
 from touchstone.stages.view import RunView, load_run, write_report
+from touchstone.started import command as cli_command
 
 DEMO_MODELS = ("sim-gut", "sim-mittel", "sim-schwach")
 RUNAWAY_JUDGE = "sim-think-endless"
@@ -136,7 +137,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         out,
         "6. Stichprobe:",
         f"eine simulierte Person ({SIM_RATER}) bewertet {SPOT_SAMPLE} Antworten blind selbst "
-        f"(`touchstone rate`); mit {STRICT_WITH} ist sie strenger als der Judge.",
+        f"(`{cli_command('rate')}`); mit {STRICT_WITH} ist sie strenger als der Judge.",
     )
     spot_check(view)
     human = view.human()

@@ -20,7 +20,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.pack import Pack, Prompt
 from touchstone.packs.power import resolution_text
 from touchstone.results import (
@@ -127,6 +127,8 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         local_time=german.local_time,
     )
     env.globals.update(
+        # A command a page names, as this process was started: cli('rate').
+        cli=started.command,
         # The older names, so that no template shows a number the English way.
         fmt=german.number,
         fmt_interval=interval_text,
@@ -269,13 +271,13 @@ def render_report(
         notices.append(
             f"⚠ {german.counted(open_cells, 'Antwort ist', 'Antworten sind')} noch nicht "
             "bewertet; "
-            "`touchstone judge` bewertet sie beim nächsten Lauf."
+            f"`{started.command('judge')}` bewertet sie beim nächsten Lauf."
         )
     if unanswered:
         notices.append(
             f"⚠ {german.counted(unanswered, 'Zelle', 'Zellen')}, die der Run plant, "
             f"{'hat' if unanswered == 1 else 'haben'} noch keine Antwort; "
-            "`touchstone run` mit --out auf diesen Run beantwortet sie."
+            f"`{started.command('run')}` mit --out auf diesen Run beantwortet sie."
         )
     titles = {c.id: c.title for c in pack.categories}
     dim_titles = {d.id: d.title for d in pack.dimensions}

@@ -12,7 +12,7 @@ type it. The simulator's URL is written ``http://127.0.0.1:8765/v1``, the port `
 sim`` listens on by default; the test starts the simulator on a free port and substitutes it,
 in the commands and in the expected output. The blocks of one page run in order in one fresh
 temporary directory that holds a copy of ``packs/`` and ``judge.example.yaml``, with a private
-verdict cache, ``COLUMNS=80`` and no terminal (stdout and stderr together, as a terminal shows
+verdict cache, no ``COLUMNS`` and no terminal (stdout and stderr together, as a terminal shows
 them). Lines are compared after removing box-drawing characters and collapsing whitespace, so
 table padding never matters.
 
@@ -175,7 +175,11 @@ def prepare(workdir: Path) -> None:
 
 def environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(COLUMNS="80", LINES="40", PYTHONPATH=str(ROOT))
+    env.pop("TOUCHSTONE_COMMAND", None)
+    # No COLUMNS: a pipe keeps each message on one line, as the pages show it (an explicit
+    # COLUMNS would wrap it at that width). As `uv run` starts it, hints name `uv run touchstone`.
+    env.pop("COLUMNS", None)
+    env.update(LINES="40", PYTHONPATH=str(ROOT), UV="uv")
     return env
 
 

@@ -82,7 +82,7 @@ def test_the_open_cells_of_a_run_say_what_each_is() -> None:
         view("progress", {"outcome": "skipped"})
     view.progress.stop()
     note = view.progress.tasks[0].fields["note"]
-    assert "130 offen (1 fehlgeschlagen, 129 übersprungen)" in note, note
+    assert "130 offen (1 Aufruffehler, 129 übersprungen)" in note, note
     assert view.progress.tasks[0].completed == 0
 
 

@@ -27,6 +27,7 @@ FLOORS = [
     "validation_words",
     "yamlfile",
     "plain",
+    "started",
     "results",
     "pack",
     "bundled",

@@ -8,6 +8,7 @@ message and exit 2 like any other bad input; the help pages are German too (``he
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import signal
 import sys
@@ -20,10 +21,10 @@ from pydantic import ValidationError
 from typer._click import exceptions as click_errors
 from typer.core import TyperGroup
 
-from touchstone import __version__
+from touchstone import __version__, started
 from touchstone.cli.helptext import germanize
 from touchstone.cli.packs import pack_app
-from touchstone.cli.ui import say_error, stdout
+from touchstone.cli.ui import honour_columns, say_error, stdout
 from touchstone.errors import raise_terminated
 
 app = typer.Typer(
@@ -88,7 +89,7 @@ def _expected(exc: click_errors.BadParameter) -> str:
 def german_usage_error(exc: click_errors.UsageError) -> str:
     """A usage error as one German sentence (click itself speaks English)."""
     path = exc.ctx.command_path.partition(" ")[2] if exc.ctx is not None else ""
-    hint = f" Hilfe: touchstone {path} --help".replace("  ", " ")
+    hint = f" Hilfe: {started.command(path)} --help".replace("  ", " ")
     if isinstance(exc, click_errors.MissingParameter):
         if exc.param is not None and exc.param.param_type_name == "argument":
             return f"Fehlendes Argument {_option_name(exc).upper()}.{hint}"
@@ -116,6 +117,11 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
 
 def main() -> None:
     signal.signal(signal.SIGTERM, raise_terminated)
+    with honour_columns(os.environ.get("COLUMNS")):
+        _main()
+
+
+def _main() -> None:
     command = germanize(typer.main.get_command(app))
     try:
         code = command.main(prog_name="touchstone", standalone_mode=False)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from touchstone import started
 from touchstone.cli.ui import handled, show_warnings, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.german import counted
@@ -100,6 +101,6 @@ def pack_import(
         stderr.print(
             f"pack check meldet {counted(result.errors, 'Fehler', 'Fehler')} (oben): das Paket ist "
             f"geschrieben; bessern Sie {imported.out} nach und prüfen Sie mit "
-            f"touchstone pack check {imported.out}."
+            f"{started.command('pack check')} {imported.out}."
         )
         raise typer.Exit(1)

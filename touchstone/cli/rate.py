@@ -3,8 +3,9 @@
 Blind: each cell shows the task, its expectations and red flags and the answer, never the
 model's name nor the judge's verdict (the model's reasoning is left out: it is not what the
 judge scores). The person gives a score on the pack's scale, a red flag (j/n) and an
-optional note; ``s`` skips a cell, ``q`` (or the end of input) quits, keeping what was
-rated. Each rating is stored as it is given.
+optional note; ``s`` skips a cell, ``z`` goes back to the one before (its new rating
+replaces the old: the last line of a rater and cell wins), ``q`` (or the end of input) quits,
+keeping what was rated. Each rating is stored as it is given.
 """
 
 from __future__ import annotations
@@ -14,19 +15,22 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.cli.app import app
+from touchstone.cli.rate_text import bullets, prose
 from touchstone.cli.ui import handled, show_warnings, stdout
 from touchstone.errors import InputError
 from touchstone.pack import Scale
 from touchstone.plain import plain
+from touchstone.results import VerdictKey
 from touchstone.spot.card import render_human_card
 from touchstone.spot.sample import DEFAULT_SAMPLE
 from touchstone.stages.spot_check import (
+    BACK,
     QUIT,
     SKIP,
     Decision,
@@ -43,22 +47,19 @@ ANSWER_SHOWN = 20_000
 Ask = Callable[[str], str]
 
 
-def _bullets(title: str, items: list[str]) -> Text:
-    text = Text("\n" + title, style="bold")
-    for item in items:
-        text.append("\n  • ")
-        text.append_text(plain(item))
-    return text
+def _bullets(title: str, items: list[str]) -> list[RenderableType]:
+    return [Text("\n" + title, style="bold"), bullets(items)]
 
 
 def cell_view(cell: SpotCell) -> Panel:
-    """One cell as the person sees it: no model, no variant, no verdict."""
+    """One cell as the person sees it: no model, no variant, no verdict. The pack's text as
+    paragraphs (``rate_text``), a wrapped bullet indented under its text."""
     prompt = cell.prompt
-    parts: list[Text] = [Text("Aufgabe", style="bold"), plain(prompt.text.strip())]
+    parts: list[RenderableType] = [Text("Aufgabe", style="bold"), prose(prompt.text)]
     if prompt.expectations:
-        parts.append(_bullets("Erwartungen", prompt.expectations))
+        parts += _bullets("Erwartungen", prompt.expectations)
     if prompt.red_flags:
-        parts.append(_bullets("Warnsignale", prompt.red_flags))
+        parts += _bullets("Warnsignale", prompt.red_flags)
     answer = cell.answer.strip()
     parts.append(Text("\nAntwort", style="bold"))
     if len(answer) > ANSWER_SHOWN:
@@ -68,23 +69,48 @@ def cell_view(cell: SpotCell) -> Panel:
     if cell.reasoning_chars:
         chars = german.counted(cell.reasoning_chars, "Zeichen", "Zeichen")
         parts.append(Text(f"(Reasoning des Modells: {chars}, ausgeblendet)", style="dim"))
-    title = f"Zelle {cell.position} von {cell.total}"
-    return Panel(Group(*parts), title=title, title_align="left")
+    return Panel(Group(*parts), title=_title(cell), title_align="left")
+
+
+def _title(cell: SpotCell) -> str:
+    return f"Zelle {cell.position} von {cell.total}"
+
+
+def _reminder(cell: SpotCell, width: int) -> Text:
+    """Above the prompt of a cell taller than the screen, whose header scrolled away: which
+    cell this is and its task's first words, on one line."""
+    head = f"— {_title(cell)} · Aufgabe: "
+    room = max(width - len(head) - 2, 10)
+    task = " ".join(cell.prompt.text.split())
+    task = task if len(task) <= room else task[:room].rstrip() + " …"
+    return plain(head + task, style="bold")
 
 
 def terminal_decide(console: Console, scale: Scale, ask: Ask) -> Callable[[SpotCell], Decision]:
-    """The terminal's questions for one cell; a wrong entry is asked again."""
-    score_prompt = f"Wertung ({scale.min}–{scale.max}; s = überspringen, q = beenden): "
+    """The terminal's questions for one cell; a wrong entry is asked again. ``z`` goes back
+    to the cell before (rated again, the new rating replaces the old one)."""
+    score_prompt = f"Wertung ({scale.min}–{scale.max}; z = zurück, s = überspringen, q = beenden): "
+    shown: list[VerdictKey] = []
 
     def decide(cell: SpotCell) -> Decision:
+        if cell.key not in shown:
+            shown.append(cell.key)
+        view = cell_view(cell)
         console.print()
-        console.print(cell_view(cell))
+        console.print(view)
+        if len(console.render_lines(view, pad=False)) > console.height - 4:
+            console.print(_reminder(cell, console.width))
         while True:
             entry = _read(ask, score_prompt).strip().lower()
             if entry in ("q", QUIT):
                 return QUIT
             if entry == "s":
                 return SKIP
+            if entry == "z":
+                if shown.index(cell.key) > 0:
+                    return BACK
+                console.print("Keine Zelle davor: dies ist die erste dieser Sitzung.")
+                continue
             try:
                 score = int(entry)
             except ValueError:
@@ -92,7 +118,7 @@ def terminal_decide(console: Console, scale: Scale, ask: Ask) -> Callable[[SpotC
             if scale.min <= score <= scale.max:
                 break
             console.print(
-                plain(f"Bitte eine ganze Zahl von {scale.min} bis {scale.max}, s oder q.")
+                plain(f"Bitte eine ganze Zahl von {scale.min} bis {scale.max}, z, s oder q.")
             )
         while True:
             flag = _read(ask, "Warnsignal? (j/n, Enter = n): ").strip().lower()
@@ -156,7 +182,8 @@ def run_spot_check(run_dir: Path, *, n: int, rater: str | None, console: Console
     if not any(v.scored for v in view.verdicts):
         raise InputError(
             f"Keine bewerteten Antworten in {view.run_dir.path}: die Stichprobe vergleicht Ihre "
-            f"Wertung mit der des Judges, also zuerst `touchstone judge {view.run_dir.path}`."
+            f"Wertung mit der des Judges, also zuerst `{started.command('judge')} "
+            f"{view.run_dir.path}`."
         )
     saved = 0
     if not cells:

@@ -22,7 +22,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from touchstone import german
+from touchstone import german, started
+from touchstone.cli.open_cells import open_text
 from touchstone.errors import (
     BudgetReached,
     InputError,
@@ -72,6 +73,28 @@ def console_for(*, terminal: bool, **options: Any) -> PlainConsole:
 
 stdout = console_for(terminal=sys.stdout.isatty())
 stderr = console_for(terminal=sys.stderr.isatty(), stderr=True)
+
+
+@contextmanager
+def honour_columns(columns: str | None) -> Iterator[None]:
+    """An explicit ``COLUMNS`` sets the width of a console that writes to a pipe, as rich does
+    (issue 36): the pipe then gets what a terminal of that width shows, prose wrapped at words
+    and a word longer than the line (a long path) folded at the width. ``main`` holds it for
+    one command, never at import, and puts the consoles back after it: an in-process test
+    must not inherit another test's width. A value that is no positive number is ignored, as
+    rich ignores it."""
+    kept = [(console, console.width, console.soft_wrap) for console in (stdout, stderr)]
+    if columns and columns.isdigit() and int(columns) > 0:
+        for console, stream in ((stdout, sys.stdout), (stderr, sys.stderr)):
+            if not stream.isatty():
+                console.width = int(columns)
+                console.soft_wrap = False
+    try:
+        yield
+    finally:
+        for console, width, soft_wrap in kept:
+            console.width = width
+            console.soft_wrap = soft_wrap
 
 
 # Run cells that end without a saved answer: a call failed for a later run (``left``), or
@@ -247,13 +270,7 @@ class ProgressView:
             self.progress.update(self.task, description=self.label)
 
     def _open_note(self) -> str:
-        left, skipped, failed = sum(self.open.values()), self.open["skipped"], self.open["left"]
-        note = f"[yellow]⚠ {left} offen"
-        if not skipped:
-            return note
-        # Each kind named: "(129 übersprungen)" beside 130 left the one failed call unsaid.
-        kinds = [f"{failed} fehlgeschlagen"] if failed else []
-        return note + f" ({', '.join([*kinds, f'{skipped} übersprungen'])})"
+        return f"[yellow]⚠ {open_text(self.open['left'], self.open['skipped'])}"
 
     def __enter__(self) -> ProgressView:
         return self
@@ -313,7 +330,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
             plain(
                 f"⚠ {german.counted(left, 'Zelle blieb', 'Zellen blieben')} wegen Judge-Fehlern "
                 f"unbewertet ({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
-                f"`touchstone judge {outcome.run_dir.path}` bewertet sie beim nächsten Lauf "
+                f"`{started.command('judge')} {outcome.run_dir.path}` bewertet sie beim nächsten "
+                "Lauf "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )
@@ -323,7 +341,8 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
             plain(
                 f"⚠ {counted(outcome.refused, 'Zelle', 'Zellen')} lehnte der Inhaltsfilter des "
                 f"Judges ab: gespeichert als unbewertet ({UNSCORED_REASONS['judge_refused']}). "
-                f"`touchstone judge {outcome.run_dir.path}` fragt sie beim nächsten Lauf erneut "
+                f"`{started.command('judge')} {outcome.run_dir.path}` fragt sie beim nächsten "
+                "Lauf erneut "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )
@@ -344,7 +363,7 @@ def show_open_in_run(outcome: RunOutcome) -> None:
     listed = ", ".join(f"{model} {count}" for model, count in outcome.open_in_run.items())
     stdout.print(
         plain(
-            f"Im Run noch ohne Antwort (laut run.json): {listed}. `touchstone run` mit "
+            f"Im Run noch ohne Antwort (laut run.json): {listed}. `{started.command('run')}` mit "
             f"--out {outcome.run_dir.path} und diesen Modellen, ohne --variant und --repeats, "
             "holt sie nach.",
             style="yellow",
@@ -371,13 +390,17 @@ def show_run_outcome(outcome: RunOutcome) -> None:
             )
         )
     else:
+        calls = summary.left - summary.skipped - summary.over_budget
+        failed = counted(
+            summary.failed_recorded, "fehlgeschlagene Antwort", "fehlgeschlagene Antworten"
+        )
         stdout.print(
             plain(
                 f"{counted(summary.recorded, 'Antwort', 'Antworten')} gespeichert in "
                 f"{outcome.run_dir.path} ({count(summary.already_done)} "
                 f"{'war' if summary.already_done == 1 else 'waren'} schon da, "
-                f"{count(summary.failed_recorded)} als Fehlschlag erfasst, "
-                f"{count(summary.left)} offen)."
+                f"{failed}, "
+                f"{open_text(calls, summary.skipped, summary.over_budget)})."
             )
         )
     budget = summary.budget
@@ -391,7 +414,7 @@ def show_run_outcome(outcome: RunOutcome) -> None:
         raise error
     stdout.print(
         plain(
-            f"Als Nächstes: die Antworten bewerten mit `touchstone judge "
+            f"Als Nächstes: die Antworten bewerten mit `{started.command('judge')} "
             f"{outcome.run_dir.path} --config judge.yaml` (Vorlage: judge.example.yaml)."
         )
     )

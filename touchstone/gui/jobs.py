@@ -28,7 +28,7 @@ from typing import Any
 
 import psutil
 
-from touchstone import jsontext
+from touchstone import jsontext, started
 from touchstone.errors import InputError
 from touchstone.events import read_events
 from touchstone.gui.job_notice import for_browser
@@ -149,7 +149,17 @@ class JobManager:
             "finished_at": None,
             "pid": None,
         }
-        env = {**self.child_env, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
+        # The job runs as `python -m touchstone`; its hints name the command as the GUI's
+        # user started touchstone (touchstone.started).
+        env = {
+            **self.child_env,
+            **(extra_env or {}),
+            "PYTHONUNBUFFERED": "1",
+            started.ENV: started.prefix(),
+        }
+        # A COLUMNS of the GUI's terminal would wrap the job's log: each message stays one
+        # line, the last of which the job's record keeps.
+        env.pop("COLUMNS", None)
         try:
             with log.open("wb") as log_handle:
                 proc = subprocess.Popen(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from touchstone import started
 from touchstone.advice import JUDGE_SETTINGS, cause_advice
 from touchstone.german import counted
 from touchstone.judge.health import count_de
@@ -85,18 +86,19 @@ def after_stop(
         when = "nach der Korrektur ein" if kind in _FIX_FIRST else "ein"
         parts.append(
             f"Bereits gespeicherte Bewertungen bleiben erhalten; {when} erneutes "
-            f"`touchstone judge` bewertet {_the(open_cells, 'offene Zelle', 'offenen Zellen')}."
+            f"`{started.command('judge')}` bewertet "
+            f"{_the(open_cells, 'offene Zelle', 'offenen Zellen')}."
         )
     if unreadable:
         parts.append(
-            "`touchstone judge --rejudge unscored` bewertet "
+            f"`{started.command('judge --rejudge unscored')}` bewertet "
             f"{_the(unreadable, 'Zelle', 'Zellen')} mit unlesbarer Judge-Ausgabe erneut."
         )
     if refused:
         cells = _the(
             refused, "vom Judge-Filter abgelehnte Zelle", "vom Judge-Filter abgelehnten Zellen"
         )
-        parts.append(f"Ein erneutes `touchstone judge` fragt {cells} erneut.")
+        parts.append(f"Ein erneutes `{started.command('judge')}` fragt {cells} erneut.")
     if not open_cells and not unreadable:
         parts.append("Keine Zelle ist ohne Bewertung.")
     return " ".join(parts)

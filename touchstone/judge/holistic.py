@@ -14,6 +14,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from touchstone import started
 from touchstone.advice import cause
 from touchstone.errors import JudgeCallError
 from touchstone.judge.backend import JudgeBackend, ask_judge
@@ -33,11 +34,11 @@ from touchstone.transport.replies import ChatReply
 MAX_HOLISTIC_ROWS = 40
 HOLISTIC_SKIPPED = (
     "Gesamtbewertung übersprungen: der Judge ist {n}-mal in Folge ausgefallen. "
-    "Ein späterer `touchstone judge` holt sie nach."
+    "Ein späterer `{judge}` holt sie nach."
 )
 HOLISTIC_OVER_BUDGET = (
     "Gesamtbewertung nicht gestartet: das Budget war erreicht. "
-    "Ein späterer `touchstone judge` holt sie nach."
+    "Ein späterer `{judge}` holt sie nach."
 )
 Pair = tuple[str, str]
 _SAMPLE_ORDER = operator.attrgetter("category", "repeat", "prompt_id")
@@ -284,7 +285,12 @@ async def holistic_pass(
             reports[pair] = report
     # Pairs the cost cap did not start: the judge stage stops after writing what landed.
     over_budget = budget is not None and budget.reached
-    skipped = HOLISTIC_OVER_BUDGET if over_budget else HOLISTIC_SKIPPED.format(n=streak)
+    judge = started.command("judge")
+    skipped = (
+        HOLISTIC_OVER_BUDGET.format(judge=judge)
+        if over_budget
+        else HOLISTIC_SKIPPED.format(n=streak, judge=judge)
+    )
     out = HolisticResult([])
     for pair in pairs:
         report = reports.get(pair) or _degraded(pair, judge_model, skipped)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.jsontext import loads
 from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import CellTask
@@ -118,7 +118,7 @@ class Drift:
             f"Der Judge antwortet anders als am {when}: {found}. Hinter dem Namen "
             f"„{self.judge_model}“ steckt vielleicht ein anderes Modell (neue Gewichte, andere "
             "Quantisierung oder Vorlage); Bewertungen aus dem Verdict-Cache stammen dann von "
-            f"einem anderen Judge. {action}{_REMEDY[surface]}"
+            f"einem anderen Judge. {action}{_REMEDY[surface].format(touchstone=started.prefix())}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -134,8 +134,8 @@ class Drift:
 
 
 _REMEDY = {
-    "cli": "`touchstone cache clear` verwirft den Cache, `touchstone judge --no-cache` bewertet "
-    "ohne ihn.",
+    "cli": "`{touchstone} cache clear` verwirft den Cache, `{touchstone} judge --no-cache` "
+    "bewertet ohne ihn.",
     "gui": "„Judge starten“ mit „Bewerten: alle neu“ fragt den Judge ohne Cache.",
 }
 

@@ -137,7 +137,10 @@ class Rated:
 
 SKIP: Final = "skip"
 QUIT: Final = "quit"
-Decision = Rated | Literal["skip", "quit"]
+# Back to the cell before: shown again, a new rating replaces the old one (the last line of
+# a rater and cell wins, store/ratings.py).
+BACK: Final = "back"
+Decision = Rated | Literal["skip", "quit", "back"]
 
 
 @dataclass
@@ -157,14 +160,19 @@ def rate_cells(
 ) -> Tally:
     """Ask ``decide`` for each cell and store each rating as it is given (a quit keeps
     what was rated); ``decide`` is the terminal's prompt, the demo's simulated person."""
-    tally = Tally()
-    for cell in cells:
+    ended: dict[int, str] = {}  # each cell's last decision: "rated" or "skipped"
+    at = 0
+    while at < len(cells):
+        cell = cells[at]
         decision = decide(cell)
         if decision == QUIT:
-            tally.quit = True
             break
+        if decision == BACK:
+            at = max(at - 1, 0)
+            continue
         if decision == SKIP:
-            tally.skipped += 1
+            ended.setdefault(at, "skipped")
+            at += 1
             continue
         assert isinstance(decision, Rated)
         rating = rating_for(
@@ -176,5 +184,10 @@ def rate_cells(
             scale=pack.scale,
         )
         save_rating(run, rating)
-        tally.saved += 1
+        ended[at] = "rated"
+        at += 1
+    outcomes = list(ended.values())
+    tally = Tally(
+        saved=outcomes.count("rated"), skipped=outcomes.count("skipped"), quit=at < len(cells)
+    )
     return tally

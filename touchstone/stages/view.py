@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from touchstone import started
 from touchstone.errors import InputError
 from touchstone.export import scorecard_json
 from touchstone.german import counted, cut
@@ -243,14 +244,14 @@ def write_report(view: RunView, card: Scorecard) -> Path:
     would look like one of a run; the GUI's run page shows unjudged answers)."""
     if not view.responses:
         raise InputError(
-            f"Keine Antworten – zuerst `touchstone run`: {view.run_dir.path} enthält noch keine "
-            f"Antworten ({RESPONSES}), also nichts zu berichten."
+            f"Keine Antworten – zuerst `{started.command('run')}`: {view.run_dir.path} enthält "
+            f"noch keine Antworten ({RESPONSES}), also nichts zu berichten."
         )
     if not view.verdicts:
         raise InputError(
-            f"Noch keine Bewertungen – zuerst `touchstone judge {view.run_dir.path} --config "
-            f"judge.yaml`: {view.run_dir.path} hat Antworten, aber noch keine Bewertungen, also "
-            "keine Scorecard und keinen Bericht."
+            f"Noch keine Bewertungen – zuerst `{started.command('judge')} {view.run_dir.path} "
+            f"--config judge.yaml`: {view.run_dir.path} hat Antworten, aber noch keine "
+            "Bewertungen, also keine Scorecard und keinen Bericht."
         )
     human = view.human()
     html = report_html(view, card, human=human)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal
 
+from touchstone import started
 from touchstone.errors import InputError
 from touchstone.german import counted
 from touchstone.results import cell_key
@@ -260,7 +261,7 @@ _row_of = attrgetter("model", "variant")
 
 # What to do about bad input, in the words of each surface (the GUI names what to click).
 _JUDGE_FIRST = {
-    "cli": "zuerst `touchstone judge {path}`",
+    "cli": "zuerst `{touchstone} judge {path}`",
     "gui": "zuerst auf der Seite des Runs den Judge starten",
 }
 _PAIR_HINT = {
@@ -280,7 +281,9 @@ def compare_runs(
     a ``--pair`` naming no model of the runs) is an ``InputError`` naming it."""
     for view, role in ((new, "neue Run"), (baseline, "Baseline-Run")):
         if not view.verdicts:
-            first = _JUDGE_FIRST[surface].format(path=view.run_dir.path)
+            first = _JUDGE_FIRST[surface].format(
+                path=view.run_dir.path, touchstone=started.prefix()
+            )
             raise InputError(
                 f"Der {role} {view.run_dir.name} hat noch keine Bewertungen – {first}."
             )

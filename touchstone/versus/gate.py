@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.german import counted
 from touchstone.limits import MIN_MARGIN, check_range
 from touchstone.stats.intervals import Interval
@@ -186,9 +186,10 @@ def not_compared_text(comparison: RunComparison, rows: list[RowComparison]) -> s
     named = "; ".join(f"{row_name(row)} nicht verglichen – {_why_unseen(row)}" for row in rows)
     todo = []
     if any(row.new.unjudged for row in rows):
-        todo.append(f"touchstone judge {comparison.new_path or comparison.new_name}")
+        todo.append(started.command(f"judge {comparison.new_path or comparison.new_name}"))
     if any(row.baseline.unjudged for row in rows):
-        todo.append(f"touchstone judge {comparison.baseline_path or comparison.baseline_name}")
+        baseline = comparison.baseline_path or comparison.baseline_name
+        todo.append(started.command(f"judge {baseline}"))
     remedy = (
         f"Zuerst bewerten ({' und '.join(todo)}), dann erneut vergleichen."
         if todo

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from touchstone import started
 from touchstone.german import counted
 from touchstone.versus.build import RunComparison
 
@@ -43,7 +44,7 @@ def judges_note(comparison: RunComparison, surface: Surface, baseline_path: str 
     where = baseline_path or comparison.baseline_name
     return (
         f"{head} Abhilfe: die Baseline mit dem Judge des neuen Runs neu bewerten: "
-        f"touchstone judge {where} --model {judge} --rejudge all (mit dessen "
+        f"{started.command('judge')} {where} --model {judge} --rejudge all (mit dessen "
         "Judge-Konfiguration: --config …). Das schreibt die neuen Bewertungen in den "
         "Baseline-Run selbst und ersetzt die bisherigen; wer sie behalten will, kopiert den "
         "Run vorher."

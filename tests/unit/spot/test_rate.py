@@ -60,7 +60,7 @@ def test_the_terminal_rates_blind_saves_each_rating_and_quits(judged: Path, tmp_
     run_spot_check(run, n=5, rater="anna", console=out, ask=ask)
     text = buffer.getvalue()
     assert "Zelle 1 von 5" in text and "Aufgabe" in text and "Erwartungen" in text
-    assert "Bitte eine ganze Zahl von 0 bis 5, s oder q." in text
+    assert "Bitte eine ganze Zahl von 0 bis 5, z, s oder q." in text
     # Blind: no model's name, no judge's rationale or verdict in what the person saw before
     # the card (the simulated answers name their model in the text: those are cut here).
     before_card = text.split("2 Wertungen gespeichert")[0]
@@ -68,7 +68,7 @@ def test_the_terminal_rates_blind_saves_each_rating_and_quits(judged: Path, tmp_
     assert "Simulierte Antwort" in before_card
     assert not any(model in shown for model in MODELS), shown
     assert "Simulierter Judge" not in before_card, before_card
-    assert prompts[0].startswith("Wertung (0–5; s = überspringen, q = beenden)")
+    assert prompts[0].startswith("Wertung (0–5; z = zurück, s = überspringen, q = beenden)")
     lines = [json.loads(line) for line in (run / HUMAN).read_text("utf-8").splitlines()]
     assert [(r["score"], r["red_flag"], r["note"], r["rater"]) for r in lines] == [
         (4, True, "zu lang", "anna"),

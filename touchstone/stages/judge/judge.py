@@ -11,6 +11,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from touchstone import started
 from touchstone.errors import InputError
 from touchstone.events import EventSink, emit
 from touchstone.judge.config import JudgeConfig
@@ -121,8 +122,9 @@ def _may_hold_answers(run: RunDir) -> bool:
 def no_answers(run: RunDir) -> InputError:
     """A judge run on a run dir without answers: bad input, nothing written (design.md §22)."""
     return InputError(
-        f"Keine Antworten – zuerst `touchstone run`: {run.path} enthält noch keine Antworten "
-        f"({RESPONSES}). `touchstone run --pack … --model … --out {run.path}` holt sie ein."
+        f"Keine Antworten – zuerst `{started.command('run')}`: {run.path} enthält noch keine "
+        f"Antworten ({RESPONSES}). `{started.command('run')} --pack … --model … --out "
+        f"{run.path}` holt sie ein."
     )
 
 

@@ -9,6 +9,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from touchstone import started
 from touchstone.errors import BudgetReached, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge.backend import JudgeBackend, judge_identity
@@ -283,7 +284,7 @@ def _finish(
         # Only holistic reports were left: everything that landed is written, the card too.
         raise BudgetReached(
             f"{budget.message()} Jede Zelle ist bewertet und gespeichert; ein erneutes "
-            "`touchstone judge` holt die fehlenden Gesamtbewertungen nach.",
+            f"`{started.command('judge')}` holt die fehlenden Gesamtbewertungen nach.",
             health_summary=health.summary_de(),
         )
     return outcome

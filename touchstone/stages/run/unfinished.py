@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from touchstone import started
 from touchstone.advice import RUN_SETTINGS, cause, cause_advice
 from touchstone.german import counted
 
@@ -49,12 +50,13 @@ def unfinished(
         elif error.unknown_path:
             parts.append(
                 f"„{model}“ ist nicht in den Run aufgenommen; mit dem richtigen Pfad in "
-                f"--base-url setzt `touchstone run` mit --out {run_path} den Run fort."
+                f"--base-url setzt `{started.command('run')}` mit --out {run_path} den Run fort."
             )
         elif error.kind == "not_found":
             parts.append(
                 f"„{model}“ ist nicht in den Run aufgenommen; mit dem richtigen Namen in "
-                f"--model{extend} setzt `touchstone run` mit --out {run_path} den Run fort."
+                f"--model{extend} setzt `{started.command('run')}` mit --out {run_path} den Run "
+                "fort."
             )
         else:
             parts.append(
