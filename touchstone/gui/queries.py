@@ -6,9 +6,10 @@ The verdict table pages through the API instead of the page inlining every verdi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
 from touchstone.limits import DecimalText
@@ -32,6 +33,24 @@ FILTER_FIELDS = (
 )
 PAGE_SIZE = 50
 MAX_PAGE = 500
+# What a yes/no filter takes: the page's German words, and the English the API took before.
+_YES_NO = {"ja": True, "nein": False, "true": True, "false": False, "": None}
+
+
+def _yes_no(value: object) -> object:
+    """``?red_flag=ja`` as True; a word a yes/no filter does not take is refused by name
+    (never dropped: a filter silently ignored shows every verdict as if selected)."""
+    if not isinstance(value, str):
+        return value
+    word = value.strip().casefold()
+    if word not in _YES_NO:
+        raise ValueError(
+            f"„{value}“ ist kein erlaubter Wert; erlaubt sind „ja“ und „nein“ (oder leer)"
+        )
+    return _YES_NO[word]
+
+
+YesNo = Annotated[bool | None, BeforeValidator(_yes_no)]
 
 
 class VerdictQuery(BaseModel):
@@ -46,10 +65,10 @@ class VerdictQuery(BaseModel):
     # Decimals too: a user asks for "from 2,5" (or 2.5) on a 0-5 scale.
     min: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
     max: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
-    red_flag: bool | None = None
-    unscored: bool | None = None
+    red_flag: YesNo = None
+    unscored: YesNo = None
     # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", design.md §18).
-    disputed: bool | None = None
+    disputed: YesNo = None
     q: str = Field(default="", max_length=200)
     sort: SortKey = "model"
     order: Literal["asc", "desc"] = "asc"
@@ -97,6 +116,13 @@ class VerdictQuery(BaseModel):
             haystack = f"{v.rationale} {v.prompt_id} {v.model} {v.unscored_reason}".casefold()
             return needle in haystack
         return True
+
+
+def page_filters(params: Mapping[str, str]) -> VerdictQuery:
+    """The table's filters a run page's URL holds (``/runs/x?red_flag=ja``), checked as the API
+    checks them: the page refuses a filter it cannot show instead of dropping it. Raises
+    pydantic's ``ValidationError``."""
+    return VerdictQuery.model_validate({k: v for k, v in params.items() if k in FILTER_FIELDS})
 
 
 def verdict_item(v: Verdict) -> dict[str, Any]:
