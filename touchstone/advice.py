@@ -119,8 +119,11 @@ async def known_models(list_models: Callable[[], Awaitable[list[str]]]) -> list[
         return []
 
 
-def suggestions(model: str, available: Sequence[str]) -> str:
-    """ "Meinten Sie …?" from the names an endpoint lists, or what it offers at all."""
+def suggestions(
+    model: str, available: Sequence[str], *, offered: str = "Der Endpunkt bietet"
+) -> str:
+    """ "Meinten Sie …?" from the names an endpoint lists, or what it offers at all, said as
+    ``offered`` (names that come from elsewhere, a run's models, say so)."""
     if not available:
         return ""
     close = close_names(model, available)
@@ -128,7 +131,7 @@ def suggestions(model: str, available: Sequence[str]) -> str:
         return "Meinten Sie " + " oder ".join(f"„{name}“" for name in close) + "?"
     shown = ", ".join(sorted(available)[:12])
     more = f" (und {len(available) - 12} weitere)" if len(available) > 12 else ""
-    return f"Der Endpunkt bietet: {shown}{more}."
+    return f"{offered}: {shown}{more}."
 
 
 def cause_advice(

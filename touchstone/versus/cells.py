@@ -45,7 +45,9 @@ def parse_pairs(
             (old, old_known, "in der Baseline"),
         ):
             if name not in known:
-                hint = suggestions(name, known) or f"Modelle dort: {', '.join(known) or '–'}."
+                hint = suggestions(name, known, offered=f"Modelle {where}") or (
+                    f"Modelle {where}: –."
+                )
                 raise InputError(f"--pair {spec!r}: kein Modell „{name}“ {where}. {hint}")
         if new in pairs:
             raise InputError(f"--pair: das Modell „{new}“ ist zweimal gepaart.")
