@@ -201,7 +201,16 @@ def prompt_detail(run: LoadedRun, prompt_id: str) -> dict[str, Any] | None:
         (r for r in run.view.responses if r.prompt_id == prompt_id),
         key=lambda r: (r.model, r.variant, r.repeat),
     )
+    # The neighbours in the pack's order (the run page's order of prompts).
+    ids = [p.id for _, p in pack.all_prompts()]
+    at = ids.index(prompt_id)
+    shown_variants = sorted({a.variant for a in answers})
     return {
+        "previous": ids[at - 1] if at > 0 else None,
+        "next": ids[at + 1] if at + 1 < len(ids) else None,
+        # What each variant's model was told (its system prompt, "" for none): the answers
+        # are read against it. A variant the pack no longer has is told as such (None).
+        "variants": {name: pack.variants.get(name) for name in shown_variants},
         "prompt": {
             "id": prompt.id,
             "category": prompt.category,
