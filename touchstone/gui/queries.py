@@ -13,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
 from touchstone.limits import DecimalText
-from touchstone.results import EvalResponse, Verdict, cell_key, unscored_label
+from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key, unscored_label
 
 SortKey = Literal[
     "model", "variant", "prompt_id", "category", "repeat", "score", "red_flag", "judge_model"
@@ -30,9 +30,12 @@ FILTER_FIELDS = (
     "unscored",
     "disputed",
     "q",
+    "answer",
 )
 PAGE_SIZE = 50
 MAX_PAGE = 500
+# The characters of an answer a row of the table shows (the whole one opens on a click).
+ANSWER_SHOWN = 160
 # What a yes/no filter takes: the page's German words, and the English the API took before.
 _YES_NO = {"ja": True, "nein": False, "true": True, "false": False, "": None}
 
@@ -70,6 +73,8 @@ class VerdictQuery(BaseModel):
     # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", design.md §18).
     disputed: YesNo = None
     q: str = Field(default="", max_length=200)
+    # Text the answer holds (case-insensitive), beside ``q`` over the judge's words.
+    answer: str = Field(default="", max_length=200)
     sort: SortKey = "model"
     order: Literal["asc", "desc"] = "asc"
     offset: int = Field(default=0, ge=0)
@@ -125,8 +130,20 @@ def page_filters(params: Mapping[str, str]) -> VerdictQuery:
     return VerdictQuery.model_validate({k: v for k, v in params.items() if k in FILTER_FIELDS})
 
 
-def verdict_item(v: Verdict) -> dict[str, Any]:
+def verdict_item(v: Verdict, answer: EvalResponse | None = None) -> dict[str, Any]:
+    """A verdict as the API gives it; with ``answer``, its answer shortened to
+    ``ANSWER_SHOWN`` characters (a failed call's error in its place)."""
+    shown: dict[str, Any] = {}
+    if answer is not None:
+        text = answer.response_text if answer.ok else answer.error
+        cut = len(text) > ANSWER_SHOWN
+        shown = {
+            "answer": text[:ANSWER_SHOWN] + "…" if cut else text,
+            "answer_cut": cut,
+            "answer_ok": answer.ok,
+        }
     return {
+        **shown,
         "model": v.model,
         "variant": v.variant,
         "prompt_id": v.prompt_id,
@@ -148,6 +165,13 @@ def selected_verdicts(run: LoadedRun, query: VerdictQuery) -> list[Verdict]:
     """Every verdict the filters keep, sorted as the table shows them (ties in a stable,
     natural order): the table's pages and its CSV export."""
     kept = [v for v in run.view.verdicts if query.keeps(v)]
+    if query.answer:
+        needle, answers = query.answer.casefold(), answers_of(run)
+        kept = [
+            v
+            for v in kept
+            if v.key in answers and needle in answers[v.key].response_text.casefold()
+        ]
     if query.disputed is not None:
         jury = run.card.jury_card
         disputed = set(jury.disputed) if jury is not None else set()
@@ -166,12 +190,19 @@ def verdict_page(run: LoadedRun, query: VerdictQuery) -> dict[str, Any]:
     """One page of the verdicts the filters keep, sorted."""
     kept = selected_verdicts(run, query)
     page = kept[query.offset : query.offset + query.limit]
+    answers = answers_of(run)
     return {
         "total": len(kept),
         "offset": query.offset,
         "limit": query.limit,
-        "items": [verdict_item(v) for v in page],
+        "items": [verdict_item(v, answers.get(v.key)) for v in page],
     }
+
+
+def answers_of(run: LoadedRun) -> dict[VerdictKey, EvalResponse]:
+    """The run's answers by cell: one pass over them per request (a search over 100,000
+    answers reads each once)."""
+    return {r.key: r for r in run.view.responses}
 
 
 def answer_item(answer: EvalResponse, verdict: Verdict | None) -> dict[str, Any]:
