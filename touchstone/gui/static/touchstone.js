@@ -420,7 +420,8 @@ class VerdictTable {
         el("td", {}, score), el("td", {}, flag, v.safety_critical ? " (sicherheitskritischer Prompt)" : ""),
         this.answerCell(v),
         el("td", {class: "rationale", text: asText(v.rationale, "")}),
-        el("td", {class: "name", text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
+        // A jury's "Jury (a, b, c)" wraps between its members, each name whole.
+        el("td", {class: "judge-name"}, ...wholeNodes(asText(v.judge_model, "") + (v.cached ? " (Cache)" : ""))));
       if (v.red_flag) { row.classList.add("redflag"); }
       if (v.unscored) { row.classList.add("unscored"); }
       return row;
