@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
+from touchstone.gui.judge_evidence import evidence, prompt_replies
 from touchstone.limits import DecimalText
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key, unscored_label
 
@@ -236,6 +237,7 @@ def prompt_detail(run: LoadedRun, prompt_id: str) -> dict[str, Any] | None:
     ids = [p.id for _, p in pack.all_prompts()]
     at = ids.index(prompt_id)
     shown_variants = sorted({a.variant for a in answers})
+    replies, replies_problem = prompt_replies(run, prompt_id)
     return {
         "previous": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
@@ -251,5 +253,13 @@ def prompt_detail(run: LoadedRun, prompt_id: str) -> dict[str, Any] | None:
             "red_flags": list(prompt.red_flags),
             "safety_critical": prompt.safety_critical,
         },
-        "answers": [answer_item(a, verdicts.get(a.key)) for a in answers],
+        "answers": [
+            {
+                **answer_item(a, verdicts.get(a.key)),
+                **evidence(a, verdicts.get(a.key), prompt, run, replies.get(a.key, {})),
+            }
+            for a in answers
+        ],
+        # A damaged judge-replies.jsonl: said where the replies go, the page shown.
+        "replies_problem": replies_problem,
     }

@@ -14,8 +14,10 @@ from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import Judge
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.policy import Stop
+from touchstone.results import Verdict
 from touchstone.transport.budget import Budget
 from touchstone.transport.engine import InFlight
+from touchstone.transport.replies import ChatReply
 
 
 @dataclass
@@ -39,6 +41,8 @@ class JudgeSession:
     on_in_flight: Callable[[InFlight], None] | None = None
     # The cost cap of this invocation (judge config ``budget``), if any.
     budget: Budget | None = None
+    # Hears of each verdict a call's reply gave, with the reply (judge-replies.jsonl).
+    on_reply: Callable[[Verdict, ChatReply], None] | None = None
 
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
@@ -83,6 +87,7 @@ async def open_session(
     health: JudgeHealth | None = None,
     on_in_flight: Callable[[InFlight], None] | None = None,
     budget: Budget | None = None,
+    on_reply: Callable[[Verdict, ChatReply], None] | None = None,
 ) -> AsyncIterator[JudgeSession]:
     """A session over ``backend``; on leaving, its connections on this loop are closed."""
     if concurrency < 1:
@@ -101,6 +106,7 @@ async def open_session(
             list_models=backend.model_ids,
             on_in_flight=on_in_flight,
             budget=budget,
+            on_reply=on_reply,
         )
     finally:
         await backend.aclose()

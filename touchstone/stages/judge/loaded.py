@@ -22,10 +22,12 @@ from touchstone.quality.agreement import Agreement
 from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key
 from touchstone.stages.judge.drift import check_drift_first
 from touchstone.stages.judge.outcome import JudgeOutcome, budget_field, emit_done, verdict_event
+from touchstone.stages.judge.reply_log import reply_sink
 from touchstone.stages.judge.stop import StoppedRun
 from touchstone.stages.spot_check import judged_card
 from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
+from touchstone.store.judge_replies import reply_appender
 from touchstone.store.settled import write_settled
 from touchstone.transport.engine import run_blocking
 
@@ -148,7 +150,7 @@ class _Calls:
     ) -> JudgeRunResult:
         """``judge_run`` over the run, every verdict appended to judgements.jsonl as it lands."""
         config = self.config
-        with run.verdict_appender() as appender:
+        with run.verdict_appender() as appender, reply_appender(run) as replies:
 
             def persist(verdict: Verdict) -> None:
                 appender.append(verdict.as_dict())
@@ -171,6 +173,7 @@ class _Calls:
                     health=self.health,
                     on_in_flight=in_flight_events(on_event, "judge"),
                     budget=self.budget,
+                    on_reply=reply_sink(replies),
                 ) as session:
                     emit(
                         on_event,
