@@ -7,11 +7,12 @@ from __future__ import annotations
 from csv import reader
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.gui.gui_support import chromium, gui_process
+from tests.gui.gui_support import screenshot
 from tests.gui.test_gui_phone import judged_workspace, watch
 from touchstone.gui.queries import ANSWER_SHOWN
 from touchstone.sim import SimServer
@@ -58,28 +59,23 @@ def test_each_verdict_carries_its_answer_shortened(client: TestClient) -> None:
         assert v["answer_cut"] == (len(whole) > ANSWER_SHOWN)
 
 
-def test_the_table_shows_the_answer_and_opens_it_whole(tmp_path: Path, sim: SimServer) -> None:
+def test_the_table_shows_the_answer_and_opens_it_whole(page: Any) -> None:
     from playwright.sync_api import expect
 
-    workdir = judged_workspace(tmp_path, sim)
     problems: list[str] = []
-    with gui_process(workdir) as base, chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        watch(page, problems)
-        page.goto(f"{base}/runs/tiny")
-        rows = page.locator("#verdicts tbody tr")
-        expect(rows).to_have_count(6)
-        header = page.locator("#verdicts thead th").all_inner_texts()
-        assert "Antwort" in header
-        cell = rows.first.locator("td.answer")
-        short = cell.inner_text()
-        cell.locator("button").click()
-        expect(cell.locator("pre")).to_be_visible()
-        whole = cell.locator("pre").inner_text()
-        assert whole.startswith(short.removesuffix("…").rstrip()[:40]) and len(whole) >= len(
-            short.removesuffix("…").rstrip()
-        )
-        page.fill("#filters input[name=answer]", "zzz-nirgends")
-        expect(page.locator("#verdict-count")).to_contain_text("0 Bewertungen")
-        assert "answer=zzz-nirgends" in page.url
+    watch(page, problems)
+    page.goto("/runs/tiny")
+    rows = page.locator("#verdicts tbody tr")
+    expect(rows).to_have_count(6)
+    assert "Antwort" in page.locator("#verdicts thead th").all_inner_texts()
+    cell = rows.first.locator("td.answer")
+    short = cell.inner_text().removesuffix("ganz zeigen").rstrip().removesuffix("…")
+    cell.locator("button").click()
+    expect(cell.locator("pre")).to_be_visible()
+    whole = cell.locator("pre").inner_text()
+    assert len(whole) > len(short) and whole.startswith(short[:40])
+    screenshot(page, "verdicts-answer-open")
+    page.fill("#filters input[name=answer]", "zzz-nirgends")
+    expect(page.locator("#verdict-count")).to_contain_text("0 Bewertungen")
+    assert "answer=zzz-nirgends" in page.url
     assert problems == []
