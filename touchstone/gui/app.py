@@ -31,6 +31,7 @@ from fastapi.responses import (
 )
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from touchstone.errors import InputError
@@ -53,6 +54,7 @@ from touchstone.gui.jobs import JobManager
 from touchstone.gui.queries import (
     FILTER_FIELDS,
     VerdictQuery,
+    page_filters,
     prompt_detail,
     selected_verdicts,
     verdict_page,
@@ -155,6 +157,10 @@ def create_app(
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
         detail, run = gui.run_detail(name)
+        try:
+            page_filters(request.query_params)
+        except ValidationError as exc:
+            raise HTTPException(422, request_problem(exc.errors())) from exc
         card, scale = run.card, run.view.pack.scale
         return page(
             request,

@@ -67,8 +67,9 @@ def clean_record(raw: object, job_id: str, run: str) -> dict[str, Any]:
 def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
     """Progress of a job from its events: counts, error streak, end state and health.
 
-    ``done`` counts what this job saved (never what was there before; of a run its answers,
-    of a judge its verdicts, never a failed call), and never exceeds ``total``.
+    ``done`` and ``total`` count as the CLI's bar does: ``total`` the cells the job's stage
+    plans, ``done`` those saved before it started plus what it saved (of a run its answers, of
+    a judge its verdicts, never a failed call); ``done`` never exceeds ``total``.
     """
     progress: dict[str, Any] = {
         "stage": "",
@@ -99,12 +100,15 @@ def job_progress(events: list[dict[str, Any]]) -> dict[str, Any]:
         kind = event.get("event")
         if kind == "start":
             progress["stage"] = _text(event.get("stage"), 20)
-            total = _int_or_none(event.get("todo"))
-            if total is None:
-                total = _int_or_none(event.get("total"))
-                done_before = _int_or_none(event.get("already_done")) or 0
-                total = None if total is None else total - done_before
+            # As the CLI's bar counts (cli/ui.ProgressView): the run's planned cells, those
+            # done before this job already done ("65/65", not "0/17" of the open ones).
+            total = _int_or_none(event.get("total"))
+            todo = _int_or_none(event.get("todo"))
+            before = _int_or_none(event.get("already_done"))
+            if before is None:
+                before = 0 if total is None or todo is None else total - todo
             progress["total"] = None if total is None else max(0, total)
+            progress["done"] = max(0, before)
         elif kind == "progress":
             outcome = event.get("outcome")
             if outcome == "done":

@@ -6,13 +6,15 @@ The verdict table pages through the API instead of the page inlining every verdi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from touchstone.gui.cache import LoadedRun
+from touchstone.gui.judge_evidence import evidence, prompt_replies
 from touchstone.limits import DecimalText
-from touchstone.results import EvalResponse, Verdict, cell_key, unscored_label
+from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key, unscored_label
 
 SortKey = Literal[
     "model", "variant", "prompt_id", "category", "repeat", "score", "red_flag", "judge_model"
@@ -29,9 +31,30 @@ FILTER_FIELDS = (
     "unscored",
     "disputed",
     "q",
+    "answer",
 )
 PAGE_SIZE = 50
 MAX_PAGE = 500
+# The characters of an answer a row of the table shows (the whole one opens on a click).
+ANSWER_SHOWN = 160
+# What a yes/no filter takes: the page's German words, and the English the API took before.
+_YES_NO = {"ja": True, "nein": False, "true": True, "false": False, "": None}
+
+
+def _yes_no(value: object) -> object:
+    """``?red_flag=ja`` as True; a word a yes/no filter does not take is refused by name
+    (never dropped: a filter silently ignored shows every verdict as if selected)."""
+    if not isinstance(value, str):
+        return value
+    word = value.strip().casefold()
+    if word not in _YES_NO:
+        raise ValueError(
+            f"„{value}“ ist kein erlaubter Wert; erlaubt sind „ja“ und „nein“ (oder leer)"
+        )
+    return _YES_NO[word]
+
+
+YesNo = Annotated[bool | None, BeforeValidator(_yes_no)]
 
 
 class VerdictQuery(BaseModel):
@@ -46,11 +69,13 @@ class VerdictQuery(BaseModel):
     # Decimals too: a user asks for "from 2,5" (or 2.5) on a 0-5 scale.
     min: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
     max: Annotated[float | None, DecimalText] = Field(default=None, allow_inf_nan=False)
-    red_flag: bool | None = None
-    unscored: bool | None = None
+    red_flag: YesNo = None
+    unscored: YesNo = None
     # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", design.md §18).
-    disputed: bool | None = None
+    disputed: YesNo = None
     q: str = Field(default="", max_length=200)
+    # Text the answer holds (case-insensitive), beside ``q`` over the judge's words.
+    answer: str = Field(default="", max_length=200)
     sort: SortKey = "model"
     order: Literal["asc", "desc"] = "asc"
     offset: int = Field(default=0, ge=0)
@@ -99,8 +124,27 @@ class VerdictQuery(BaseModel):
         return True
 
 
-def verdict_item(v: Verdict) -> dict[str, Any]:
+def page_filters(params: Mapping[str, str]) -> VerdictQuery:
+    """The table's filters a run page's URL holds (``/runs/x?red_flag=ja``), checked as the API
+    checks them: the page refuses a filter it cannot show instead of dropping it. Raises
+    pydantic's ``ValidationError``."""
+    return VerdictQuery.model_validate({k: v for k, v in params.items() if k in FILTER_FIELDS})
+
+
+def verdict_item(v: Verdict, answer: EvalResponse | None = None) -> dict[str, Any]:
+    """A verdict as the API gives it; with ``answer``, its answer shortened to
+    ``ANSWER_SHOWN`` characters (a failed call's error in its place)."""
+    shown: dict[str, Any] = {}
+    if answer is not None:
+        text = answer.response_text if answer.ok else answer.error
+        cut = len(text) > ANSWER_SHOWN
+        shown = {
+            "answer": text[:ANSWER_SHOWN] + "…" if cut else text,
+            "answer_cut": cut,
+            "answer_ok": answer.ok,
+        }
     return {
+        **shown,
         "model": v.model,
         "variant": v.variant,
         "prompt_id": v.prompt_id,
@@ -122,6 +166,13 @@ def selected_verdicts(run: LoadedRun, query: VerdictQuery) -> list[Verdict]:
     """Every verdict the filters keep, sorted as the table shows them (ties in a stable,
     natural order): the table's pages and its CSV export."""
     kept = [v for v in run.view.verdicts if query.keeps(v)]
+    if query.answer:
+        needle, answers = query.answer.casefold(), answers_of(run)
+        kept = [
+            v
+            for v in kept
+            if v.key in answers and needle in answers[v.key].response_text.casefold()
+        ]
     if query.disputed is not None:
         jury = run.card.jury_card
         disputed = set(jury.disputed) if jury is not None else set()
@@ -140,12 +191,19 @@ def verdict_page(run: LoadedRun, query: VerdictQuery) -> dict[str, Any]:
     """One page of the verdicts the filters keep, sorted."""
     kept = selected_verdicts(run, query)
     page = kept[query.offset : query.offset + query.limit]
+    answers = answers_of(run)
     return {
         "total": len(kept),
         "offset": query.offset,
         "limit": query.limit,
-        "items": [verdict_item(v) for v in page],
+        "items": [verdict_item(v, answers.get(v.key)) for v in page],
     }
+
+
+def answers_of(run: LoadedRun) -> dict[VerdictKey, EvalResponse]:
+    """The run's answers by cell: one pass over them per request (a search over 100,000
+    answers reads each once)."""
+    return {r.key: r for r in run.view.responses}
 
 
 def answer_item(answer: EvalResponse, verdict: Verdict | None) -> dict[str, Any]:
@@ -175,7 +233,17 @@ def prompt_detail(run: LoadedRun, prompt_id: str) -> dict[str, Any] | None:
         (r for r in run.view.responses if r.prompt_id == prompt_id),
         key=lambda r: (r.model, r.variant, r.repeat),
     )
+    # The neighbours in the pack's order (the run page's order of prompts).
+    ids = [p.id for _, p in pack.all_prompts()]
+    at = ids.index(prompt_id)
+    shown_variants = sorted({a.variant for a in answers})
+    replies, replies_problem = prompt_replies(run, prompt_id)
     return {
+        "previous": ids[at - 1] if at > 0 else None,
+        "next": ids[at + 1] if at + 1 < len(ids) else None,
+        # What each variant's model was told (its system prompt, "" for none): the answers
+        # are read against it. A variant the pack no longer has is told as such (None).
+        "variants": {name: pack.variants.get(name) for name in shown_variants},
         "prompt": {
             "id": prompt.id,
             "category": prompt.category,
@@ -185,5 +253,13 @@ def prompt_detail(run: LoadedRun, prompt_id: str) -> dict[str, Any] | None:
             "red_flags": list(prompt.red_flags),
             "safety_critical": prompt.safety_critical,
         },
-        "answers": [answer_item(a, verdicts.get(a.key)) for a in answers],
+        "answers": [
+            {
+                **answer_item(a, verdicts.get(a.key)),
+                **evidence(a, verdicts.get(a.key), prompt, run, replies.get(a.key, {})),
+            }
+            for a in answers
+        ],
+        # A damaged judge-replies.jsonl: said where the replies go, the page shown.
+        "replies_problem": replies_problem,
     }

@@ -140,6 +140,8 @@ async def judge_cells(
             assert done.result is not None
             for position, index in enumerate(done.item):
                 verdict = tasks[index].verdict(done.result, cached=position > 0)
+                if session.on_reply is not None:
+                    session.on_reply(verdict, done.result)
                 if position == 0:
                     if verdict.unscored:
                         health.unparseable += 1

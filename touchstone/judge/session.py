@@ -14,8 +14,10 @@ from touchstone.judge.cache import VerdictCache
 from touchstone.judge.cells import Judge
 from touchstone.judge.health import JudgeHealth
 from touchstone.judge.policy import Stop
+from touchstone.results import Verdict
 from touchstone.transport.budget import Budget
 from touchstone.transport.engine import InFlight
+from touchstone.transport.replies import ChatReply
 
 
 @dataclass
@@ -41,6 +43,8 @@ class JudgeSession:
     budget: Budget | None = None
     # The judge's cap on a reply's tokens, which the reply schemas' rationales fit.
     max_tokens: int | None = None
+    # Hears of each verdict a call's reply gave, with the reply (judge-replies.jsonl).
+    on_reply: Callable[[Verdict, ChatReply], None] | None = None
 
     async def aborted(self, stop: Stop) -> JudgeAborted:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
@@ -89,6 +93,7 @@ async def open_session(
     health: JudgeHealth | None = None,
     on_in_flight: Callable[[InFlight], None] | None = None,
     budget: Budget | None = None,
+    on_reply: Callable[[Verdict, ChatReply], None] | None = None,
 ) -> AsyncIterator[JudgeSession]:
     """A session over ``backend``; on leaving, its connections on this loop are closed."""
     if concurrency < 1:
@@ -108,6 +113,7 @@ async def open_session(
             on_in_flight=on_in_flight,
             budget=budget,
             max_tokens=backend.max_tokens,
+            on_reply=on_reply,
         )
     finally:
         await backend.aclose()

@@ -176,6 +176,12 @@ def _parse_line(path: Path, number: int, raw: bytes, cls: type[T], unknowns: _Un
     return record
 
 
+def parse_jsonl_line(path: Path, number: int, raw: bytes, cls: type[T]) -> T:
+    """One line of ``path`` (line ``number``) as ``cls``, or an ``InputError`` naming file and
+    line, as ``iter_jsonl`` reads each: for a reader that picks its lines."""
+    return _parse_line(path, number, raw, cls, _Unknowns())
+
+
 # The JSON parser's reasons (serde_json's, through pydantic-core) in German. The end of a
 # line is where its newline sits, so a line cut short is told without a column.
 _JSON_REASONS = (

@@ -283,7 +283,7 @@ function fitnessCard(card) {
 
 // The run page's verdict table: filters, sorting and paging through the API; the filters
 // live in the page's URL, so a filtered view can be reloaded, bookmarked and shared.
-const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "disputed", "q"];
+const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "disputed", "q", "answer"];
 const PAGE = 50;
 
 function pageText(offset, total) {
@@ -306,7 +306,7 @@ class VerdictTable {
     const changed = () => { this.state.offset = 0; this.load(); };
     this.form.addEventListener("change", changed);
     this.form.addEventListener("input", (event) => {
-      if (["q", "min", "max"].includes(event.target.name)) {
+      if (["q", "answer", "min", "max"].includes(event.target.name)) {
         clearTimeout(timer); timer = setTimeout(changed, 300);
       }
     });
@@ -380,6 +380,31 @@ class VerdictTable {
     this.body.replaceChildren();
   }
 
+  // The answer shortened; a click on "ganz zeigen" fetches the prompt's answers and shows this
+  // one whole (a page of 50 rows carries no answer of 100 KB).
+  answerCell(v) {
+    const cell = el("td", {class: "answer"});
+    cell.append(el("span", {class: v.answer_ok === false ? "warn" : "", text: asText(v.answer, "–")}));
+    if (v.answer_cut === true) {
+      const button = el("button", {type: "button", class: "more", text: "ganz zeigen"});
+      button.addEventListener("click", async () => {
+        button.disabled = true;
+        const url = `/api/runs/${encodeURIComponent(this.runName)}/prompts/${encodeURIComponent(v.prompt_id)}`;
+        const response = await fetch(url);
+        const data = await response.json().catch(() => ({}));
+        const found = (Array.isArray(data.answers) ? data.answers : []).find((a) =>
+          a.model === v.model && a.variant === v.variant && a.repeat === v.repeat);
+        if (!response.ok || !found) {
+          button.replaceWith(el("span", {class: "warn", text: " Antwort nicht zu laden"}));
+          return;
+        }
+        cell.replaceChildren(el("pre", {class: "text", text: asText(found.ok ? found.answer : found.error, "")}));
+      });
+      cell.append(" ", button);
+    }
+    return cell;
+  }
+
   render(data) {
     const name = encodeURIComponent(this.runName);
     this.body.replaceChildren(...data.items.map((v) => {
@@ -393,8 +418,10 @@ class VerdictTable {
         el("td", {class: "name", text: asText(v.model)}), el("td", {class: "name", text: asText(v.variant)}), el("td", {}, link),
         el("td", {text: asText(v.category)}), el("td", {class: "num", text: germanCount(v.repeat)}),
         el("td", {}, score), el("td", {}, flag, v.safety_critical ? " (sicherheitskritischer Prompt)" : ""),
+        this.answerCell(v),
         el("td", {class: "rationale", text: asText(v.rationale, "")}),
-        el("td", {class: "name", text: asText(v.judge_model, "") + (v.cached ? " (Cache)" : "")}));
+        // A jury's "Jury (a, b, c)" wraps between its members, each name whole.
+        el("td", {class: "judge-name"}, ...wholeNodes(asText(v.judge_model, "") + (v.cached ? " (Cache)" : ""))));
       if (v.red_flag) { row.classList.add("redflag"); }
       if (v.unscored) { row.classList.add("unscored"); }
       return row;

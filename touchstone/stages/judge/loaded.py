@@ -30,10 +30,12 @@ from touchstone.stages.judge.outcome import (
     verdict_event,
 )
 from touchstone.stages.judge.rejudging import RejudgeAll, begin_rejudge, finish_rejudge
+from touchstone.stages.judge.reply_log import reply_sink
 from touchstone.stages.judge.stop import StoppedRun
 from touchstone.stages.spot_check import judged_card
 from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
+from touchstone.store.judge_replies import reply_appender
 from touchstone.store.rejudge import rejudged_cells
 from touchstone.store.settled import write_settled
 from touchstone.transport.engine import run_blocking
@@ -175,7 +177,11 @@ class _Calls:
         config = self.config
         rejudging = self.rejudging
         reaching = rejudged_cells(run) if rejudging is not None else contextlib.nullcontext()
-        with run.verdict_appender() as appender, reaching as reached:
+        with (
+            run.verdict_appender() as appender,
+            reaching as reached,
+            reply_appender(run) as replies,
+        ):
 
             def persist(verdict: Verdict) -> None:
                 appender.append(verdict.as_dict())
@@ -201,6 +207,7 @@ class _Calls:
                     health=self.health,
                     on_in_flight=in_flight_events(on_event, "judge"),
                     budget=self.budget,
+                    on_reply=reply_sink(replies),
                 ) as session:
                     emit(
                         on_event,

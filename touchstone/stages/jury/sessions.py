@@ -34,7 +34,9 @@ from touchstone.pack import Pack
 from touchstone.quality.drift import recheck_cached
 from touchstone.results import EvalResponse, ModelReport, Verdict, VerdictKey, cell_key
 from touchstone.stages.judge.outcome import verdict_event
+from touchstone.stages.judge.reply_log import reply_sink
 from touchstone.store import RunDir
+from touchstone.store.judge_replies import reply_appender
 from touchstone.transport.budget import Budget
 from touchstone.transport.engine import run_blocking
 
@@ -164,7 +166,7 @@ def judge_members(
     _record_settings(run, settings)
     quorum = jury.required
 
-    with run.verdict_appender() as appender:
+    with run.verdict_appender() as appender, reply_appender(run) as replies:
 
         async def one(index: int, member: MemberRun) -> None:
             def persist(verdict: Verdict) -> None:
@@ -192,6 +194,7 @@ def judge_members(
                 health=member.health,
                 on_in_flight=in_flight_events(on_event, "judge"),
                 budget=member.budget,
+                on_reply=reply_sink(replies),
             ) as session:
                 try:
                     await recheck_member(session, member, responses, pack, cache, run, on_event)
