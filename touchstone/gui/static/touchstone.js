@@ -92,10 +92,12 @@ function asText(value, fallback = "–") {
 // One live job box: built once, then only its texts change (keyboard focus on the cancel
 // button survives every refresh). ``follow`` replaces whatever the box followed before.
 class JobBox {
-  constructor(root, {buttons = [], onEnd = null, actions = {}} = {}) {
+  constructor(root, {buttons = [], onEnd = null, onRender = null, actions = {}} = {}) {
     this.root = root;
     this.buttons = Array.from(buttons);
     this.onEnd = onEnd;
+    // Told each state the box shows (the run page's Jobs list follows it: jobs.js).
+    this.onRender = onRender;
     // What the page does for a job's "actions" (see jobActions); others are not offered here.
     this.handlers = actions;
     this.generation = 0;
@@ -211,6 +213,7 @@ class JobBox {
     setWhole(this.drift, asText(p.drift, ""));
     this.cancel.hidden = state !== "running";
     this.renderEnd(job);
+    if (this.onRender) { this.onRender(job); }
   }
 
   // After the job: the buttons that do what the CLI would tell a terminal user to type, and
