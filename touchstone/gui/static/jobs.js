@@ -28,3 +28,12 @@ function listJob(list, job) {
   const short = line.querySelector("[data-testid=job-line-short]");
   if (short) { setWhole(short, job.short ? `: ${asText(job.short, "")}` : ""); }
 }
+
+// "Fortsetzen": the same job again, rebuilt by the server from the job's command (its form's
+// checks); ``box`` follows the new job, or says why there is none.
+async function resumeJob(box, job) {
+  try {
+    const {job: id} = await postJson(`/api/jobs/${encodeURIComponent(job.id)}/resume`, {});
+    box.follow(id);
+  } catch (error) { box.showError(error.message); }
+}

@@ -232,7 +232,8 @@ class JobBox {
 }
 
 // The buttons and links for a job's "actions" that the page has a handler for: a handler is a
-// function (a button) or a function returning a URL (a link).
+// function (a button) or a function returning a URL (a link); one with both is a link where
+// its ``href`` gives one, else the button.
 const ACTION_LABELS = {
   resume: "Fortsetzen",
   other_model: "Judge mit anderem Modell",
@@ -251,8 +252,9 @@ function jobActions(job, handlers) {
       continue;
     }
     const label = action === "resume" && kind === "judge-check" ? "Erneut prüfen" : ACTION_LABELS[action];
-    if (handler.href) {
-      nodes.push(el("a", {class: "button", href: handler.href(job), "data-action": action, text: label}));
+    const href = handler.href ? handler.href(job) : "";
+    if (href || !handler.run) {
+      nodes.push(el("a", {class: "button", href, "data-action": action, text: label}));
     } else {
       const button = el("button", {type: "button", "data-action": action, text: label});
       button.addEventListener("click", () => handler.run(job));
