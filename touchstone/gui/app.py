@@ -67,7 +67,7 @@ from touchstone.gui.validation import (
     request_problem,
 )
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
-from touchstone.gui.views import Gui, last_endpoint
+from touchstone.gui.views import Gui, current_jobs, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.report import MeansChart, template_environment
 from touchstone.spot.sample import DEFAULT_SAMPLE
@@ -147,8 +147,18 @@ def create_app(
         runs = gui.runs()
         # After a job the form keeps the endpoint it used, not the default's.
         prefill["base_url"] = prefill["base_url"] or last_endpoint(runs)
-        context = {"runs": runs, "packs": gui.packs(), "prefill": prefill}
+        context = {
+            "runs": runs,
+            "packs": gui.packs(),
+            "prefill": prefill,
+            "current_jobs": current_jobs(runs),
+        }
         return page(request, "index.html", context)
+
+    @app.get("/fragments/runs", response_class=HTMLResponse)
+    def runs_fragment(request: Request) -> Response:
+        """The overview's list of runs alone: the overview refreshes it while jobs run."""
+        return page(request, "runs_table.html", {"runs": gui.runs()})
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:

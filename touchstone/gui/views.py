@@ -293,6 +293,18 @@ def last_endpoint(runs: list[dict[str, Any]]) -> str:
     return max(jobs, key=lambda job: str(job["id"]))["base_url"] if jobs else ""
 
 
+def current_jobs(runs: list[dict[str, Any]]) -> list[str]:
+    """The jobs the overview shows in boxes, from the runs' sentinels (a reload and a GUI
+    restart find them again): every run's running job, and the newest job of all when it has
+    ended (with its way on: "Fortsetzen" after a cancel). Newest first."""
+    last = sorted(
+        (run["last_job"] for run in runs if run.get("last_job")),
+        key=lambda job: str(job["id"]),
+        reverse=True,
+    )
+    return [str(job["id"]) for i, job in enumerate(last) if i == 0 or job["state"] == "running"]
+
+
 def endpoints(manifest: Manifest) -> list[str]:
     """The endpoints run.json names (a run dir may be someone else's: its types are checked
     when it is read)."""

@@ -37,3 +37,66 @@ async function resumeJob(box, job) {
     box.follow(id);
   } catch (error) { box.showError(error.message); }
 }
+
+// The overview's boxes above its list: one per job the server names (``data-current-job``:
+// the running ones and the newest), but the one a "?job=" link names, which ``formBox`` (the
+// run form's box) follows; ``actions(box)`` is what each box offers after its job. A job the
+// form starts makes the ended ones old news: ``dropEnded`` takes their boxes away. ``onEnd``:
+// told when a job a box watched ends.
+class CurrentJobs {
+  constructor(area, formBox, actions, onEnd) {
+    this.boxes = [];
+    const linked = new URLSearchParams(location.search).get("job");
+    if (linked) { formBox.follow(linked, {hold: false}); }
+    for (const node of area.querySelectorAll("[data-current-job]")) {
+      if (node.dataset.currentJob === linked) { node.remove(); continue; }
+      const box = new JobBox(node, {onEnd});
+      box.handlers = actions(box);
+      box.follow(node.dataset.currentJob, {hold: false});
+      this.boxes.push(box);
+    }
+  }
+
+  dropEnded() {
+    for (const box of this.boxes) {
+      if (box.root.dataset.state !== "running") { box.generation += 1; box.root.remove(); }
+    }
+  }
+}
+
+// The overview's list of runs, refreshed in place while a job runs (every POLL_MS) and once
+// after one ends: the page is never reloaded, so its scroll and the form's input stay.
+// The server renders the list (/fragments/runs), as it renders the whole page.
+const POLL_MS = 2000;
+
+class RunsTable {
+  constructor(root) {
+    this.root = root;
+    this.timer = null;
+    if (root.querySelector("[data-running]")) { this.wake(); }
+  }
+
+  // Refresh now, and go on while the list says a job runs.
+  wake() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.refresh(), 0);
+  }
+
+  async refresh() {
+    this.timer = null;
+    let running = true;
+    try {
+      const response = await fetch("/fragments/runs");
+      if (response.ok) {
+        const html = await response.text();
+        const fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-runs]");
+        if (fresh) {
+          running = fresh.hasAttribute("data-running");
+          const shown = this.root.querySelector("[data-runs]");
+          if (!shown || shown.outerHTML !== fresh.outerHTML) { this.root.replaceChildren(document.adoptNode(fresh)); }
+        }
+      }
+    } catch (error) { /* the GUI is restarting: try again at the next tick */ }
+    if (running && this.timer === null) { this.timer = setTimeout(() => this.refresh(), POLL_MS); }
+  }
+}

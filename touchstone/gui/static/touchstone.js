@@ -103,6 +103,8 @@ class JobBox {
     this.generation = 0;
     root.setAttribute("role", "status");
     root.setAttribute("aria-live", "polite");
+    // Which run the job works on: the overview shows jobs of every run.
+    this.run = el("a", {class: "name", "data-testid": "job-run"});
     this.title = el("b");
     this.state = el("span", {"data-testid": "job-state"});
     this.exit = el("span", {class: "muted nowrap"});
@@ -125,7 +127,7 @@ class JobBox {
     this.detailsText = el("pre", {class: "log", "data-testid": "job-details"});
     this.details = el("details", {}, el("summary", {text: "Details"}), this.detailsText);
     this.parts = [
-      el("div", {}, this.title, " – ", this.state, " ", this.exit),
+      el("div", {}, el("b", {}, "Run ", this.run), " · ", this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
       this.inFlight, this.message, this.dropped, this.health, this.card, this.agreement, this.drift, this.cancel,
       this.actions, this.details,
@@ -143,11 +145,14 @@ class JobBox {
     for (const button of this.buttons) { button.disabled = !on; }
   }
 
-  async follow(id) {
+  // ``hold``: the page's start buttons wait while the job runs (not for a job the page
+  // merely shows: the overview's newest may be another run's).
+  async follow(id, {hold = true} = {}) {
     const generation = ++this.generation;
     this.jobId = id;
+    this.root.dataset.jobId = id;
     this.root.replaceChildren(...this.parts);
-    this.enable(false);
+    this.enable(!hold);
     // onEnd is for a job that ended while the box watched it, not for one shown after it
     // ended (a page that reloads on the end would reload for ever).
     let watched = false;
@@ -178,6 +183,8 @@ class JobBox {
     this.root.dataset.state = state;
     const kind = Array.isArray(job.command) && job.command.length > 2 ? job.command[2] : "";
     setWhole(this.title, `Job ${asText(job.id, "?")}${kind ? ` (${kind})` : ""}`);
+    this.run.textContent = asText(job.run, "?");
+    this.run.href = runUrl(job.run);
     this.state.textContent = STATES[state];
     this.state.className = "state-" + state;
     this.exit.textContent = Number.isInteger(job.exit_code) ? `Exit-Code ${job.exit_code}` : "";
