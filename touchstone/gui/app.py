@@ -62,12 +62,13 @@ from touchstone.gui.rate import (
     rater_or_default,
     save_posted,
 )
+from touchstone.gui.run_routes import run_router
 from touchstone.gui.validation import (
     german_detail,
     request_problem,
 )
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
-from touchstone.gui.views import Gui, current_jobs, last_endpoint
+from touchstone.gui.views import Gui, archive_of, current_jobs, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.report import MeansChart, template_environment
 from touchstone.spot.sample import DEFAULT_SAMPLE
@@ -152,6 +153,7 @@ def create_app(
             "packs": gui.packs(),
             "prefill": prefill,
             "current_jobs": current_jobs(runs),
+            "archive": archive_of(gui.runs_dir),
         }
         return page(request, "index.html", context)
 
@@ -289,5 +291,6 @@ def create_app(
         return await save_posted(lambda: gui.loaded(name), request)
 
     app.include_router(job_router(gui))
+    app.include_router(run_router(gui))
 
     return app

@@ -100,3 +100,63 @@ class RunsTable {
     if (running && this.timer === null) { this.timer = setTimeout(() => this.refresh(), POLL_MS); }
   }
 }
+
+// Run management. The run page's form: the note saved in the run dir, archive and delete
+// (delete asks first); after either the overview, where the run is gone or in the archive.
+function manageRun(name, form) {
+  const url = `/api/runs/${encodeURIComponent(name)}`;
+  const state = form.querySelector("[data-testid=note-state]");
+  const error = form.querySelector("[data-testid=manage-error]");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    state.textContent = "";
+    try {
+      await send("PUT", `${url}/note`, {text: form.elements.note.value});
+      state.textContent = "gespeichert";
+      error.textContent = "";
+    } catch (failure) { error.textContent = "Notiz nicht gespeichert: " + failure.message; }
+  });
+  const step = async (method, path, words) => {
+    try { await send(method, path); location.assign("/"); }
+    catch (failure) { error.textContent = `${words}: ${failure.message}`; }
+  };
+  form.querySelector("[data-testid=archive-run]").addEventListener("click",
+    () => step("POST", `${url}/archive`, "Nicht archiviert"));
+  form.querySelector("[data-testid=delete-run]").addEventListener("click", () => {
+    if (confirm(`Run „${name}“ mit allen Antworten und Bewertungen endgültig löschen?`)) {
+      step("DELETE", url, "Nicht gelöscht");
+    }
+  });
+}
+
+// A request of the run management; its German refusal (409: a job runs) as the error.
+async function send(method, path, body = null) {
+  const response = await fetch(path, body === null ? {method}
+    : {method, headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) { throw new Error(typeof data.detail === "string" ? data.detail : response.statusText); }
+  return data;
+}
+
+// The overview's buttons: a run without answers deleted with one click, an archived run
+// restored or deleted (after a question); then the list shows it (``changed``) or the page
+// is read anew (the archive is part of it).
+function manageRuns(root, changed) {
+  root.addEventListener("click", async (event) => {
+    const button = event.target.closest("[data-delete], [data-restore], [data-delete-archived]");
+    if (!button) { return; }
+    const {delete: run, restore, deleteArchived} = button.dataset;
+    if (deleteArchived && !confirm(`Archivierten Run „${deleteArchived}“ endgültig löschen?`)) { return; }
+    const [method, path] = run ? ["DELETE", `/api/runs/${encodeURIComponent(run)}`]
+      : restore ? ["POST", `/api/archive/${encodeURIComponent(restore)}/restore`]
+      : ["DELETE", `/api/archive/${encodeURIComponent(deleteArchived)}`];
+    button.disabled = true;
+    try { await send(method, path); }
+    catch (failure) {
+      button.disabled = false;
+      alert(failure.message);
+      return;
+    }
+    if (run) { changed(); } else { location.reload(); }
+  });
+}
