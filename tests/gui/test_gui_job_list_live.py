@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.gui.gui_support import screenshot
+from tests.gui.gui_support import judge_on_run_page, screenshot
 
 WIDTHS = [1280, 390]
 
@@ -15,9 +15,7 @@ WIDTHS = [1280, 390]
 def test_the_jobs_list_shows_a_failed_job_as_failed_without_a_reload(page: Any) -> None:
     from playwright.sync_api import expect
 
-    page.goto("/runs/tiny")
-    page.get_by_test_id("config").select_option("judge-runaway.yaml")
-    page.get_by_test_id("start-judge").click()
+    judge_on_run_page(page, "judge-runaway.yaml")
     listed = page.locator("#jobs-list [data-job-line]")
     # Listed at once, as running, under the name of its run.
     expect(listed).to_have_count(1)
