@@ -241,3 +241,11 @@ LOW_CONTRAST_JS = """
   return low;
 }
 """
+
+
+def judge_on_run_page(page: Any, config: str, button: str = "start-judge") -> None:
+    """On the run page of the workspace's run: the judge form with ``config``, then its
+    ``button`` ("start-judge" or "check-judge")."""
+    page.goto("/runs/tiny")
+    page.get_by_test_id("config").select_option(config)
+    page.get_by_test_id(button).click()

@@ -44,6 +44,9 @@ def test_the_run_page_after_a_run_job_offers_the_run_and_the_judge(
     page.get_by_test_id("extend-run").check()
     page.get_by_test_id("start-run").click()
     expect(page.get_by_test_id("runs")).to_contain_text("9 / 9", timeout=20_000)
+    # The list shows the answers live, before the job has ended: wait for its end.
+    last_job = page.get_by_test_id("runs").locator("tr", has_text="tiny").get_by_test_id("last-job")
+    expect(last_job).to_contain_text("fertig", timeout=20_000)
 
     page.goto("/runs/tiny")
     box = page.locator("#current-job")

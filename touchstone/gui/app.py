@@ -66,12 +66,13 @@ from touchstone.gui.rate import (
     rater_or_default,
     save_posted,
 )
+from touchstone.gui.run_routes import run_router
 from touchstone.gui.validation import (
     german_detail,
     request_problem,
 )
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
-from touchstone.gui.views import Gui, last_endpoint
+from touchstone.gui.views import Gui, archive_of, current_jobs, last_endpoint
 from touchstone.gui.whole import keep_whole
 from touchstone.report import MeansChart, template_environment
 from touchstone.spot.sample import DEFAULT_SAMPLE
@@ -151,8 +152,19 @@ def create_app(
         runs = gui.runs()
         # After a job the form keeps the endpoint it used, not the default's.
         prefill["base_url"] = prefill["base_url"] or last_endpoint(runs)
-        context = {"runs": runs, "packs": gui.packs(), "prefill": prefill}
+        context = {
+            "runs": runs,
+            "packs": gui.packs(),
+            "prefill": prefill,
+            "current_jobs": current_jobs(runs),
+            "archive": archive_of(gui.runs_dir),
+        }
         return page(request, "index.html", context)
+
+    @app.get("/fragments/runs", response_class=HTMLResponse)
+    def runs_fragment(request: Request) -> Response:
+        """The overview's list of runs alone: the overview refreshes it while jobs run."""
+        return page(request, "runs_table.html", {"runs": gui.runs()})
 
     @app.get("/runs/{name}", response_class=HTMLResponse)
     def run_page(request: Request, name: str) -> Response:
@@ -285,5 +297,6 @@ def create_app(
 
     app.include_router(job_router(gui))
     app.include_router(cells_router(gui))
+    app.include_router(run_router(gui))
 
     return app

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationError
 
 from touchstone.gui.cost_fields import (
     PRICE_FIELD,
@@ -19,7 +19,14 @@ from touchstone.gui.cost_fields import (
     refuse_unbounded_budget,
 )
 from touchstone.gui.estimate import FORM_WORDING, estimate_json
-from touchstone.gui.validation import ModelName, RelativePath, Url, VariantName, model_list
+from touchstone.gui.validation import (
+    ModelName,
+    RelativePath,
+    Url,
+    VariantName,
+    model_list,
+    request_problem,
+)
 from touchstone.gui.views import Gui
 from touchstone.limits import MAX_CONCURRENCY, MAX_REPEATS
 from touchstone.pack import file_sha256, id_problem, load_pack
@@ -182,6 +189,9 @@ def job_router(gui: Gui) -> APIRouter:
 
     @router.post("/api/runs", status_code=202)
     def api_start_run(body: RunRequest) -> dict[str, str]:
+        return start_run(body)
+
+    def start_run(body: RunRequest) -> dict[str, str]:
         pack, path, cap = checked_run(body)
         args = ["run", "--pack", str(pack), "--out", str(path)]
         if body.extend:
@@ -208,6 +218,30 @@ def job_router(gui: Gui) -> APIRouter:
         if job is None:
             raise HTTPException(404, "Unbekannter Job")
         return job
+
+    @router.post("/api/jobs/{job_id}/resume", status_code=202)
+    def api_resume(job_id: str) -> dict[str, str]:
+        """ "Fortsetzen": the same job again, rebuilt from its command through the checks of
+        the form that started it (a run dir's job file is no trusted argv); the CLI goes on
+        where the job stopped."""
+        job = gui.jobs.get(job_id)
+        if job is None:
+            raise HTTPException(404, "Unbekannter Job")
+        name = job["run"]
+        if any(other["state"] == "running" for other in gui.jobs.jobs_of(gui.runs_dir / name)):
+            raise HTTPException(409, f"Für Run „{name}“ läuft schon ein Job: erst danach.")
+        fields = job["resume"]
+        if "resume" not in job["actions"] or fields is None:
+            raise HTTPException(
+                409, "Dieser Job lässt sich nicht fortsetzen: der gleiche Job endete gleich."
+            )
+        command = fields.pop("command")
+        try:
+            if command == "run":
+                return start_run(RunRequest.model_validate({**fields, "name": name}))
+            return start_judge_job(command, name, JudgeRequest.model_validate(fields))
+        except ValidationError as exc:  # an edited job file: what the form would refuse
+            raise HTTPException(422, request_problem(exc.errors())) from exc
 
     @router.post("/api/jobs/{job_id}/cancel")
     def api_cancel(job_id: str) -> dict[str, Any]:

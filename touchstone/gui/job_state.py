@@ -15,6 +15,7 @@ same), not "failed".
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -304,30 +305,74 @@ COST_FLAGS = {
 
 
 def resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
-    """The judge form's fields that start a judge job's ``command`` again; None for other
-    jobs, and for a config outside the working dir (the API would refuse it)."""
+    """What starts a job's ``command`` again through the API's own checks: for a judge job
+    the judge form's fields, for a run job the run form's (``run_resume_args``); None for
+    other jobs, and for a config or pack outside the working dir (the API would refuse it)."""
+    if len(command) >= 3 and command[2] == "run":
+        return run_resume_args(command, workdir)
     if len(command) < 3 or command[2] not in ("judge", "judge-check"):
         return None
-
-    def option(name: str) -> str | None:
-        return command[command.index(name) + 1] if name in command[:-1] else None
-
-    config = option("--config")
-    if config is None:
-        return None
-    try:
-        relative = PurePath(config).relative_to(workdir)
-    except ValueError:
+    config = _option(command, "--config")
+    relative = _inside(config, workdir)
+    if relative is None:
         return None
     return {
         "command": command[2],
-        "config": relative.as_posix(),
-        "model": option("--model"),
-        "rejudge": option("--rejudge") or "none",
-        # The cost flags the GUI's judge form passed (issue 36): a resume keeps them.
-        **{
-            key: int(value) if key in ("max_tokens", "concurrency") and value.isdecimal() else value
-            for key, flag in COST_FLAGS.items()
-            if (value := option(flag)) is not None
-        },
+        "config": relative,
+        "model": _option(command, "--model"),
+        "rejudge": _option(command, "--rejudge") or "none",
+        # The cost flags the GUI's judge form passed: a resume keeps them.
+        **_cost_fields(command),
     }
+
+
+def run_resume_args(command: list[str], workdir: Path) -> dict[str, Any] | None:
+    """The run form's fields (``job_routes.RunRequest``, with "command": "run") that start a
+    run job's ``command`` again; its name is the run dir's, not the command's ``--out``.
+    None without ``--base-url`` in the command: credentials in the URL reached the job
+    through its environment, never its argv, and are kept nowhere (the form asks again)."""
+    pack, base_url = _inside(_option(command, "--pack"), workdir), _option(command, "--base-url")
+    if pack is None or base_url is None:
+        return None
+    repeats = _option(command, "--repeats")
+    return {
+        "command": "run",
+        "pack": pack,
+        "base_url": base_url,
+        "models": _options(command, "--model"),
+        "variants": _options(command, "--variant"),
+        "repeats": int(repeats) if repeats and repeats.isdigit() else 1,
+        "extend": "--extend" in command,
+        # The run form's cost fields: a resume keeps the price, budget and concurrency.
+        **_cost_fields(command),
+    }
+
+
+def _cost_fields(command: list[str]) -> dict[str, Any]:
+    """The cost flags of ``command`` as the form's fields (``cost_fields.CostFields``)."""
+    fields: dict[str, Any] = {}
+    for key, flag in COST_FLAGS.items():
+        value = _option(command, flag)
+        if value is not None:
+            counted = key in ("max_tokens", "concurrency") and value.isdecimal()
+            fields[key] = int(value) if counted else value
+    return fields
+
+
+def _option(command: list[str], name: str) -> str | None:
+    return command[command.index(name) + 1] if name in command[:-1] else None
+
+
+def _options(command: list[str], name: str) -> list[str]:
+    """Every value of an option given more than once (``--model a --model b``)."""
+    return [value for flag, value in pairwise(command) if flag == name]
+
+
+def _inside(path: str | None, workdir: Path) -> str | None:
+    """``path`` relative to ``workdir`` (as the API takes it), None outside or without one."""
+    if path is None:
+        return None
+    try:
+        return PurePath(path).relative_to(workdir).as_posix()
+    except ValueError:
+        return None

@@ -28,6 +28,7 @@ from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.view import report_html
 from touchstone.store import MANIFEST, REPORT_HTML, Manifest, RunDir, Stamp, resolve_inside
 from touchstone.store.ratings import HUMAN
+from touchstone.store.shelf import ARCHIVE, archived, read_note
 
 # The config `touchstone judge` reads without --config: the GUI offers it first too.
 DEFAULT_JUDGE_CONFIG = "judge.yaml"
@@ -144,6 +145,7 @@ class Gui:
             ),
             "created_at": jobs[-1].get("started_at") if jobs else None,
         }
+        summary["note"] = note_of(path)
         if not (path / MANIFEST).exists():
             summary["error"] = "Noch keine Daten: der Run-Job endete, bevor er etwas speicherte."
             return summary
@@ -257,6 +259,7 @@ class Gui:
             "answered": bool(view.responses),
             "endpoints": endpoints(view.manifest),
             "continue_url": self.continue_url(name, view.manifest),
+            "note": note_of(self.run_dir(name)),
             # As scorecard.json's human_agreement (design.md §17); a broken human.jsonl: null.
             "human_agreement": _human_json(run),
         }
@@ -291,6 +294,33 @@ def last_endpoint(runs: list[dict[str, Any]]) -> str:
         if run.get("last_job", {}) and run["last_job"].get("base_url")
     ]
     return max(jobs, key=lambda job: str(job["id"]))["base_url"] if jobs else ""
+
+
+def note_of(path: Path) -> str:
+    """The run's note for the pages; an unreadable one says so in its place."""
+    try:
+        return read_note(path)
+    except InputError as exc:
+        return str(exc)
+
+
+def archive_of(runs_dir: Path) -> list[dict[str, str]]:
+    """The archived runs, each with its note."""
+    return [
+        {"name": name, "note": note_of(runs_dir / ARCHIVE / name)} for name in archived(runs_dir)
+    ]
+
+
+def current_jobs(runs: list[dict[str, Any]]) -> list[str]:
+    """The jobs the overview shows in boxes, from the runs' sentinels (a reload and a GUI
+    restart find them again): every run's running job, and the newest job of all when it has
+    ended (with its way on: "Fortsetzen" after a cancel). Newest first."""
+    last = sorted(
+        (run["last_job"] for run in runs if run.get("last_job")),
+        key=lambda job: str(job["id"]),
+        reverse=True,
+    )
+    return [str(job["id"]) for i, job in enumerate(last) if i == 0 or job["state"] == "running"]
 
 
 def endpoints(manifest: Manifest) -> list[str]:

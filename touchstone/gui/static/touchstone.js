@@ -92,15 +92,19 @@ function asText(value, fallback = "–") {
 // One live job box: built once, then only its texts change (keyboard focus on the cancel
 // button survives every refresh). ``follow`` replaces whatever the box followed before.
 class JobBox {
-  constructor(root, {buttons = [], onEnd = null, actions = {}} = {}) {
+  constructor(root, {buttons = [], onEnd = null, onRender = null, actions = {}} = {}) {
     this.root = root;
     this.buttons = Array.from(buttons);
     this.onEnd = onEnd;
+    // Told each state the box shows (the run page's Jobs list follows it: jobs.js).
+    this.onRender = onRender;
     // What the page does for a job's "actions" (see jobActions); others are not offered here.
     this.handlers = actions;
     this.generation = 0;
     root.setAttribute("role", "status");
     root.setAttribute("aria-live", "polite");
+    // Which run the job works on: the overview shows jobs of every run.
+    this.run = el("a", {class: "name", "data-testid": "job-run"});
     this.title = el("b");
     this.state = el("span", {"data-testid": "job-state"});
     this.exit = el("span", {class: "muted nowrap"});
@@ -123,7 +127,7 @@ class JobBox {
     this.detailsText = el("pre", {class: "log", "data-testid": "job-details"});
     this.details = el("details", {}, el("summary", {text: "Details"}), this.detailsText);
     this.parts = [
-      el("div", {}, this.title, " – ", this.state, " ", this.exit),
+      el("div", {}, el("b", {}, "Run ", this.run), " · ", this.title, " – ", this.state, " ", this.exit),
       el("div", {}, this.bar, " ", this.counts, " · ", this.errors),
       this.inFlight, this.message, this.dropped, this.health, this.card, this.agreement, this.drift, this.cancel,
       this.actions, this.details,
@@ -141,11 +145,14 @@ class JobBox {
     for (const button of this.buttons) { button.disabled = !on; }
   }
 
-  async follow(id) {
+  // ``hold``: the page's start buttons wait while the job runs (not for a job the page
+  // merely shows: the overview's newest may be another run's).
+  async follow(id, {hold = true} = {}) {
     const generation = ++this.generation;
     this.jobId = id;
+    this.root.dataset.jobId = id;
     this.root.replaceChildren(...this.parts);
-    this.enable(false);
+    this.enable(!hold);
     // onEnd is for a job that ended while the box watched it, not for one shown after it
     // ended (a page that reloads on the end would reload for ever).
     let watched = false;
@@ -176,6 +183,8 @@ class JobBox {
     this.root.dataset.state = state;
     const kind = Array.isArray(job.command) && job.command.length > 2 ? job.command[2] : "";
     setWhole(this.title, `Job ${asText(job.id, "?")}${kind ? ` (${kind})` : ""}`);
+    this.run.textContent = asText(job.run, "?");
+    this.run.href = runUrl(job.run);
     this.state.textContent = STATES[state];
     this.state.className = "state-" + state;
     this.exit.textContent = Number.isInteger(job.exit_code) ? `Exit-Code ${job.exit_code}` : "";
@@ -211,6 +220,7 @@ class JobBox {
     setWhole(this.drift, asText(p.drift, ""));
     this.cancel.hidden = state !== "running";
     this.renderEnd(job);
+    if (this.onRender) { this.onRender(job); }
   }
 
   // After the job: the buttons that do what the CLI would tell a terminal user to type, and
@@ -229,7 +239,8 @@ class JobBox {
 }
 
 // The buttons and links for a job's "actions" that the page has a handler for: a handler is a
-// function (a button) or a function returning a URL (a link).
+// function (a button) or a function returning a URL (a link); one with both is a link where
+// its ``href`` gives one, else the button.
 const ACTION_LABELS = {
   resume: "Fortsetzen",
   other_model: "Judge mit anderem Modell",
@@ -248,8 +259,9 @@ function jobActions(job, handlers) {
       continue;
     }
     const label = action === "resume" && kind === "judge-check" ? "Erneut prüfen" : ACTION_LABELS[action];
-    if (handler.href) {
-      nodes.push(el("a", {class: "button", href: handler.href(job), "data-action": action, text: label}));
+    const href = handler.href ? handler.href(job) : "";
+    if (href || !handler.run) {
+      nodes.push(el("a", {class: "button", href, "data-action": action, text: label}));
     } else {
       const button = el("button", {type: "button", "data-action": action, text: label});
       button.addEventListener("click", () => handler.run(job));
