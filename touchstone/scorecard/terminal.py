@@ -94,6 +94,12 @@ def _flag(value: int, style: str) -> Text:
     return Text(count(value), style=style if value else "")
 
 
+def _judged_flag(row: ScoreRow, value: int, style: str) -> Text:
+    """A red-flag count of a row, "–" where nothing of it was judged (0/65): no count, not a
+    count of 0 (as compare's rows since issue 35)."""
+    return _flag(value, style) if row.scored else Text(DASH)
+
+
 def _columns(card: Scorecard) -> list[Column]:
     rows = card.rows
     columns = [
@@ -109,10 +115,10 @@ def _columns(card: Scorecard) -> list[Column]:
             justify="left",
             narrow="Mittel\n(95 %)",
         ),
-        Column("⚑", [_flag(r.red_flags, "red") for r in rows]),
+        Column("⚑", [_judged_flag(r, r.red_flags, "red") for r in rows]),
         Column(
             "⚑ krit.",
-            [_flag(r.safety_red_flags, "bold red") for r in rows],
+            [_judged_flag(r, r.safety_red_flags, "bold red") for r in rows],
             narrow="⚑\nkrit.",
             drop=SAFETY,
         ),
