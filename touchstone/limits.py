@@ -31,6 +31,12 @@ MAX_PORT = 65_535
 MAX_TOKEN_COUNT = 10**9
 # A wait longer than any call's deadline can be is no wait a call could honour.
 MAX_RETRY_AFTER_S = MAX_TIMEOUT_S
+# judge-check's battery (quality/probes.py, design.md §14): up to PROBES_PER_KIND references and
+# as many counterexamples, then six fixed probes (three non-answers, two injections, one
+# repeat). Here, not there, because `judge-check --help` and the GUI name the bound and start
+# without the battery.
+PROBES_PER_KIND = 6
+MAX_PROBES = 2 * PROBES_PER_KIND + 3 + 2 + 1
 
 # The one rule for a token count, wherever one comes from (a server's usage, a run dir's
 # record): an integer in 0..MAX_TOKEN_COUNT. Strict: a bool, a float or a string is no count.

@@ -69,6 +69,7 @@ from touchstone.gui.validation import (
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
 from touchstone.gui.views import Gui, last_endpoint
 from touchstone.gui.whole import keep_whole
+from touchstone.limits import MAX_PROBES
 from touchstone.report import MeansChart, template_environment
 from touchstone.spot.sample import DEFAULT_SAMPLE
 from touchstone.store.exports import verdict_csv_lines
@@ -93,7 +94,7 @@ def create_app(
 ) -> FastAPI:
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     env = template_environment(TEMPLATES)
-    env.globals.update(states=JOB_STATES)
+    env.globals.update(states=JOB_STATES, max_probes=MAX_PROBES)
     env.filters.update(whole=keep_whole)
     templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)
