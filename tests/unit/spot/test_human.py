@@ -438,7 +438,7 @@ def test_a_jurys_half_points_are_said_to_be_never_exactly_equal() -> None:
     assert card is not None and card.judge_halves == 8
     exact = dict(figures_de(card))["Genau gleich"]
     # Of the 4 whole points all 4 agree; the 8 halves are not counted as disagreements.
-    assert exact.startswith("100 % der 4 Wertungen auf ganzen Punkten (95 %: ")
+    assert exact.startswith("100 % der 4 Wertungen auf ganzen Punkten [")
     assert "die übrigen 8 Jury-Wertungen liegen auf halben Punkten und sind nicht gezählt" in exact
 
 
