@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from touchstone import german
 from touchstone.errors import kind_label
-from touchstone.transport.budget import Price
+from touchstone.transport.budget import Price, money
 
 if TYPE_CHECKING:
     from touchstone.transport.engine import Done
@@ -158,7 +158,7 @@ class JudgeHealth:
                 tokens += f"; Eingabe-Tokens: {share} aus dem Prompt-Cache des Servers"
         cost = self.cost
         if cost is not None:
-            tokens += f"; Kosten: {german.number(cost, 4)}"
+            tokens += f"; Kosten: {money(cost)}"
         left = f"; offen für einen späteren Lauf: {german.count(self.cells_left)}."
         return (
             f"Judge-Bilanz: {german.counted(self.calls, 'Aufruf', 'Aufrufe')}, "

@@ -58,7 +58,7 @@ def check_margin(margin: float | None, span: float) -> None:
             MIN_MARGIN,
             span,
             below_high=True,
-            note="Skalenpunkte, unter der Spannweite der Skala; z. B. --margin 0.3",
+            note="Skalenpunkte, unter der Spannweite der Skala; z. B. --margin 0,3",
         )
 
 
