@@ -72,6 +72,7 @@ from touchstone.gui.whole import keep_whole
 from touchstone.limits import MAX_PROBES
 from touchstone.report import MeansChart, template_environment
 from touchstone.spot.sample import DEFAULT_SAMPLE
+from touchstone.stages.view import verdict_csv_file
 from touchstone.store.exports import verdict_csv_lines
 from touchstone.store.ratings import MAX_RATER
 
@@ -260,10 +261,15 @@ def create_app(
         """The verdicts the table's filters select (all without a filter), as CSV."""
         run = checked(name, query)
         filtered = query.model_dump(include=set(FILTER_FIELDS), exclude_defaults=True)
-        verdicts = selected_verdicts(run, query) if filtered else run.view.verdicts
+        # Unfiltered: the file `report` writes; filtered: the rows as the table sorts them.
+        lines = (
+            verdict_csv_lines(selected_verdicts(run, query), run.view.responses, run.view.pack)
+            if filtered
+            else verdict_csv_file(run.view)
+        )
         file_name = f"{name}-verdicts{'-gefiltert' if filtered else ''}.csv"
         return StreamingResponse(
-            verdict_csv_lines(verdicts, run.view.responses),
+            lines,
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{file_name}"'},
         )
