@@ -91,7 +91,8 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
     hint = f" Hilfe: touchstone {path} --help".replace("  ", " ")
     if isinstance(exc, click_errors.MissingParameter):
         if exc.param is not None and exc.param.param_type_name == "argument":
-            return f"Fehlendes Argument {_option_name(exc).upper()}.{hint}"
+            name = exc.param.metavar or _option_name(exc).upper()
+            return f"Fehlendes Argument {name}.{hint}"
         return f"Fehlende Option „{_option_name(exc)}“.{hint}"
     if isinstance(exc, click_errors.NoSuchOption):
         close = difflib.get_close_matches(exc.option_name, exc.possibilities or [], n=1)

@@ -27,14 +27,15 @@ if TYPE_CHECKING:
 )
 def judge_check(
     run_dir: Annotated[
-        Path | None, typer.Argument(help="Run-Verzeichnis: dessen Paket liefert die Proben.")
+        Path | None,
+        typer.Argument(metavar="RUN", help="Run-Verzeichnis: dessen Paket liefert die Proben."),
     ] = None,
     pack: Annotated[
         Path | None,
         typer.Option(
             "--pack",
             help="Paket (mit Referenzantworten und Gegenbeispielen; Standard: das Paket des "
-            "Runs RUN_DIR).",
+            "Runs RUN).",
         ),
     ] = None,
     config: ConfigOption = Path("judge.yaml"),
