@@ -55,6 +55,12 @@ def counted(value: int, one: str, many: str) -> str:
     return f"{count(value)} {one if value == 1 else many}"
 
 
+def row(model: str, variant: str) -> str:
+    """``sim-gut · none``: a row of a scorecard, a comparison or a spot check, as every text
+    names it (the name stays the model's and the variant's as they came)."""
+    return f"{model} · {variant}"
+
+
 def cut(text: str, limit: int = NAME_SHOWN) -> str:
     """``text`` as a message quotes it: whole up to ``limit`` characters, else its first
     ``limit`` and how long it is (``mmm… (5.242.880 Zeichen)``)."""
@@ -81,28 +87,48 @@ def percent(share: float | None, digits: int = 0) -> str:
     return f"{number(share * 100, digits)} %"
 
 
+def span(low: str, high: str) -> str:
+    """``[4,70 – 4,96]``, ``[20 % – 53 %]``: the one way to write an interval's bounds, each
+    already written; an en dash with a space either side, so that a bound's minus sign never
+    touches the dash (``[-0,33 – -0,16]``). The minus stays the ASCII hyphen-minus a
+    spreadsheet and a search read as one."""
+    return f"[{low} {DASH} {high}]"
+
+
 def bounds(low: float, high: float, digits: int = 2, *, difference: bool = False) -> str:
-    """``[4,70 – 4,96]``, ``[-2,22 – -1,48]``; a ``difference``'s with signs, ``[+0,12 – +0,56]``.
-
-    The one way to write an interval's bounds: an en dash with a space either side, so that
-    a bound's minus sign never touches the dash."""
+    """``[4,70 – 4,96]``, ``[-2,22 – -1,48]``; a ``difference``'s with signs, ``[+0,12 – +0,56]``
+    (``span``)."""
     write = signed if difference else number
-    return f"[{write(low, digits)} {DASH} {write(high, digits)}]"
+    return span(write(low, digits), write(high, digits))
 
 
-def interval(mean: float | None, low: float | None, high: float | None, digits: int = 2) -> str:
+def percents(low: float, high: float, digits: int = 0) -> str:
+    """``[20 % – 53 %]``: the bounds of a share's interval (``span``)."""
+    return span(percent(low, digits), percent(high, digits))
+
+
+def interval(
+    mean: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int = 2,
+    *,
+    difference: bool = False,
+) -> str:
     """The mean with its 95 % interval: ``4,85 [4,70 – 4,96]`` (``bounds``), or ``4,85 ±0,12``
     when the bounds are symmetric at the digits shown; ``4,85`` alone without an interval (one
-    prompt: no interval, design.md §16) and ``–`` without a mean."""
+    prompt: no interval, design.md §16) and ``–`` without a mean. A ``difference`` is signed
+    throughout: ``+0,35 [+0,12 – +0,56]``, ``+0,00 ±0,16``."""
     if mean is None:
         return DASH
+    write = signed if difference else number
     if low is None or high is None:
-        return number(mean, digits)
+        return write(mean, digits)
     scale = 10**digits
     below, above = round((mean - low) * scale), round((high - mean) * scale)
     if below == above:
-        return f"{number(mean, digits)} ±{number(below / scale, digits)}"
-    return f"{number(mean, digits)} {bounds(low, high, digits)}"
+        return f"{write(mean, digits)} ±{number(below / scale, digits)}"
+    return f"{write(mean, digits)} {bounds(low, high, digits, difference=difference)}"
 
 
 def local_time(stamp: str | dt.datetime | None, *, zone: dt.tzinfo | None = None) -> str:

@@ -33,6 +33,12 @@ MAX_PORT = 65_535
 MAX_TOKEN_COUNT = 10**9
 # A wait longer than any call's deadline can be is no wait a call could honour.
 MAX_RETRY_AFTER_S = MAX_TIMEOUT_S
+# judge-check's battery (quality/probes.py, design.md §14): up to PROBES_PER_KIND references and
+# as many counterexamples, then six fixed probes (three non-answers, two injections, one
+# repeat). Here, not there, because `judge-check --help` and the GUI name the bound and start
+# without the battery.
+PROBES_PER_KIND = 6
+MAX_PROBES = 2 * PROBES_PER_KIND + 3 + 2 + 1
 
 # The one rule for a token count, wherever one comes from (a server's usage, a run dir's
 # record): an integer in 0..MAX_TOKEN_COUNT. Strict: a bool, a float or a string is no count.
@@ -104,7 +110,7 @@ def shown(value: float) -> str:
     """A number someone gave, for a message about it: German where it reads as a number
     (``0,3``, ``20.000``), else short (``1e+308``, ``1e-300``, ``nan``): never 309 digits."""
     if math.isfinite(value) and (value == 0 or 1e-4 <= abs(value) < 1e9):
-        digits = next((d for d in range(2, 7) if round(value, d) == value), 6)
+        digits = next((d for d in range(7) if round(value, d) == value), 6)
         return german.number(value, digits)
     return f"{value:.4g}".replace(".", ",")
 
@@ -134,16 +140,16 @@ def _bound(value: float) -> str:
 def check_timeout(option: str, value: float) -> None:
     if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
         raise InputError(
-            f"{option} muss eine Zahl größer als 0 und höchstens {MAX_TIMEOUT_S:g} (ein Tag) "
-            f"sein, ist {value}."
+            f"{option} muss eine Zahl größer als 0 und höchstens {_bound(MAX_TIMEOUT_S)} (ein Tag) "
+            f"sein, ist {shown(value)}."
         )
 
 
 def check_reply_mb(option: str, value: float) -> None:
     if not (math.isfinite(value) and 0 < value <= MAX_REPLY_MB):
         raise InputError(
-            f"{option} muss eine Zahl größer als 0 und höchstens {MAX_REPLY_MB:g} sein, "
-            f"ist {value}."
+            f"{option} muss eine Zahl größer als 0 und höchstens {_bound(MAX_REPLY_MB)} sein, "
+            f"ist {shown(value)}."
         )
 
 

@@ -96,7 +96,7 @@ class Prompt(_Strict):
     def _counterexample_needs_red_flags(self) -> Prompt:
         if self.counterexample is not None and not self.red_flags:
             raise ValueError(
-                f"Prompt '{self.id}': 'counterexample' braucht 'red_flags' (das Gegenbeispiel "
+                f"Prompt „{self.id}“: „counterexample“ braucht „red_flags“ (das Gegenbeispiel "
                 "tut, was ein Warnsignal nennt)"
             )
         return self
@@ -106,7 +106,7 @@ class Prompt(_Strict):
     def _not_from_yaml(cls, value: str) -> str:
         # Set by the pack after loading; written in the YAML it would be silently overridden.
         if value:
-            raise ValueError("'category' ergibt sich aus der Kategorie, in der der Prompt steht")
+            raise ValueError("„category“ ergibt sich aus der Kategorie, in der der Prompt steht")
         return value
 
 
@@ -118,7 +118,7 @@ class Category(_Strict):
     @model_validator(mode="after")
     def _not_empty(self) -> Category:
         if not self.prompts:
-            raise ValueError(f"Kategorie '{self.id}' enthält keine Prompts")
+            raise ValueError(f"Kategorie „{self.id}“ enthält keine Prompts")
         return self
 
 
@@ -147,7 +147,7 @@ class Pack(_Strict):
         if not self.categories:
             raise ValueError("das Paket enthält keine Kategorien")
         if not self.variants:
-            raise ValueError("'variants' darf nicht leer sein (mindestens 'none: \"\"')")
+            raise ValueError('„variants“ darf nicht leer sein (mindestens „none: ""“)')
         for seen_what, ids in (
             ("Kategorie-ID", (c.id for c in self.categories)),
             ("Prompt-ID", (p.id for c in self.categories for p in c.prompts)),
@@ -157,7 +157,7 @@ class Pack(_Strict):
             if dupes:
                 raise ValueError(f"{seen_what} mehrfach vergeben: {', '.join(dupes)}")
         if "_error" in {d.id for d in self.dimensions}:
-            raise ValueError("die Dimensions-ID '_error' ist reserviert")
+            raise ValueError("die Dimensions-ID „_error“ ist reserviert")
         return self
 
     def model_post_init(self, __context: object) -> None:

@@ -9,6 +9,7 @@ requests.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from touchstone import german
@@ -22,7 +23,7 @@ def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-# What a value must be: "'x' muss eine ganze Zahl sein, ist aber 'a'".
+# What a value must be: "„x“ muss eine ganze Zahl sein, ist aber „a“".
 _MAP = "eine Zuordnung (Schlüssel: Wert)"
 _LIST = "eine Liste"
 _DATE = "ein Datum (JJJJ-MM-TT)"
@@ -94,59 +95,59 @@ _BOUNDS = {
 # The rest, as a sentence about ``{where}`` (the key), ``{got}`` (the value) and the error's
 # context (numbers through ``_shown``; pydantic's own English reasons are left out).
 _SENTENCES = {
-    "missing": "Pflichtfeld '{where}' fehlt",
-    "missing_argument": "Pflichtfeld '{where}' fehlt",
-    "missing_keyword_only_argument": "Pflichtfeld '{where}' fehlt",
-    "missing_positional_only_argument": "Pflichtfeld '{where}' fehlt",
-    "extra_forbidden": "unbekannter Schlüssel '{where}' (Tippfehler?)",
-    "unexpected_keyword_argument": "unbekannter Schlüssel '{where}' (Tippfehler?)",
-    "unexpected_positional_argument": "'{where}': ein Wert zu viel",
-    "multiple_argument_values": "'{where}' ist mehrfach angegeben",
-    "no_such_attribute": "'{where}': das Attribut '{attribute}' gibt es nicht",
-    "get_attribute_error": "'{where}' kann nicht gelesen werden",
-    "json_invalid": "'{where}' ist kein gültiges JSON",
-    "needs_python_object": "'{where}' kann in JSON nicht geprüft werden",
-    "recursion_loop": "'{where}' verweist auf sich selbst",
-    "recursion_depth_exceeded": "'{where}' ist zu tief verschachtelt",
-    "frozen_field": "'{where}' darf nicht geändert werden",
-    "frozen_instance": "'{where}' darf nicht geändert werden",
-    "invalid_key": "'{where}': jeder Schlüssel muss ein Text sein, einer ist aber {got}",
+    "missing": "Pflichtfeld „{where}“ fehlt",
+    "missing_argument": "Pflichtfeld „{where}“ fehlt",
+    "missing_keyword_only_argument": "Pflichtfeld „{where}“ fehlt",
+    "missing_positional_only_argument": "Pflichtfeld „{where}“ fehlt",
+    "extra_forbidden": "unbekannter Schlüssel „{where}“ (Tippfehler?)",
+    "unexpected_keyword_argument": "unbekannter Schlüssel „{where}“ (Tippfehler?)",
+    "unexpected_positional_argument": "„{where}“: ein Wert zu viel",
+    "multiple_argument_values": "„{where}“ ist mehrfach angegeben",
+    "no_such_attribute": "„{where}“: das Attribut „{attribute}“ gibt es nicht",
+    "get_attribute_error": "„{where}“ kann nicht gelesen werden",
+    "json_invalid": "„{where}“ ist kein gültiges JSON",
+    "needs_python_object": "„{where}“ kann in JSON nicht geprüft werden",
+    "recursion_loop": "„{where}“ verweist auf sich selbst",
+    "recursion_depth_exceeded": "„{where}“ ist zu tief verschachtelt",
+    "frozen_field": "„{where}“ darf nicht geändert werden",
+    "frozen_instance": "„{where}“ darf nicht geändert werden",
+    "invalid_key": "„{where}“: jeder Schlüssel muss ein Text sein, einer ist aber {got}",
     "default_factory_not_called": (
-        "'{where}' ergibt sich erst, wenn die anderen Fehler behoben sind"
+        "„{where}“ ergibt sich erst, wenn die anderen Fehler behoben sind"
     ),
-    "multiple_of": "'{where}' muss ein Vielfaches von {multiple_of} sein, ist aber {got}",
-    "iteration_error": "'{where}' kann nicht durchlaufen werden",
-    "set_item_not_hashable": "'{where}': jeder Eintrag muss ein einfacher Wert sein",
-    "int_parsing_size": "'{where}' hat zu viele Ziffern für eine ganze Zahl",
-    "string_pattern_mismatch": "'{where}' hat nicht die verlangte Form ({pattern}), ist aber {got}",
-    "string_not_ascii": "'{where}' darf nur ASCII-Zeichen enthalten, ist aber {got}",
-    "string_too_long": "'{where}' darf höchstens {max_length} Zeichen lang sein",
-    "url_too_long": "'{where}' darf höchstens {max_length} Zeichen lang sein",
-    "bytes_too_short": "'{where}' muss mindestens {min_length} Bytes lang sein",
-    "bytes_too_long": "'{where}' darf höchstens {max_length} Bytes lang sein",
-    "bytes_invalid_encoding": "'{where}' ist kein gültiges {encoding}",
-    "enum": "'{where}' muss {expected} sein, ist aber {got}",
-    "literal_error": "'{where}' muss {expected} sein, ist aber {got}",
-    "url_scheme": "'{where}' muss mit {expected_schemes} beginnen, ist aber {got}",
-    "date_past": "'{where}' muss in der Vergangenheit liegen, ist aber {got}",
-    "datetime_past": "'{where}' muss in der Vergangenheit liegen, ist aber {got}",
-    "date_future": "'{where}' muss in der Zukunft liegen, ist aber {got}",
-    "datetime_future": "'{where}' muss in der Zukunft liegen, ist aber {got}",
-    "timezone_naive": "'{where}' darf keine Zeitzone haben, ist aber {got}",
-    "timezone_aware": "'{where}' braucht eine Zeitzone, ist aber {got}",
+    "multiple_of": "„{where}“ muss ein Vielfaches von {multiple_of} sein, ist aber {got}",
+    "iteration_error": "„{where}“ kann nicht durchlaufen werden",
+    "set_item_not_hashable": "„{where}“: jeder Eintrag muss ein einfacher Wert sein",
+    "int_parsing_size": "„{where}“ hat zu viele Ziffern für eine ganze Zahl",
+    "string_pattern_mismatch": "„{where}“ hat nicht die verlangte Form ({pattern}), ist aber {got}",
+    "string_not_ascii": "„{where}“ darf nur ASCII-Zeichen enthalten, ist aber {got}",
+    "string_too_long": "„{where}“ darf höchstens {max_length} Zeichen lang sein",
+    "url_too_long": "„{where}“ darf höchstens {max_length} Zeichen lang sein",
+    "bytes_too_short": "„{where}“ muss mindestens {min_length} Bytes lang sein",
+    "bytes_too_long": "„{where}“ darf höchstens {max_length} Bytes lang sein",
+    "bytes_invalid_encoding": "„{where}“ ist kein gültiges {encoding}",
+    "enum": "„{where}“ muss {expected} sein, ist aber {got}",
+    "literal_error": "„{where}“ muss {expected} sein, ist aber {got}",
+    "url_scheme": "„{where}“ muss mit {expected_schemes} beginnen, ist aber {got}",
+    "date_past": "„{where}“ muss in der Vergangenheit liegen, ist aber {got}",
+    "datetime_past": "„{where}“ muss in der Vergangenheit liegen, ist aber {got}",
+    "date_future": "„{where}“ muss in der Zukunft liegen, ist aber {got}",
+    "datetime_future": "„{where}“ muss in der Zukunft liegen, ist aber {got}",
+    "timezone_naive": "„{where}“ darf keine Zeitzone haben, ist aber {got}",
+    "timezone_aware": "„{where}“ braucht eine Zeitzone, ist aber {got}",
     "timezone_offset": (
-        "'{where}' muss {tz_expected} s von UTC abweichen, weicht aber {tz_actual} s ab"
+        "„{where}“ muss {tz_expected} s von UTC abweichen, weicht aber {tz_actual} s ab"
     ),
-    "is_instance_of": "'{where}' hat nicht den verlangten Typ {class}, ist aber {got}",
-    "is_subclass_of": "'{where}' hat nicht den verlangten Typ {class}, ist aber {got}",
+    "is_instance_of": "„{where}“ hat nicht den verlangten Typ {class}, ist aber {got}",
+    "is_subclass_of": "„{where}“ hat nicht den verlangten Typ {class}, ist aber {got}",
     "union_tag_invalid": (
-        "'{where}': {discriminator} '{tag}' ist keiner der erlaubten Werte ({expected_tags})"
+        "„{where}“: {discriminator} „{tag}“ ist keiner der erlaubten Werte ({expected_tags})"
     ),
-    "union_tag_not_found": "'{where}': der Schlüssel {discriminator} fehlt",
-    "uuid_version": "'{where}' muss eine UUID der Version {expected_version} sein",
-    "decimal_max_digits": "'{where}' darf höchstens {max_digits} Ziffern haben",
-    "decimal_max_places": "'{where}' darf höchstens {decimal_places} Nachkommastellen haben",
-    "decimal_whole_digits": ("'{where}' darf höchstens {whole_digits} Ziffern vor dem Komma haben"),
+    "union_tag_not_found": "„{where}“: der Schlüssel {discriminator} fehlt",
+    "uuid_version": "„{where}“ muss eine UUID der Version {expected_version} sein",
+    "decimal_max_digits": "„{where}“ darf höchstens {max_digits} Ziffern haben",
+    "decimal_max_places": "„{where}“ darf höchstens {decimal_places} Nachkommastellen haben",
+    "decimal_whole_digits": ("„{where}“ darf höchstens {whole_digits} Ziffern vor dem Komma haben"),
 }
 # Our own validators' German text, after pydantic's English lead-in.
 _OWN_TEXT = {"value_error": "Value error, ", "assertion_error": "Assertion failed, "}
@@ -162,10 +163,20 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return out or "(oberste Ebene)"
 
 
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def _given(value: object) -> str:
+    """The value someone gave, quoted: a text as German text quotes it (``„stopp“``), anything
+    else as Python writes it (``5``, ``None``, ``[1, 2]``)."""
+    return f"„{value}“" if isinstance(value, str) else repr(value)
+
+
 def _shown(value: object) -> str:
     """A number of pydantic's context as a German reader writes it; words with "oder"."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return quoted(str(value).replace(" or ", " oder "))
+        # pydantic quotes choices 'a' or 'b': German text quotes „a“ oder „b“.
+        return quoted(_QUOTED.sub(r"„\1“", str(value)).replace(" or ", " oder "))
     if isinstance(value, float) and not value.is_integer():
         return str(value).replace(".", ",")
     return german.count(int(value))
@@ -176,14 +187,14 @@ def _too_short(where: str, context: dict[str, Any]) -> str:
     actual = context.get("actual_length")
     has = f", hat aber {german.count(actual)}" if isinstance(actual, int) else ""
     items = german.counted(least, "Eintrag", "Einträge")
-    return f"'{where}' braucht mindestens {items}{has}"
+    return f"„{where}“ braucht mindestens {items}{has}"
 
 
 def _too_long(where: str, context: dict[str, Any]) -> str:
     most = int(context.get("max_length", 0))
     actual = context.get("actual_length")
     has = f", hat aber {german.count(actual)}" if isinstance(actual, int) else ""
-    return f"'{where}' darf höchstens {german.counted(most, 'Eintrag', 'Einträge')} haben{has}"
+    return f"„{where}“ darf höchstens {german.counted(most, 'Eintrag', 'Einträge')} haben{has}"
 
 
 class _Context(dict[str, str]):
@@ -197,17 +208,17 @@ def german_problem(error: dict[str, Any]) -> str:
     loc = tuple(error.get("loc", ()))
     kind = str(error.get("type", ""))
     where = _where(loc)
-    got = quoted(repr(error.get("input")))
+    got = quoted(_given(error.get("input")))
     context = dict(error.get("ctx") or {})
     if kind in _OWN_TEXT:
         # Our sentence may quote a value or two itself (each cut where it is quoted).
         text = quoted(str(error.get("msg", "")).removeprefix(_OWN_TEXT[kind]), 4 * QUOTE_CHARS)
-        return f"'{where}': {text}" if loc else text
+        return f"„{where}“: {text}" if loc else text
     if kind in _TYPE_WORDS:
-        return f"'{where}' muss {_TYPE_WORDS[kind]} sein, ist aber {got}"
+        return f"„{where}“ muss {_TYPE_WORDS[kind]} sein, ist aber {got}"
     if kind in _BOUNDS:
         limit = _shown(next(iter(context.values()), "?"))
-        return f"'{where}' muss {_BOUNDS[kind]} {limit} sein, ist aber {got}"
+        return f"„{where}“ muss {_BOUNDS[kind]} {limit} sein, ist aber {got}"
     if kind == "too_short":
         return _too_short(where, context)
     if kind == "too_long":
@@ -215,9 +226,9 @@ def german_problem(error: dict[str, Any]) -> str:
     if kind == "string_too_short":
         least = int(context.get("min_length", 1))
         if least <= 1:
-            return f"'{where}' darf nicht leer sein"
-        return f"'{where}' muss mindestens {german.count(least)} Zeichen lang sein"
+            return f"„{where}“ darf nicht leer sein"
+        return f"„{where}“ muss mindestens {german.count(least)} Zeichen lang sein"
     if kind in _SENTENCES:
         shown = _Context({key: _shown(value) for key, value in context.items()})
         return _SENTENCES[kind].format_map(_Context(shown, where=where, got=got))
-    return f"'{where}' ist ungültig: {got}"
+    return f"„{where}“ ist ungültig: {got}"

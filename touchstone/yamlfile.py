@@ -136,7 +136,7 @@ class _BoundedLoader(_Parser, Composer, SafeConstructor, Resolver):  # type: ign
                 raise ConstructorError(
                     None,
                     None,
-                    f"doppelter Schlüssel '{quoted(key)}' (zuerst in Zeile {first + 1}); "
+                    f"doppelter Schlüssel „{quoted(key)}“ (zuerst in Zeile {first + 1}); "
                     "der zweite würde den ersten stillschweigend ersetzen",
                     key_node.start_mark,
                 )
@@ -181,7 +181,7 @@ def _problem(error: dict[str, Any], model: object) -> str:
     if unknown and loc and isinstance(loc[-1], str):
         close = difflib.get_close_matches(loc[-1], _keys(model, loc[:-1]), n=1)
         if close:
-            text += f" – Meinten Sie '{close[0]}'?"
+            text += f" – Meinten Sie „{close[0]}“?"
     return text
 
 

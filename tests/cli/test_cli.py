@@ -133,7 +133,7 @@ def test_extra_body_that_swaps_the_judge_model_exits_2_before_any_call(
     result = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)
     assert_clean_failure(result, 2)
     assert str(config) in result.stderr and "extra_body" in result.stderr
-    assert "'model'" in result.stderr
+    assert "„model“" in result.stderr
     assert dict(sim.calls) == before
     assert not (answered_run / JUDGEMENTS).exists()
 
@@ -167,7 +167,7 @@ def test_bad_input_exits_2_with_a_german_message(
     )
     result = run_cli("judge", str(answered_run), "--config", str(bad_config), cwd=tmp_path)
     assert_clean_failure(result, 2)
-    assert "unbekannter Schlüssel 'call_timeout'" in result.stderr
+    assert "unbekannter Schlüssel „call_timeout“" in result.stderr
 
     responses = answered_run / "responses.jsonl"
     lines = responses.read_text(encoding="utf-8").splitlines()

@@ -69,6 +69,6 @@ def test_a_thousands_point_or_a_list_is_refused_naming_the_option(
 ) -> None:
     done = run_cli(*command, text, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert f"Ungültiger Wert für '{command[-1]}'" in done.stderr
+    assert f"Ungültiger Wert für „{command[-1]}“" in done.stderr
     assert f"„{text}“ ist keine Zahl" in done.stderr and "0,3 oder 0.3" in done.stderr
     assert "Tausenderpunkte" in done.stderr and "Traceback" not in done.stderr

@@ -85,12 +85,12 @@ i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
         # On one line too: a flow mapping drops the first value just the same.
         (
             TINY_PACK.replace("scale: {min: 0, max: 5}", "scale: {min: 0, min: 1, max: 5}"),
-            ["doppelt", "'min'"],
+            ["doppelt", "„min“"],
         ),
-        (TINY_PACK.replace("id: tiny", "id: ../../etc"), ["'id'", "../../etc"]),
-        (TINY_PACK.replace("id: tiny", "id: /tmp/x"), ["'id'"]),
-        (TINY_PACK.replace("id: R1", 'id: "R1\\n"'), ["'categories[0].prompts[0].id'"]),
-        (TINY_PACK.replace("  knapp:", '  "kn/app":'), ["'variants'", "kn/app"]),
+        (TINY_PACK.replace("id: tiny", "id: ../../etc"), ["„id“", "../../etc"]),
+        (TINY_PACK.replace("id: tiny", "id: /tmp/x"), ["„id“"]),
+        (TINY_PACK.replace("id: R1", 'id: "R1\\n"'), ["„categories[0].prompts[0].id“"]),
+        (TINY_PACK.replace("  knapp:", '  "kn/app":'), ["„variants“", "kn/app"]),
     ],
     ids=[
         "deep",
@@ -178,7 +178,7 @@ def test_judge_config_numbers_that_cannot_work(
     config.write_text(f"endpoint: {{base_url: '{sim.base_url}'}}\nmodel: sim-judge\n{line}\n")
     before = sim.calls.get("sim-judge", 0)
     result = run_cli("judge", str(one_model_run), "--config", str(config), cwd=tmp_path)
-    assert_bad_input(result, str(config), f"'{key}'")
+    assert_bad_input(result, str(config), f"„{key}“")
     assert sim.calls.get("sim-judge", 0) == before  # checked before any call
 
 
@@ -249,7 +249,7 @@ def test_tampered_manifest_is_bad_input_naming_the_key(
         ["report", str(one_model_run)],
     ):
         result = run_cli(*args, cwd=tmp_path)
-        assert_bad_input(result, str(manifest), f"'{key}")
+        assert_bad_input(result, str(manifest), f"„{key}")
     assert snapshot(one_model_run) == before
 
 

@@ -42,7 +42,7 @@ def test_the_help_page_wraps_rate_as_prose(tmp_path: Path) -> None:
 def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
     done = _touchstone("jduge", cwd=tmp_path)
     assert done.returncode == 2
-    assert "Meinten Sie 'judge'?" in done.stderr
+    assert "Meinten Sie „judge“?" in done.stderr
 
 
 def test_a_misspelt_config_key_gets_a_suggestion(tmp_path: Path) -> None:
@@ -51,7 +51,7 @@ def test_a_misspelt_config_key_gets_a_suggestion(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         load_judge_config(config)
     assert "call_timout_s" in str(caught.value)
-    assert "Meinten Sie 'call_timeout_s'?" in str(caught.value)
+    assert "Meinten Sie „call_timeout_s“?" in str(caught.value)
 
 
 def test_a_busy_gui_port_names_the_port_and_port_0(tmp_path: Path) -> None:

@@ -190,7 +190,7 @@ def test_a_verdict_off_the_scale_is_bad_input_naming_file_line_and_key(
     ):
         result = run_cli(*args, cwd=tmp_path)
         assert_clean_failure(result, 2)
-        assert f"{path}, Zeile 3" in result.stderr and "'score'" in result.stderr
+        assert f"{path}, Zeile 3" in result.stderr and "„score“" in result.stderr
     assert path.read_bytes() == before
 
 

@@ -277,9 +277,9 @@ def test_a_tampered_run_json_is_a_422_with_the_message(client: TestClient, works
     data = json.loads(manifest.read_text(encoding="utf-8"))
     manifest.write_text(json.dumps({**data, "repeats": "abc"}), encoding="utf-8")
     response = client.get("/api/runs/tiny")
-    assert response.status_code == 422 and "'repeats'" in response.json()["detail"]
+    assert response.status_code == 422 and "„repeats“" in response.json()["detail"]
     assert client.get("/runs/tiny").status_code == 422
-    assert "'repeats'" in client.get("/api/runs").json()[0]["error"]
+    assert "„repeats“" in client.get("/api/runs").json()[0]["error"]
 
 
 def test_credentials_in_a_base_url_stay_out_of_job_files_and_api(

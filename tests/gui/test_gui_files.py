@@ -137,7 +137,7 @@ def test_a_run_request_with_nul_control_chars_or_a_huge_name_is_a_german_4xx(
     response = client.post("/api/runs", json={**RUN, **change}, headers=ORIGIN)
     assert 400 <= response.status_code < 500, response.text[:300]
     detail = german(response.json()["detail"])
-    assert f"'{field}'" in detail or detail.startswith(field)
+    assert f"„{field}“" in detail or detail.startswith(field)
     assert leftovers(workspace) == before and not (workspace / "runs" / "neu").exists()
 
 
@@ -159,21 +159,21 @@ def test_a_judge_request_with_nul_or_a_huge_model_is_a_german_4xx(
     response = client.post(f"/api/runs/tiny/{command}", json=body, headers=ORIGIN)
     assert 400 <= response.status_code < 500, response.text[:300]
     detail = german(response.json()["detail"])
-    assert f"'{field}'" in detail or detail.startswith(field)
+    assert f"„{field}“" in detail or detail.startswith(field)
     assert leftovers(workspace) == before
 
 
 @pytest.mark.parametrize(
     ("request_args", "words"),
     [
-        (("get", "/api/runs/tiny/verdicts", {"params": {"limit": 100000}}), "'limit'"),
-        (("get", "/api/runs/tiny/verdicts", {"params": {"sort": "rationale__"}}), "'sort'"),
-        (("get", "/api/runs/tiny/verdicts", {"params": {"min": "drei"}}), "'min'"),
-        (("post", "/api/runs/tiny/judge", {"json": {}}), "'config'"),
-        (("post", "/api/runs/tiny/judge", {"json": {"config": "j.yaml", "x": 1}}), "'x'"),
+        (("get", "/api/runs/tiny/verdicts", {"params": {"limit": 100000}}), "„limit“"),
+        (("get", "/api/runs/tiny/verdicts", {"params": {"sort": "rationale__"}}), "„sort“"),
+        (("get", "/api/runs/tiny/verdicts", {"params": {"min": "drei"}}), "„min“"),
+        (("post", "/api/runs/tiny/judge", {"json": {}}), "„config“"),
+        (("post", "/api/runs/tiny/judge", {"json": {"config": "j.yaml", "x": 1}}), "„x“"),
         (("post", "/api/runs/tiny/judge", {"content": b"{kein json"}), "JSON"),
-        (("post", "/api/runs", {"json": {**RUN, "repeats": 0}}), "'repeats'"),
-        (("post", "/api/runs", {"json": {**RUN, "models": []}}), "'models'"),
+        (("post", "/api/runs", {"json": {**RUN, "repeats": 0}}), "„repeats“"),
+        (("post", "/api/runs", {"json": {**RUN, "models": []}}), "„models“"),
     ],
 )
 def test_bad_query_parameters_and_bodies_get_a_german_422(

@@ -43,7 +43,7 @@ def test_a_value_the_reader_refuses_is_refused_by_the_api(
     response = client.post("/api/runs/buero/ratings", json=body, headers=ORIGIN)
     assert response.status_code == 422, response.text
     detail = response.json()["detail"]
-    assert detail.startswith("Ungültige Anfrage: ") and f"'{field}'" in detail
+    assert detail.startswith("Ungültige Anfrage: ") and f"„{field}“" in detail
     assert not ratings_file(workspace).exists()  # nothing stored
     # The reader of human.jsonl refuses the same value in a line written by another tool.
     path = tmp_path / HUMAN

@@ -235,7 +235,7 @@ def test_impossible_counts_in_a_run_dir_are_unknown_with_one_warning(tampered_ru
     )
     answers_warning, verdicts_warning = run.warnings
     assert f"{tampered_run / RESPONSES}, Zeile {first_answer}:" in answers_warning
-    assert "'prompt_tokens'" in answers_warning and "unbekannt" in answers_warning
+    assert "„prompt_tokens“" in answers_warning and "unbekannt" in answers_warning
     assert f"{tampered_run / JUDGEMENTS}, Zeile 1:" in verdicts_warning
     assert len(answers_warning) < 400 and len(verdicts_warning) < 400
 
@@ -248,7 +248,7 @@ def test_a_bad_field_beside_an_impossible_count_is_still_bad_input(answered_run:
             record.update(completion_tokens=-5, reasoning=5)
 
     rewrite(answered_run / RESPONSES, change)
-    with pytest.raises(InputError, match=r"Zeile 2: .*'reasoning'"):
+    with pytest.raises(InputError, match=r"Zeile 2: .*„reasoning“"):
         RunDir(answered_run).load_responses()
 
 

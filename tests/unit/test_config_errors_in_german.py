@@ -202,4 +202,4 @@ def test_a_jury_of_one_says_in_german_that_it_needs_two_judges(tmp_path: Path) -
         load_config(path)
     message = str(caught.value)
     assert str(path) in message
-    assert "'judges' braucht mindestens 2 Einträge, hat aber 1" in message
+    assert "„judges“ braucht mindestens 2 Einträge, hat aber 1" in message

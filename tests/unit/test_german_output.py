@@ -41,7 +41,7 @@ def _csv_rows(data: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text, newline=""), delimiter=";"))
 
 
-def test_verdicts_csv_opens_in_a_german_excel() -> None:
+def test_verdicts_csv_opens_in_a_german_excel(tiny_pack: Pack) -> None:
     responses = [make_response("R1", text="Antwort; mit Semikolon"), make_response("R2")]
     responses[0].latency_s = 1.25
     responses[0].completion_tokens = 6224
@@ -57,7 +57,7 @@ def test_verdicts_csv_opens_in_a_german_excel() -> None:
             error_kind="timeout",
         ),
     ]
-    data = "".join(verdict_csv_lines(verdicts, [*responses, timed_out])).encode("utf-8")
+    data = "".join(verdict_csv_lines(verdicts, [*responses, timed_out], tiny_pack)).encode("utf-8")
     assert data.startswith(b"\xef\xbb\xbf")
     header = data.decode("utf-8-sig").splitlines()[0]
     assert header.count(";") >= 10 and "," not in header

@@ -92,14 +92,15 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
     hint = f" Hilfe: {started.command(path)} --help".replace("  ", " ")
     if isinstance(exc, click_errors.MissingParameter):
         if exc.param is not None and exc.param.param_type_name == "argument":
-            return f"Fehlendes Argument {_option_name(exc).upper()}.{hint}"
-        return f"Fehlende Option '{_option_name(exc)}'.{hint}"
+            name = exc.param.metavar or _option_name(exc).upper()
+            return f"Fehlendes Argument {name}.{hint}"
+        return f"Fehlende Option „{_option_name(exc)}“.{hint}"
     if isinstance(exc, click_errors.NoSuchOption):
         close = difflib.get_close_matches(exc.option_name, exc.possibilities or [], n=1)
-        guess = f" Meinten Sie '{close[0]}'?" if close else ""
-        return f"Unbekannte Option '{exc.option_name}'.{guess}{hint}"
+        guess = f" Meinten Sie „{close[0]}“?" if close else ""
+        return f"Unbekannte Option „{exc.option_name}“.{guess}{hint}"
     if isinstance(exc, click_errors.BadParameter):
-        return f"Ungültiger Wert für '{_option_name(exc)}' ({_expected(exc)}).{hint}"
+        return f"Ungültiger Wert für „{_option_name(exc)}“ ({_expected(exc)}).{hint}"
     message = exc.format_message()
     if message.startswith("No such command"):
         command = message.split("'")[1] if "'" in message else message
@@ -107,8 +108,8 @@ def german_usage_error(exc: click_errors.UsageError) -> str:
         group = ctx.command if ctx is not None else None
         known = group.list_commands(ctx) if ctx and isinstance(group, TyperGroup) else []
         close = difflib.get_close_matches(command, known, n=1)
-        guess = f" Meinten Sie '{close[0]}'?" if close else ""
-        return f"Unbekannter Befehl '{command}'.{guess}{hint}"
+        guess = f" Meinten Sie „{close[0]}“?" if close else ""
+        return f"Unbekannter Befehl „{command}“.{guess}{hint}"
     if message.startswith("Got unexpected extra argument"):
         extra = message.rpartition("(")[2].rstrip(")")
         return f"Überzähliges Argument: {extra}.{hint}"

@@ -14,29 +14,35 @@ from touchstone.cli.ui import ProgressView, handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
 from touchstone.jury.config import JuryConfig, load_config, no_model_override
+from touchstone.limits import MAX_PROBES
 
 if TYPE_CHECKING:
     from touchstone.quality.fitness import FitnessCard
 
 
-@app.command("judge-check")
+@app.command(
+    "judge-check",
+    help=f"Prüft mit höchstens {MAX_PROBES} Proben, ob ein Judge taugt: Exit 0 geeignet, "
+    "1 ungeeignet.",
+)
 def judge_check(
     run_dir: Annotated[
-        Path | None, typer.Argument(help="Run-Verzeichnis: dessen Paket liefert die Proben.")
+        Path | None,
+        typer.Argument(metavar="RUN", help="Run-Verzeichnis: dessen Paket liefert die Proben."),
     ] = None,
     pack: Annotated[
         Path | None,
         typer.Option(
             "--pack",
             help="Paket (mit Referenzantworten und Gegenbeispielen; Standard: das Paket des "
-            "Runs RUN_DIR).",
+            "Runs RUN).",
         ),
     ] = None,
     config: ConfigOption = Path("judge.yaml"),
     model: JudgeModelOption = None,
     events: EventsOption = None,
 ) -> None:
-    """Prüft mit höchstens 24 Proben, ob ein Judge taugt: Exit 0 geeignet, 1 ungeeignet."""
+    # The help names the battery's real bound (limits.MAX_PROBES), not a number of its own.
     # The probes and their card only for this command: the others start without them.
     from touchstone.scorecard.fitness import render_fitness_card
     from touchstone.stages.judge_check import check_pack, execute_judge_check

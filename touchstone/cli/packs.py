@@ -26,7 +26,7 @@ pack_app = typer.Typer(
 
 @pack_app.command("check")
 def pack_check(
-    pack: Annotated[Path, typer.Argument(help="Paket (YAML).")],
+    pack: Annotated[Path, typer.Argument(metavar="PAKET", help="Paket (YAML).")],
     run: Annotated[
         Path | None,
         typer.Option(
@@ -73,7 +73,9 @@ def pack_check(
 
 @pack_app.command("import")
 def pack_import(
-    source: Annotated[Path, typer.Argument(help="CSV- oder JSONL-Datei mit den Prompts.")],
+    source: Annotated[
+        Path, typer.Argument(metavar="QUELLE", help="CSV- oder JSONL-Datei mit den Prompts.")
+    ],
     out: Annotated[Path, typer.Option("--out", help="Das neue Paket (YAML).")],
     pack_id: Annotated[
         str | None, typer.Option("--id", help="Paket-ID (Standard: der Dateiname).")

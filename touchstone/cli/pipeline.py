@@ -236,7 +236,7 @@ def run(
 
 @app.command()
 def judge(
-    run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")],
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="Run-Verzeichnis.")],
     config: ConfigOption = Path("judge.yaml"),
     model: JudgeModelOption = None,
     events: EventsOption = None,
@@ -369,7 +369,9 @@ def show_preview(preview: Preview | JuryPreview) -> None:
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")]) -> None:
+def report(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="Run-Verzeichnis.")],
+) -> None:
     """Schreibt report.html (eigenständig, offline lesbar), scorecard.json und verdicts.csv."""
     with handled():
         view = load_run(run_dir)

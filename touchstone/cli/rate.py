@@ -142,7 +142,7 @@ def _read(ask: Ask, prompt: str) -> str:
 
 @app.command()
 def rate(
-    run_dir: Annotated[Path, typer.Argument(help="Run-Verzeichnis.")],
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="Run-Verzeichnis.")],
     n: Annotated[
         int,
         typer.Option(

@@ -42,7 +42,7 @@ COMPARE_HELP = "\n\n".join(
 
 @app.command(help=COMPARE_HELP)
 def compare(
-    new: Annotated[Path, typer.Argument(metavar="NEW", help="Der neue Run (Run-Verzeichnis).")],
+    new: Annotated[Path, typer.Argument(metavar="NEU", help="Der neue Run (Run-Verzeichnis).")],
     baseline: Annotated[
         Path, typer.Argument(metavar="BASELINE", help="Der Run, gegen den verglichen wird.")
     ],

@@ -74,8 +74,10 @@ from touchstone.gui.validation import (
 from touchstone.gui.versus import baselines, comparison_context, comparison_json, judged
 from touchstone.gui.views import Gui, archive_of, current_jobs, last_endpoint
 from touchstone.gui.whole import keep_whole
+from touchstone.limits import MAX_PROBES
 from touchstone.report import MeansChart, template_environment
 from touchstone.spot.sample import DEFAULT_SAMPLE
+from touchstone.stages.view import verdict_csv_file
 from touchstone.store.exports import verdict_csv_lines
 from touchstone.store.ratings import MAX_RATER
 
@@ -98,7 +100,7 @@ def create_app(
 ) -> FastAPI:
     gui = Gui(runs_dir, workdir, jobs or JobManager(runs_dir, workdir))
     env = template_environment(TEMPLATES)
-    env.globals.update(states=JOB_STATES, limits=FORM_LIMITS)
+    env.globals.update(states=JOB_STATES, limits=FORM_LIMITS, max_probes=MAX_PROBES)
     env.filters.update(whole=keep_whole)
     templates = Jinja2Templates(env=env)
     app = FastAPI(title="touchstone", docs_url=None, redoc_url=None, openapi_url=None)
@@ -276,10 +278,15 @@ def create_app(
         """The verdicts the table's filters select (all without a filter), as CSV."""
         run = checked(name, query)
         filtered = query.model_dump(include=set(FILTER_FIELDS), exclude_defaults=True)
-        verdicts = selected_verdicts(run, query) if filtered else run.view.verdicts
+        # Unfiltered: the file `report` writes; filtered: the rows as the table sorts them.
+        lines = (
+            verdict_csv_lines(selected_verdicts(run, query), run.view.responses, run.view.pack)
+            if filtered
+            else verdict_csv_file(run.view)
+        )
         file_name = f"{name}-verdicts{'-gefiltert' if filtered else ''}.csv"
         return StreamingResponse(
-            verdict_csv_lines(verdicts, run.view.responses),
+            lines,
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{file_name}"'},
         )

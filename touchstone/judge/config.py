@@ -63,7 +63,7 @@ def _reserved_keys_problem(extra_body: dict[str, Any]) -> str:
     reserved = [key for key in extra_body if key in RESERVED_BODY_KEYS]
     if not reserved:
         return ""
-    names = ", ".join(repr(key) for key in reserved)
+    names = ", ".join(f"„{key}“" for key in reserved)
     instead = sorted({RESERVED_BODY_KEYS[key] for key in reserved} - {""})
     hint = f" (dafür gibt es {', '.join(instead)} in der Judge-Konfiguration)" if instead else ""
     return f"darf {names} nicht setzen, das setzt touchstone selbst{hint}"

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from touchstone import german
 from touchstone.errors import kind_label
-from touchstone.transport.budget import Price
+from touchstone.transport.budget import Price, money
 
 if TYPE_CHECKING:
     from touchstone.transport.engine import Done
@@ -168,7 +168,7 @@ class JudgeHealth:
                 tokens += f"; Eingabe-Tokens: {share} aus dem Prompt-Cache des Servers"
         cost = self.cost
         if cost is not None:
-            tokens += f"; Kosten: {german.number(cost, 4)}"
+            tokens += f"; Kosten: {money(cost)}"
         if self.schema_refused:
             tokens += (
                 "; der Endpunkt nimmt kein JSON-Schema (response_format): "

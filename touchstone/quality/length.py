@@ -88,16 +88,12 @@ class LengthEffect:
         return self.ci_low > 0 or self.ci_high < 0
 
     def summary_de(self) -> str:
-        """``+0,30 Punkte je 100 Wörter (95 %: 0,10–0,50)``."""
+        """``+0,30 Punkte je 100 Wörter [+0,10 – +0,50]`` (``german.bounds``)."""
         text = f"{german.signed(self.per_100_words)} Punkte je 100 Wörter"
         low, high = self.ci_low, self.ci_high
         if low is None or high is None:
             return f"{text} (kein Intervall: zu wenige Prompts oder Zellen)"
-        if low >= 0 or high <= 0:
-            bounds = f"{german.number(low)}{german.DASH}{german.number(high)}"
-        else:
-            bounds = f"{german.number(low)} bis {german.signed(high)}"
-        return f"{text} (95 %: {bounds})"
+        return f"{text} {german.bounds(low, high, difference=True)}"
 
     def lines_de(self) -> list[str]:
         """The card's lines: the figure, what it means, and swaps of the adjusted order."""

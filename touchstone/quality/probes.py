@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Literal
 
+from touchstone.limits import MAX_PROBES, PROBES_PER_KIND
 from touchstone.pack import Pack, Prompt, Scale
 from touchstone.results import EvalResponse
 
 ProbeKind = Literal["reference", "counterexample", "non_answer", "injection", "repeat"]
 
-MAX_PROBES = 24
-PER_KIND = 6
+PER_KIND = PROBES_PER_KIND
 # The model name the probes' cells carry (they never reach a run directory).
 PROBE_MODEL = "judge-check"
 
@@ -122,7 +122,8 @@ def _spread(prompts: Sequence[Prompt]) -> Iterator[Prompt]:
 
 
 def probe_battery(pack: Pack) -> list[Probe]:
-    """The probes for ``pack``: deterministic, spread over its categories, at most 24."""
+    """The probes for ``pack``: deterministic, spread over its categories, at most ``MAX_PROBES``
+    (18: a pack with references and counterexamples for six prompts fills it)."""
     prompts = [prompt for _, prompt in pack.all_prompts()]
     spread = list(_spread(prompts))
     probes: list[Probe] = []
@@ -146,7 +147,7 @@ def probe_battery(pack: Pack) -> list[Probe]:
     probes.append(Probe("injection", target, forged, forged=True))
     first = 0  # a reference when there is one: a verdict that can move, unlike a non-answer's
     probes.append(Probe("repeat", probes[first].prompt, probes[first].answer, of=first))
-    return probes[:MAX_PROBES]
+    return probes[:MAX_PROBES]  # the bound the help and the GUI name (limits.MAX_PROBES)
 
 
 def probe_variant(pack: Pack) -> str:

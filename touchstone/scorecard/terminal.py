@@ -74,7 +74,7 @@ def render_scorecard(
     parts += _dimensions(card, dimension_titles or {})
     if card.judge_models:
         label = "Judge-Modelle" if card.mixed_judges else "Judge-Modell"
-        line = plain(f"{label}: {', '.join(card.judge_models)}")
+        line = plain(f"{label}: {', '.join(_judge_names(card))}")
         if card.mixed_judges:
             line.append("  ⚠ Dieser Run wurde von mehreren Judge-Modellen bewertet.", "yellow")
         parts.append(line)
@@ -94,6 +94,12 @@ def _flag(value: int, style: str) -> Text:
     return Text(count(value), style=style if value else "")
 
 
+def _judged_flag(row: ScoreRow, value: int, style: str) -> Text:
+    """A red-flag count of a row, "–" where nothing of it was judged (0/65): no count, not a
+    count of 0 (as compare's rows since issue 35)."""
+    return _flag(value, style) if row.scored else Text(DASH)
+
+
 def _columns(card: Scorecard) -> list[Column]:
     rows = card.rows
     columns = [
@@ -109,10 +115,10 @@ def _columns(card: Scorecard) -> list[Column]:
             justify="left",
             narrow="Mittel\n(95 %)",
         ),
-        Column("⚑", [_flag(r.red_flags, "red") for r in rows]),
+        Column("⚑", [_judged_flag(r, r.red_flags, "red") for r in rows]),
         Column(
             "⚑ krit.",
-            [_flag(r.safety_red_flags, "bold red") for r in rows],
+            [_judged_flag(r, r.safety_red_flags, "bold red") for r in rows],
             narrow="⚑\nkrit.",
             drop=SAFETY,
         ),
@@ -153,6 +159,27 @@ def _count_lines(rows: list[ScoreRow]) -> list[Text]:
     return lines
 
 
+def _judge_names(card: Scorecard) -> list[str]:
+    """The judge line's names; a jury's as its active members, the dropped ones marked
+    ("Jury (a, b; ausgeschieden: c)"): a dropped member judged nothing."""
+    jury = card.jury
+    if jury is None or not any(m.dropped for m in jury.members):
+        return card.judge_models
+    active = ", ".join(m.model for m in jury.members if not m.dropped)
+    dropped = ", ".join(m.model for m in jury.members if m.dropped)
+    return [f"Jury ({active}; ausgeschieden: {dropped})"]
+
+
+def _dimensions_source(card: Scorecard) -> list[Any]:
+    """A jury's holistic dimensions come from its first member: a line says whose."""
+    if card.jury is None or not card.jury.members:
+        return []
+    first = card.jury.members[0].model
+    return [
+        plain(f"Die Gesamtbewertung stammt von {first}, dem ersten Judge der Jury.", style="dim")
+    ]
+
+
 def _dimensions(card: Scorecard, titles: dict[str, str]) -> list[Any]:
     """The holistic dimensions as a table of their own, and each row's note in a line."""
     parts: list[Any] = []
@@ -181,6 +208,7 @@ def _dimensions(card: Scorecard, titles: dict[str, str]) -> list[Any]:
                 elsewhere="report.html",
             )
         )
+        parts += _dimensions_source(card)
     for row in card.rows:
         if row.dim_error:
             note = f"Hinweis zur Gesamtbewertung von {row.model} · {row.variant}: {row.dim_error}"

@@ -332,10 +332,11 @@ def _rows(pairs: Sequence[Pair], span: int) -> tuple[list[RowDiff], dict[RowKey,
 
 
 def row_label(row: RowDiff, rows: Sequence[RowDiff]) -> str:
-    """``model``, or ``model (variant)`` when the card's rows differ in variant."""
+    """``model``, or ``model · variant`` (``german.row``) when the card's rows differ in
+    variant."""
     if len({r.variant for r in rows}) <= 1:
         return row.model
-    return f"{row.model} ({row.variant})"
+    return german.row(row.model, row.variant)
 
 
 def milder_de(diff: float, digits: int = 1) -> str:

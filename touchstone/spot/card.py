@@ -29,7 +29,7 @@ def _share(value: float, ci: tuple[float, float] | None) -> str:
     shown = german.percent(value)
     if ci is None:
         return shown
-    return f"{shown} (95 %: {german.percent(ci[0])}–{german.percent(ci[1])})"
+    return f"{shown} {german.percents(*ci)}"
 
 
 def figures_de(card: HumanAgreement) -> list[tuple[str, str]]:
@@ -74,8 +74,7 @@ def exact_de(card: HumanAgreement) -> str:
     whole = german.counted(card.n - card.judge_halves, "Wertung", "Wertungen")
     shown = german.percent(card.exact) + f" der {whole} auf ganzen Punkten"
     if card.exact_ci is not None:
-        low, high = card.exact_ci
-        shown += f" (95 %: {german.percent(low)}–{german.percent(high)})"
+        shown += f" {german.percents(*card.exact_ci)}"
     return (
         f"{shown}; die übrigen {card.judge_halves} Jury-Wertungen liegen auf halben Punkten "
         "und sind nicht gezählt (genau gleich können sie nicht sein)"
@@ -104,10 +103,10 @@ def rows_test_de(card: HumanAgreement) -> str:
 
 
 def mean_sentence(card: HumanAgreement) -> str:
-    """ "Der Judge bewertet im Mittel 0,6 Punkte milder als Sie (95 %: 0,3–0,9)"."""
+    """ "Der Judge bewertet im Mittel 0,6 Punkte milder als Sie [+0,3 – +0,9]"."""
     ci = card.mean_diff_ci
     if ci is not None:
-        interval = f" (95 %: {german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)})"
+        interval = f" {german.bounds(*ci, 1, difference=True)}"
     else:
         interval = f" ({DASH}: {card.mean_diff_note})" if card.mean_diff_note else ""
     return f"Der Judge bewertet im Mittel {milder_de(card.mean_diff)}{interval}"
@@ -131,7 +130,7 @@ def _signed_interval(mean: float, ci: tuple[float, float] | None) -> str:
     shown = german.signed(mean, 1)
     if ci is None:
         return f"{shown} [{DASH}]"
-    return f"{shown} [{german.signed(ci[0], 1)} bis {german.signed(ci[1], 1)}]"
+    return f"{shown} {german.bounds(*ci, 1, difference=True)}"
 
 
 def verdict_style(card: HumanAgreement) -> str:

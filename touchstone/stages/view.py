@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +35,7 @@ from touchstone.store import (
     atomic_write_text,
     input_stamps,
 )
-from touchstone.store.exports import verdict_csv_lines
+from touchstone.store.exports import pack_order, verdict_csv_lines
 from touchstone.store.files import atomic_write
 from touchstone.store.manifest import Manifest
 from touchstone.store.ratings import HumanRating
@@ -238,6 +238,13 @@ def report_html(
     )
 
 
+def verdict_csv_file(view: RunView) -> Iterator[str]:
+    """The lines of the run's whole ``verdicts.csv``, in the pack's order: what ``report``
+    writes and the GUI's unfiltered download sends."""
+    ordered = pack_order(view.verdicts, view.pack, view.manifest.models)
+    return verdict_csv_lines(ordered, view.responses, view.pack)
+
+
 def write_report(view: RunView, card: Scorecard) -> Path:
     """``report.html``, and beside it ``scorecard.json`` and ``verdicts.csv``; a run without
     answers or without verdicts is bad input (a report of nothing, or a scorecard of dashes,
@@ -256,7 +263,7 @@ def write_report(view: RunView, card: Scorecard) -> Path:
     human = view.human()
     html = report_html(view, card, human=human)
     write_scorecard(view.run_dir, card, human=human)
-    lines = verdict_csv_lines(view.verdicts, view.responses)
+    lines = verdict_csv_file(view)
     atomic_write(view.run_dir.file(VERDICTS_CSV), lambda handle: handle.writelines(lines))
     path = view.run_dir.file(REPORT_HTML)
     atomic_write_text(path, html)

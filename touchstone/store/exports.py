@@ -17,6 +17,7 @@ from typing import Any
 
 from touchstone import jsontext
 from touchstone.errors import InputError
+from touchstone.pack import Pack
 from touchstone.regular import read_regular
 from touchstone.results import EvalResponse, Verdict, unscored_label
 from touchstone.store.rundir import SCORECARD_JSON
@@ -29,6 +30,7 @@ CSV_COLUMNS = (
     "Variante",
     "Prompt",
     "Kategorie",
+    "Kategorietitel",
     "Wiederholung",
     "Wertung",
     "Warnsignal",
@@ -38,6 +40,7 @@ CSV_COLUMNS = (
     "Begründung",
     "Judge-Modell",
     "aus Cache",
+    "Aufgabe",
     "Antwort",
     "Antwortfehler",
     "Zeichen Reasoning",
@@ -129,11 +132,43 @@ def _decimal(value: float | None) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".").replace(".", ",")
 
 
+def pack_order(verdicts: Iterable[Verdict], pack: Pack, models: Sequence[str]) -> list[Verdict]:
+    """``verdicts`` in the pack's order: model as the run lists them (``models``, run.json),
+    variant and prompt as the pack does, then the repeat; what neither knows (a model or
+    prompt edited out since) after it, by name. The order of ``verdicts.csv`` from the CLI and
+    the GUI alike, whatever order the judge's calls came back in."""
+    variants = [*pack.variants]
+    prompts = [prompt.id for _, prompt in pack.all_prompts()]
+    rank = {
+        "model": {name: i for i, name in enumerate(models)},
+        "variant": {name: i for i, name in enumerate(variants)},
+        "prompt": {name: i for i, name in enumerate(prompts)},
+    }
+
+    def place(kind: str, name: str) -> tuple[int, str]:
+        index = rank[kind].get(name)
+        return (len(rank[kind]), name) if index is None else (index, "")
+
+    return sorted(
+        verdicts,
+        key=lambda v: (
+            place("model", v.model),
+            place("variant", v.variant),
+            place("prompt", v.prompt_id),
+            v.repeat,
+        ),
+    )
+
+
 def verdict_csv_lines(
-    verdicts: Iterable[Verdict], responses: Iterable[EvalResponse]
+    verdicts: Iterable[Verdict], responses: Iterable[EvalResponse], pack: Pack
 ) -> Iterator[str]:
-    """``verdicts.csv`` line by line (a header first): it streams, 100k rows never sit whole."""
+    """``verdicts.csv`` line by line (a header first): it streams, 100k rows never sit whole.
+    The rows in the order given (``pack_order`` for the whole file); each names its
+    category's title and the task beside the answer, from ``pack``."""
     answers = {r.key: r for r in responses}
+    titles = {category.id: category.title for category in pack.categories}
+    tasks = {prompt.id: prompt.text for _, prompt in pack.all_prompts()}
     yield CSV_BOM + _csv_text(CSV_COLUMNS)
     for v in verdicts:
         answer = answers.get(v.key)
@@ -142,6 +177,7 @@ def verdict_csv_lines(
             _text(v.variant),
             _text(v.prompt_id),
             _text(v.category),
+            _text(titles.get(v.category, "")),
             str(v.repeat),
             "" if v.unscored else _decimal(v.score),  # a jury's cell may be 3,5
             _yes(v.red_flag),
@@ -151,6 +187,7 @@ def verdict_csv_lines(
             _text(v.rationale),
             _text(v.judge_model),
             _yes(v.cached),
+            _text(tasks.get(v.prompt_id, "")),
             _text(answer.response_text) if answer else "",
             _text(answer.error) if answer else "",
             str(answer.reasoning_chars) if answer else "",

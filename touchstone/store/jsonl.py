@@ -226,7 +226,7 @@ def _with_unknowns(
         if not unknowns.count:
             got = repr(error["input"])
             got = got if len(got) <= 40 else got[:40] + "…"
-            unknowns.first = f"Zeile {number}: '{key}' ist {got}"
+            unknowns.first = f"Zeile {number}: „{key}“ ist {got}"
         unknowns.count += 1
         data[key] = None
     record: T = _adapters(cls)[1].validate_python(data)

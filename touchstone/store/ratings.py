@@ -140,17 +140,17 @@ def load_ratings(
 def _problem(rating: HumanRating, scale: Scale) -> str:
     if not scale.min <= rating.score <= scale.max:
         return (
-            f"'score' ist {cut(str(rating.score), 40)}, liegt aber außerhalb der Skala "
+            f"„score“ ist {cut(str(rating.score), 40)}, liegt aber außerhalb der Skala "
             f"{scale.min}–{scale.max} des Pakets"
         )
     if not rating.rater.strip():
-        return "'rater' ist leer"
+        return "„rater“ ist leer"
     try:
         dt.datetime.fromisoformat(rating.rated_at)
     except ValueError:
-        return f"'rated_at' ist keine ISO-Zeitangabe ({clean(cut(rating.rated_at, 40))!r})"
+        return f"„rated_at“ ist keine ISO-Zeitangabe („{clean(cut(rating.rated_at, 40))}“)"
     if rating.repeat < 0:
-        return f"'repeat' ist {rating.repeat}"
+        return f"„repeat“ ist {rating.repeat}"
     return ""
 
 

@@ -207,7 +207,7 @@ class RunDir:
                 "liegt aber außerhalb der Skala" if whole else "keine ganze Zahl auf der Skala"
             )
             raise InputError(
-                f"{path}, Zeile {line}: 'score' ist {verdict.score}, {problem} "
+                f"{path}, Zeile {line}: „score“ ist {verdict.score}, {problem} "
                 f"{scale.min}–{scale.max} des Pakets (von Hand geändert?)."
             )
 

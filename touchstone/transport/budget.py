@@ -131,9 +131,21 @@ def budget_problem(budget: float | None, price: Price | None, max_tokens: int | 
     return ""
 
 
-def money(value: float, limit: float) -> str:
-    """An amount in the precision its ``limit`` needs: ``4,98`` (of 5,00), ``0,0042``."""
-    return german.number(value, 2 if limit >= 1 else 4)
+def money(value: float, *beside: float) -> str:
+    """An amount in the precision its line needs (``beside``: the other amounts of the line,
+    its cap among them): ``4,98`` of ``5,00``, ``0,0042`` of ``0,0100``, and never a spend
+    that is not 0 shown as "0,00" (``0,0040`` of ``5,0000``: enough digits to see it fit)."""
+    return german.number(value, money_digits(value, *beside))
+
+
+def money_digits(*amounts: float) -> int:
+    """Decimals for ``amounts`` shown side by side: 2 when the largest is 1 or more, else 4;
+    more where the smallest that is not 0 would lose its second significant digit (at most
+    8: below that no one pays)."""
+    known = [abs(a) for a in amounts if math.isfinite(a)]
+    digits = 2 if max(known, default=0.0) >= 1 else 4
+    least = min((a for a in known if a), default=1.0)
+    return max(digits, min(8, 1 - math.floor(math.log10(least))))
 
 
 class Usage(Protocol):
@@ -282,7 +294,7 @@ class Budget:
         """``Budget erreicht: 4,98 von 5,00`` and why the next call did not start."""
         return (
             f"Budget erreicht: {self._of_limit()} (der nächste Aufruf kostet schlimmstenfalls "
-            f"{money(self.refused_cost, self.limit)} und wurde nicht mehr gestartet)."
+            f"{money(self.refused_cost, self.limit, self.spent)} und wurde nicht mehr gestartet)."
             f"{self._estimate_note()}"
         )
 
@@ -293,7 +305,7 @@ class Budget:
         return f"Budget: {self._of_limit()} verbraucht.{self._estimate_note()}"
 
     def _of_limit(self) -> str:
-        return f"{money(self.spent, self.limit)} von {money(self.limit, self.limit)}"
+        return f"{money(self.spent, self.limit)} von {money(self.limit, self.spent)}"
 
     def _estimate_note(self) -> str:
         note = ""

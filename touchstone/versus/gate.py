@@ -58,7 +58,7 @@ def check_margin(margin: float | None, span: float) -> None:
             MIN_MARGIN,
             span,
             below_high=True,
-            note="Skalenpunkte, unter der Spannweite der Skala; z. B. --margin 0.3",
+            note="Skalenpunkte, unter der Spannweite der Skala; z. B. --margin 0,3",
         )
 
 
@@ -73,13 +73,9 @@ def diff_text(diff: Interval | None) -> str:
     difference and the bounds signed."""
     if diff is None:
         return german.DASH
-    mean = german.signed(diff.mean)
     if diff.low is None or diff.high is None:
-        return f"{mean} (1 Prompt)"
-    # Symmetric at the digits shown: "+0,00 ±0,16", as ``german.interval`` writes a mean.
-    if round((diff.mean - diff.low) * 100) == round((diff.high - diff.mean) * 100):
-        return f"{mean} ±{german.number(diff.mean - diff.low)}"
-    return f"{mean} [{german.signed(diff.low)} – {german.signed(diff.high)}]"
+        return f"{german.signed(diff.mean)} (1 Prompt)"
+    return german.interval(diff.mean, diff.low, diff.high, difference=True)
 
 
 def gate(comparison: RunComparison, *, fail_on_worse: bool, margin: float | None) -> GateResult:

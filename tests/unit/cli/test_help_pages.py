@@ -47,7 +47,7 @@ def test_compare_help_says_when_each_exit_code_comes(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     text = " ".join(_help(capsys, monkeypatch, "compare").replace("│", " ").split())
-    assert "Aufruf: touchstone compare [OPTIONEN] NEW BASELINE" in text
+    assert "Aufruf: touchstone compare [OPTIONEN] NEU BASELINE" in text
     # Without a gate a worse row is not exit 1 (design.md §19): the help must not claim it is.
     assert "Exit 0 bestanden, 1 schlechter" not in text
     assert "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist" in text

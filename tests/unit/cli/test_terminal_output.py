@@ -17,6 +17,7 @@ from rich.table import Table
 from tests.conftest import make_response
 from touchstone.cli import ui
 from touchstone.errors import RunIncomplete
+from touchstone.pack import Pack
 from touchstone.plain import clean, plain
 from touchstone.results import Verdict
 from touchstone.store.exports import CSV_COLUMNS, verdict_csv_lines
@@ -73,7 +74,9 @@ RATIONALE = f"gut {ATTACK}[bold red]ok[/] Ende"
 # -- verdicts.csv ----------------------------------------------------------------------------
 
 
-def test_csv_fields_with_line_breaks_stay_in_their_row_and_formulas_stay_defused() -> None:
+def test_csv_fields_with_line_breaks_stay_in_their_row_and_formulas_stay_defused(
+    tiny_pack: Pack,
+) -> None:
     hostile = ["a\r=1+1", "b\n=2+2", "\t=3+3", "\r=4+4", "ok\r\n@SUM(A1)", "-5", "\t"]
     verdicts = [
         Verdict(
@@ -90,7 +93,7 @@ def test_csv_fields_with_line_breaks_stay_in_their_row_and_formulas_stay_defused
         for i, text in enumerate(hostile)
     ]
     responses = [make_response("R1", model=f"m{i}", text=text) for i, text in enumerate(hostile)]
-    data = "".join(verdict_csv_lines(verdicts, responses))
+    data = "".join(verdict_csv_lines(verdicts, responses, tiny_pack))
     # A reader ends a row at a bare CR as at LF, unless the field is quoted.
     rows = list(csv.reader(io.StringIO(data.removeprefix("\ufeff"), newline=""), delimiter=";"))
     assert rows[0] == list(CSV_COLUMNS) and len(rows) == 1 + len(hostile)

@@ -43,7 +43,7 @@ def test_an_ambiguous_or_wrong_number_is_refused_naming_the_field(
     with pytest.raises(InputError) as caught:
         load_judge_config(_config(tmp_path, f"temperature: '{text}'\n"))
     message = str(caught.value)
-    assert "judge.yaml" in message and "'temperature'" in message
+    assert "judge.yaml" in message and "„temperature“" in message
     assert f"„{text}“ ist keine Zahl" in message and "0,3 oder 0.3" in message
     assert ("Tausenderpunkte" in message) == (text != "drei")
 

@@ -208,13 +208,13 @@ def test_config_defaults_and_old_config_load_unchanged(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [
-        ("call_timeout_s: 0\n", "'call_timeout_s' muss größer als 0"),
-        ("call_timeout_s: -5\n", "'call_timeout_s' muss größer als 0"),
-        ("call_timout_s: 5\n", "unbekannter Schlüssel 'call_timout_s'"),
-        ("max_consecutive_failures: drei\n", "'max_consecutive_failures' muss eine ganze Zahl"),
-        ("max_tokens: 0\n", "'max_tokens' muss mindestens 1"),
+        ("call_timeout_s: 0\n", "„call_timeout_s“ muss größer als 0"),
+        ("call_timeout_s: -5\n", "„call_timeout_s“ muss größer als 0"),
+        ("call_timout_s: 5\n", "unbekannter Schlüssel „call_timout_s“"),
+        ("max_consecutive_failures: drei\n", "„max_consecutive_failures“ muss eine ganze Zahl"),
+        ("max_tokens: 0\n", "„max_tokens“ muss mindestens 1"),
         # A choice among words is named with its words, in German (not pydantic's English).
-        ("on_drift: stopp\n", "'on_drift' muss 'warn' oder 'stop' sein, ist aber 'stopp'"),
+        ("on_drift: stopp\n", "„on_drift“ muss „warn“ oder „stop“ sein, ist aber „stopp“"),
     ],
 )
 def test_bad_config_values_are_named(tmp_path: Path, extra: str, expected: str) -> None:
@@ -230,7 +230,7 @@ def test_a_list_where_a_text_belongs_is_named_in_plain_german(tmp_path: Path) ->
     path.write_text("endpoint: {base_url: 'http://x/v1'}\nmodel: [j]\n", encoding="utf-8")
     with pytest.raises(InputError) as info:
         load_judge_config(path)
-    assert "'model' muss ein Text sein, ist aber ['j']" in str(info.value)
+    assert "„model“ muss ein Text sein, ist aber ['j']" in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -258,7 +258,7 @@ def test_extra_body_cannot_override_what_touchstone_sends_itself(tmp_path: Path,
     with pytest.raises(InputError) as info:
         load_judge_config(path)
     message = str(info.value)
-    assert str(path) in message and "extra_body" in message and f"'{key}'" in message
+    assert str(path) in message and "extra_body" in message and f"„{key}“" in message
     assert "darf" in message
 
 

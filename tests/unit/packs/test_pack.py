@@ -47,7 +47,7 @@ def test_defaults_for_scale_and_variants(tmp_path: Path) -> None:
     [
         (
             ("judge_instructions:", "judge_instruction:"),
-            "unbekannter Schlüssel 'judge_instruction'",
+            "unbekannter Schlüssel „judge_instruction“",
         ),
         (
             ('        expectations: ["19 €"]', '        expectation: ["19 €"]'),
@@ -63,7 +63,7 @@ def test_defaults_for_scale_and_variants(tmp_path: Path) -> None:
             "min (5) muss kleiner als max (5)",
         ),
         (("  - id: sprache", "  - id: korrektheit"), "Dimensions-ID mehrfach vergeben"),
-        (("title: Kleines Testpaket\n", ""), "Pflichtfeld 'title' fehlt"),
+        (("title: Kleines Testpaket\n", ""), "Pflichtfeld „title“ fehlt"),
     ],
 )
 def test_invalid_packs_name_file_and_problem(
@@ -79,7 +79,7 @@ def test_invalid_packs_name_file_and_problem(
 
 def test_empty_category_is_an_error(tmp_path: Path) -> None:
     path = write(tmp_path, "id: x\ntitle: X\ncategories:\n  - {id: A, title: A, prompts: []}\n")
-    with pytest.raises(InputError, match="Kategorie 'A' enthält keine Prompts"):
+    with pytest.raises(InputError, match="Kategorie „A“ enthält keine Prompts"):
         load_pack(path)
 
 

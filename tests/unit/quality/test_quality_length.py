@@ -235,13 +235,13 @@ def test_the_card_names_rows_a_length_adjusted_order_would_swap() -> None:
 
 def test_the_figure_reads_german() -> None:
     effect = LengthEffect(0.3, 0.1, 0.5, prompts=8, cells=96, adjusted={})
-    assert effect.summary_de() == "+0,30 Punkte je 100 Wörter (95 %: 0,10–0,50)"
+    assert effect.summary_de() == "+0,30 Punkte je 100 Wörter [+0,10 – +0,50]"
     assert effect.lines_de()[0] == (
-        "Länge: +0,30 Punkte je 100 Wörter (95 %: 0,10–0,50), innerhalb der Prompts und "
+        "Länge: +0,30 Punkte je 100 Wörter [+0,10 – +0,50], innerhalb der Prompts und "
         "Modelle (96 Zellen, 8 Prompts)."
     )
     straddling = LengthEffect(-0.05, -0.2, 0.1, prompts=8, cells=96, adjusted={})
-    assert straddling.summary_de() == "-0,05 Punkte je 100 Wörter (95 %: -0,20 bis +0,10)"
+    assert straddling.summary_de() == "-0,05 Punkte je 100 Wörter [-0,20 – +0,10]"
     assert not straddling.significant
     assert "Kein nachweisbarer Einfluss" in straddling.lines_de()[1]
 

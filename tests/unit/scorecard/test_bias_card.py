@@ -108,7 +108,7 @@ def test_the_terminal_marks_the_row_and_shows_the_length_effect(biased: Path) ->
     assert "qwen2.5:7b †" in text
     assert "† Gleiche Familie wie der Judge: qwen2.5:7b · none (qwen)." in " ".join(text.split())
     flat = " ".join(text.split())
-    assert "Länge: +" in flat and "Punkte je 100 Wörter (95 %:" in flat
+    assert "Länge: +" in flat and "Punkte je 100 Wörter [" in flat
     assert "llama3.1:8b · none läge vor qwen2.5:7b · none" in flat
     assert max(map(len, text.splitlines())) <= 80
 

@@ -260,7 +260,7 @@ def test_scorecard_json_has_the_documented_shape() -> None:
     assert data["judge_models"] == ["j"] and data["comparisons_complete"] is True
 
 
-def test_csv_export_defuses_spreadsheet_formulas() -> None:
+def test_csv_export_defuses_spreadsheet_formulas(tiny_pack: Pack) -> None:
     import csv
     import io
 
@@ -269,7 +269,7 @@ def test_csv_export_defuses_spreadsheet_formulas() -> None:
     responses, verdicts = scored_run({"a": [5]})
     responses[0].response_text = '=HYPERLINK("http://evil")'
     verdicts[0].rationale = "+1 gut"
-    text = "".join(verdict_csv_lines(verdicts, responses)).removeprefix("\ufeff")
+    text = "".join(verdict_csv_lines(verdicts, responses, tiny_pack)).removeprefix("\ufeff")
     rows = list(csv.DictReader(io.StringIO(text), delimiter=";"))
     assert rows[0]["Antwort"].startswith("'=") and rows[0]["Begründung"] == "'+1 gut"
     assert rows[0]["Wertung"] == "5"

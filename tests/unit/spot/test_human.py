@@ -294,12 +294,12 @@ def test_ratings_append_and_the_last_of_a_rater_wins(tmp_path: Path) -> None:
         (
             '{"model": "a", "variant": "none", "prompt_id": "p", "repeat": 1, "score": 9, '
             '"red_flag": false, "rater": "x", "rated_at": "2026-12-01T08:00:00+00:00"}',
-            "'score' ist 9, liegt aber außerhalb der Skala 0–5",
+            "„score“ ist 9, liegt aber außerhalb der Skala 0–5",
         ),
         (
             '{"model": "a", "variant": "none", "prompt_id": "p", "repeat": 1, "score": 2, '
             '"red_flag": false, "rater": "x", "rated_at": "gestern"}',
-            "'rated_at' ist keine ISO-Zeitangabe",
+            "„rated_at“ ist keine ISO-Zeitangabe",
         ),
         # Wrong JSON types are named, never read as something else (true as 1, "3" as 3).
         *(
@@ -309,11 +309,11 @@ def test_ratings_append_and_the_last_of_a_rater_wins(tmp_path: Path) -> None:
                 problem,
             )
             for fields, problem in (
-                ('"score": true, "red_flag": false', "'score' muss eine ganze Zahl sein"),
-                ('"score": "3", "red_flag": false', "'score' muss eine ganze Zahl sein"),
-                ('"score": 3.0, "red_flag": false', "'score' muss eine ganze Zahl sein"),
-                ('"score": 3, "red_flag": "true"', "'red_flag' muss true oder false sein"),
-                ('"score": 3, "red_flag": 1', "'red_flag' muss true oder false sein"),
+                ('"score": true, "red_flag": false', "„score“ muss eine ganze Zahl sein"),
+                ('"score": "3", "red_flag": false', "„score“ muss eine ganze Zahl sein"),
+                ('"score": 3.0, "red_flag": false', "„score“ muss eine ganze Zahl sein"),
+                ('"score": 3, "red_flag": "true"', "„red_flag“ muss true oder false sein"),
+                ('"score": 3, "red_flag": 1', "„red_flag“ muss true oder false sein"),
             )
         ),
     ],
@@ -438,7 +438,7 @@ def test_a_jurys_half_points_are_said_to_be_never_exactly_equal() -> None:
     assert card is not None and card.judge_halves == 8
     exact = dict(figures_de(card))["Genau gleich"]
     # Of the 4 whole points all 4 agree; the 8 halves are not counted as disagreements.
-    assert exact.startswith("100 % der 4 Wertungen auf ganzen Punkten (95 %: ")
+    assert exact.startswith("100 % der 4 Wertungen auf ganzen Punkten [")
     assert "die übrigen 8 Jury-Wertungen liegen auf halben Punkten und sind nicht gezählt" in exact
 
 

@@ -105,7 +105,7 @@ def test_a_judge_lenient_to_one_row_still_deviates(six_rows: Path, tmp_path: Pat
     assert result.exit_code == 0, result.output
     verdict = json.loads((run / "scorecard.json").read_text("utf-8"))["human_agreement"]
     assert verdict["verdict"] == "weicht ab"
-    assert "bewertet sim-mittel (none) 1,8 Punkte milder als Sie" in verdict["summary"]
+    assert "bewertet sim-mittel · none 1,8 Punkte milder als Sie" in verdict["summary"]
     assert "Holm über 15 Zeilenpaare" in verdict["summary"]
 
 

@@ -289,14 +289,14 @@ def test_a_budget_reached_before_the_holistic_pass_keeps_every_verdict(
 def test_a_judge_budget_without_price_or_max_tokens_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "judge.yaml"
     path.write_text("endpoint: {base_url: 'http://x/v1'}\nmodel: j\nbudget: 5\n", "utf-8")
-    with pytest.raises(InputError, match="'budget': ein Budget braucht einen Preis"):
+    with pytest.raises(InputError, match="„budget“: ein Budget braucht einen Preis"):
         load_judge_config(path)
     path.write_text(
         "endpoint: {base_url: 'http://x/v1'}\nmodel: j\nbudget: 5\n"
         "price_per_million: {input: 1, output: 2}\n",
         "utf-8",
     )
-    with pytest.raises(InputError, match="'budget': ein Budget braucht max_tokens"):
+    with pytest.raises(InputError, match="„budget“: ein Budget braucht max_tokens"):
         load_judge_config(path)
 
 

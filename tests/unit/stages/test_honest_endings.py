@@ -57,7 +57,7 @@ def test_refused_cells_are_unscored_with_their_reason_everywhere(
     detail = prompt_detail(run, "S1")
     assert detail is not None
     assert all(a["verdict"]["unscored_reason"] == "judge_refused" for a in detail["answers"])
-    csv = "".join(verdict_csv_lines(run.view.verdicts, run.view.responses))
+    csv = "".join(verdict_csv_lines(run.view.verdicts, run.view.responses, run.view.pack))
     assert csv.count("Judge-Filter") == 8 and "Inhaltsfilter" in csv
 
     # A later run judges them again: here a judge without that filter scores them.

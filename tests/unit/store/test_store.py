@@ -109,7 +109,7 @@ def test_a_line_that_is_no_json_says_where_and_why_in_german(
 def test_line_missing_required_fields_is_an_error(tmp_path: Path) -> None:
     (tmp_path / RESPONSES).write_text('{"model": "m"}\n{"model": "m"}\n', encoding="utf-8")
     with pytest.raises(
-        InputError, match="Zeile 1: fehlerhafter Datensatz: Pflichtfeld 'variant' fehlt"
+        InputError, match="Zeile 1: fehlerhafter Datensatz: Pflichtfeld „variant“ fehlt"
     ):
         RunDir(tmp_path).load_responses()
 

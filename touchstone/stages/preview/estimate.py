@@ -108,7 +108,7 @@ class Preview:
         if self.price is None or cost is None:
             return f"Kosten: unbekannt – kein Preis ({self.price_hint})"
         return (
-            f"Kosten: {self.cost_qualifier()}{money(cost, cost)} (Preis je Million Tokens: "
+            f"Kosten: {self.cost_qualifier()}{money(cost)} (Preis je Million Tokens: "
             f"{german.number(self.price.input)} Eingabe, "
             f"{german.number(self.price.output)} Ausgabe)"
         )
@@ -123,7 +123,7 @@ class Preview:
         cost = self.cost
         if self.budget is None or cost is None:
             return ""
-        limit = money(self.budget, self.budget)
+        limit = money(self.budget)
         if cost <= self.budget and not self.output_unknown:
             return f"Budget: {limit} – reicht nach dieser Schätzung."
         maybe = " womöglich" if cost <= self.budget else ""
