@@ -27,7 +27,8 @@ def prefix() -> str:
         return given
     if os.environ.get("UV"):
         return "uv run touchstone"
-    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    main = sys.modules.get("__main__")
+    spec = main.__spec__ if main is not None else None
     if spec is not None and spec.name in _MODULES:
         return "python -m touchstone"
     return "touchstone"

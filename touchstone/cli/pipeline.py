@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.padding import Padding
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.cli.app import app
 from touchstone.cli.ui import (
     ProgressView,
@@ -199,8 +199,8 @@ def run(
     """Jedes Modell beantwortet jeden Prompt des Pakets; Antworten landen im Run-Verzeichnis."""
     from touchstone.stages.run.run import execute_run  # the answering only for ``run``
 
-    started = RunStarted()
-    with handled(None if dry_run else events, resume=started.resume) as event_log:
+    run_started = RunStarted()
+    with handled(None if dry_run else events, resume=run_started.resume) as event_log:
         price = None if price_per_million is None else parse_price(price_per_million)
         options: RunOptions = {
             "pack_path": pack,
@@ -225,7 +225,7 @@ def run(
             return
         with ProgressView("Antworten") as view:
             outcome = execute_run(
-                **options, api_key=api_key, on_event=fan_out(view, event_log, started)
+                **options, api_key=api_key, on_event=fan_out(view, event_log, run_started)
             )
         show_warnings(outcome.run_dir.warnings)
         try:
@@ -339,7 +339,7 @@ def show_other_judges(
         else f"Die Bewertungen stammen von Judge {names}"
     )
     named = f"--model nennt {model}" if model else f"die Konfiguration nennt {outcome.judge_model}"
-    again = f"touchstone judge {run_dir} --config {config}"
+    again = started.command(f"judge {run_dir} --config {config}")
     again += f" --model {model}" if model else ""
     stdout.print(plain(f"⚠ {whose}; {named}. Neu bewerten: {again} --rejudge all", style="yellow"))
 

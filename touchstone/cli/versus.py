@@ -17,6 +17,8 @@ from touchstone.store import atomic_write_text
 
 
 class FailOn(enum.StrEnum):
+    schlechter = "schlechter"
+    # The name of the first releases, which CI scripts keep: the same gate.
     worse = "worse"
 
 
@@ -26,15 +28,15 @@ COMPARE_HELP = "\n\n".join(
         "Vergleicht einen Run mit einer Baseline: Differenz je Zeile mit 95-%-Intervall.",
         "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist (welche Zeile "
         "schlechter ist, sagt die Tabelle).",
-        "Mit --fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist, entschieden "
-        "über alle Zeilen zusammen (Bonferroni: ein unveränderter Run fällt in höchstens 5 % "
-        "durch, wie viele Zeilen er auch hat).",
+        "Mit --fail-on schlechter (oder worse): Exit 1, wenn eine Zeile signifikant schlechter "
+        "ist, entschieden über alle Zeilen zusammen (Bonferroni: ein unveränderter Run fällt in "
+        "höchstens 5 % durch, wie viele Zeilen er auch hat).",
         "Mit --margin D: Exit 0, wenn das 95-%-Intervall jeder Zeile über -D liegt, 1, wenn "
         "eine sicher mehr verliert (Bonferroni über die Zeilen), 3, wenn die Intervalle das "
         "noch nicht entscheiden.",
-        "Mit --fail-on worse oder --margin: Exit 3 auch, wenn eine Zeile der Baseline, die der "
-        "neue Run beantwortet hat, nicht verglichen werden kann (noch nicht bewertet, weniger "
-        "als 2 gemeinsame Prompts); eine solche Zeile besteht das Gate nie.",
+        "Mit --fail-on schlechter oder --margin: Exit 3 auch, wenn eine Zeile der Baseline, "
+        "die der neue Run beantwortet hat, nicht verglichen werden kann (noch nicht bewertet, "
+        "weniger als 2 gemeinsame Prompts); eine solche Zeile besteht das Gate nie.",
         "Exit 2: ungültige Eingabe (unbekannter Run, kein gemeinsames Modell, keine Bewertungen).",
     ]
 )
@@ -75,8 +77,8 @@ def compare(
         FailOn | None,
         typer.Option(
             "--fail-on",
-            help="worse: Exit 1, wenn eine Zeile signifikant schlechter ist, über alle Zeilen "
-            "zusammen zu 95 % (Bonferroni; Standard: kein Gate, Exit 0).",
+            help="schlechter (oder worse): Exit 1, wenn eine Zeile signifikant schlechter ist, "
+            "über alle Zeilen zusammen zu 95 % (Bonferroni; Standard: kein Gate, Exit 0).",
         ),
     ] = None,
     categories: Annotated[

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from touchstone import started
 from touchstone.errors import InputError
 from touchstone.results import VerdictKey
 from touchstone.store.jsonl import JsonlAppender, atomic_write_jsonl, iter_jsonl
@@ -63,7 +64,7 @@ def read_rejudge(run: RunDir) -> Rejudging | None:
     if not head.judge:
         raise InputError(
             f"{path}: die erste Zeile nennt keinen Judge. Entfernen Sie die Datei; dann "
-            "bewertet `touchstone judge --rejudge all` wieder alle Zellen neu."
+            f"bewertet `{started.command('judge --rejudge all')}` wieder alle Zellen neu."
         )
     done = frozenset(
         VerdictKey(line.model, line.variant, line.prompt_id, line.repeat)

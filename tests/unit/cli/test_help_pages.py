@@ -51,7 +51,7 @@ def test_compare_help_says_when_each_exit_code_comes(
     # Without a gate a worse row is not exit 1 (design.md §19): the help must not claim it is.
     assert "Exit 0 bestanden, 1 schlechter" not in text
     assert "Ohne --fail-on und --margin: Exit 0, sobald der Vergleich gelungen ist" in text
-    assert "--fail-on worse: Exit 1, wenn eine Zeile signifikant schlechter ist" in text
+    assert "--fail-on schlechter (oder worse): Exit 1, wenn eine Zeile signifikant" in text
 
 
 def test_every_option_is_described_with_its_default() -> None:

@@ -79,7 +79,7 @@ def unfinished(
     if summary.unreachable is not None:
         parts.append(
             "Kein weiterer Aufruf wurde gestellt; mit dem richtigen Rechnernamen in --base-url "
-            f"holt `touchstone run` mit --out {run_path} die offenen Zellen nach."
+            f"holt `{started.command('run')}` mit --out {run_path} die offenen Zellen nach."
         )
     elif summary.left_by_kind:
         parts.append(f"Danach holt {again} die offenen Zellen nach.")
