@@ -135,7 +135,7 @@ def test_a_runaway_judge_says_thinking_off_and_offers_another_model(client: Test
     assert notice.startswith("Judge abgebrochen"), notice
     assert "Frist" in notice and "ohne Thinking/Reasoning" in notice
     # The CLI's advice by cause: thinking off; a longer deadline only lets it think longer.
-    assert "„extra_body“ in der Judge-Konfiguration „judge-runaway.yaml“ ab" in notice
+    assert "„thinking: off“ in der Judge-Konfiguration „judge-runaway.yaml“ ab" in notice
     assert "call_timeout_s" not in notice and "Fortsetzen" not in notice
     assert "„Judge mit anderem Modell“ bewertet die 6 offenen Zellen" in notice
     assert state["actions"] == ["other_model"]
@@ -152,7 +152,7 @@ def _judge_stopped(cause: str, successes: int, **facts: Any) -> dict[str, Any]:
 def test_a_judge_thinking_without_end_is_not_offered_the_same_judge_again(cause: str) -> None:
     shown = _judge_stopped(cause, successes=0)
     assert shown["actions"] == ["other_model"], shown
-    assert "per „extra_body“ in der Judge-Konfiguration „j.yaml“ ab" in shown["notice"]
+    assert "mit „thinking: off“ in der Judge-Konfiguration „j.yaml“ ab" in shown["notice"]
     assert "call_timeout_s" not in shown["notice"]
 
 

@@ -55,14 +55,14 @@ def test_judge_estimate_of_a_jury_shows_each_member(client: TestClient, jury: st
         (
             JUDGE,
             {"config": "judge-gut.yaml", "max_tokens": 200, "budget": "0,01"},
-            "'budget': ein Budget braucht einen Preis (Feld „Preis je Million Tokens“)",
+            "„budget“: ein Budget braucht einen Preis (Feld „Preis je Million Tokens“)",
         ),
         (
             JUDGE,
             {"config": "judge-gut.yaml", "price_per_million": "0,15/0,60", "budget": "0,01"},
-            "'budget': ein Budget braucht max_tokens",
+            "„budget“: ein Budget braucht max_tokens",
         ),
-        (JUDGE, {"config": "judge-gut.yaml", "concurrency": 0}, "'concurrency' muss mindestens 1"),
+        (JUDGE, {"config": "judge-gut.yaml", "concurrency": 0}, "„concurrency“ muss mindestens 1"),
         (JUDGE, {**PRICED, "config": "jury.yaml"}, "gelten für einen einzelnen Judge"),
         ("/api/runs/tiny/judge-check", PRICED, "gelten für „Judge starten“"),
         (f"{JUDGE}/estimate", {**PRICED, "config": "jury.yaml"}, "gelten für einen einzelnen"),

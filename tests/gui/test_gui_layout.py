@@ -24,8 +24,10 @@ def closed_port() -> int:
 
 
 def empty_run(workspace: Path, name: str = "leer") -> Path:
-    """A run whose only model was never reached: run.json, no answer."""
+    """A run whose only model was never reached: run.json, no answer. Its dir exists before
+    (as the GUI makes it for its job): a run that got no answer into a new dir leaves none."""
     out = workspace / "runs" / name
+    out.mkdir(parents=True)
     execute_run(
         pack_path=workspace / "packs" / "tiny.yaml",
         models=["sim-gut"],

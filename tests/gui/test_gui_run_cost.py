@@ -65,22 +65,22 @@ def test_run_form_with_enough_budget_answers_and_says_what_it_spent(
 @pytest.mark.parametrize(
     ("fields", "words"),
     [
-        ({"max_tokens": 0}, "'max_tokens' muss mindestens 1 sein"),
-        ({"max_tokens": 10_000_001}, "'max_tokens' muss höchstens 10.000.000 sein"),
-        ({"concurrency": 0}, "'concurrency' muss mindestens 1 sein"),
-        ({"concurrency": 257}, "'concurrency' muss höchstens 256 sein"),
-        ({"budget": "1.000,5"}, "'budget': „1.000,5“ ist keine Zahl"),
-        ({"budget": "0,00001"}, "'budget' muss mindestens 0,0001 sein"),
-        ({"price_per_million": "0,15,0,60"}, "'price_per_million': Preis erwartet zwei Preise"),
+        ({"max_tokens": 0}, "„max_tokens“ muss mindestens 1 sein"),
+        ({"max_tokens": 10_000_001}, "„max_tokens“ muss höchstens 10.000.000 sein"),
+        ({"concurrency": 0}, "„concurrency“ muss mindestens 1 sein"),
+        ({"concurrency": 257}, "„concurrency“ muss höchstens 256 sein"),
+        ({"budget": "1.000,5"}, "„budget“: „1.000,5“ ist keine Zahl"),
+        ({"budget": "0,00001"}, "„budget“ muss mindestens 0,0001 sein"),
+        ({"price_per_million": "0,15,0,60"}, "„price_per_million“: Preis erwartet zwei Preise"),
         ({"price_per_million": "1e308,1"}, "Preis muss eine Zahl von 0 bis 1.000.000 sein"),
-        ({"price_per_million": "0.1,\n0.2"}, "'price_per_million': enthält Steuerzeichen"),
+        ({"price_per_million": "0.1,\n0.2"}, "„price_per_million“: enthält Steuerzeichen"),
         (
             {"budget": "0,01", "max_tokens": 100},
-            "'budget': ein Budget braucht einen Preis (Feld „Preis je Million Tokens“)",
+            "„budget“: ein Budget braucht einen Preis (Feld „Preis je Million Tokens“)",
         ),
         (
             {"budget": "0,01", "price_per_million": "0,15/0,60"},
-            "'budget': ein Budget braucht max_tokens",
+            "„budget“: ein Budget braucht max_tokens",
         ),
     ],
 )

@@ -40,7 +40,7 @@ def test_estimate_of_a_new_run_shows_the_dry_run_figures_and_starts_nothing(
 def test_estimate_says_when_the_budget_does_not_hold(client: TestClient, sim: SimServer) -> None:
     figures = estimate(client, new_run(sim.base_url, **PRICED, budget="0,0002"))
     assert figures["fits"] is False
-    assert figures["lines"][-1].startswith("Budget: 0,0002 – reicht nach dieser Schätzung nicht")  # type: ignore[index]
+    assert figures["lines"][-1].startswith("Budget: 0,00020 – reicht nach dieser Schätzung nicht")  # type: ignore[index]
 
 
 def test_estimate_without_a_price_says_the_price_is_needed(
@@ -83,5 +83,5 @@ def test_estimate_refuses_what_the_run_job_would_refuse(
         "/api/runs/estimate", json=new_run(sim.base_url, budget="0,01"), headers=ORIGIN
     )
     assert unpriced.status_code == 422
-    assert "'budget': ein Budget braucht einen Preis" in unpriced.json()["detail"]
+    assert "„budget“: ein Budget braucht einen Preis" in unpriced.json()["detail"]
     assert not (workspace / "runs" / "kosten").exists()

@@ -84,7 +84,7 @@ def refuse_unbounded_budget(body: CostFields, price: Price | None, cap: int | No
     """422 when the budget of ``body`` has no price or no cap to hold against."""
     problem = budget_problem(body.budget, price, cap)
     if problem:
-        raise HTTPException(422, f"Ungültige Anfrage: 'budget': {problem}.")
+        raise HTTPException(422, f"Ungültige Anfrage: „budget“: {problem}.")
 
 
 def judge_config(config: Path, body: CostFields) -> JudgeConfig | JuryConfig:
