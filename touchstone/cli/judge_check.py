@@ -10,7 +10,8 @@ from rich.text import Text
 
 from touchstone.cli.app import app
 from touchstone.cli.pipeline import ConfigOption, EventsOption, JudgeModelOption
-from touchstone.cli.ui import ProgressView, handled, stderr, stdout
+from touchstone.cli.progress_bar import ProgressView
+from touchstone.cli.ui import handled, stderr, stdout
 from touchstone.errors import JudgeUnfit
 from touchstone.events import fan_out
 from touchstone.jury.config import JuryConfig, load_config, no_model_override

@@ -11,8 +11,8 @@ from rich.padding import Padding
 
 from touchstone import german, started
 from touchstone.cli.app import app
+from touchstone.cli.progress_bar import ProgressView
 from touchstone.cli.ui import (
-    ProgressView,
     handled,
     show_judge_outcome,
     show_open_in_run,

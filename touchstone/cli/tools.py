@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from touchstone.cli.app import app
-from touchstone.cli.ui import ProgressView, handled, stderr, stdout
+from touchstone.cli.progress_bar import ProgressView
+from touchstone.cli.ui import handled, stderr, stdout
 from touchstone.errors import InputError
 from touchstone.german import count, counted, number
 from touchstone.limits import MAX_AGE_DAYS, check_count, check_port, check_range, decimal

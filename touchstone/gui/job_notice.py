@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import itertools
 import re
-import urllib.parse
 from pathlib import PurePath
 from typing import Any
 
 from touchstone.errors import kind_label
 from touchstone.german import counted
 from touchstone.gui.job_state import VANISHED
+from touchstone.gui.judge_notice import REJUDGE_GOES_ON, judge_stop
+from touchstone.gui.notice_words import cells, host_of, quoted
 
-# After these the same job fails the same way: the name or the key must change first.
-HOPELESS = frozenset({"not_found", "auth"})
 CANCELLED = "Abgebrochen: alles bisher Gespeicherte bleibt erhalten."
 _HEADS = {
     "run": "Run fehlgeschlagen",
@@ -46,162 +45,11 @@ def _config(record: dict[str, Any]) -> str:
     return PurePath(command[command.index("--config") + 1]).name
 
 
-def _quoted(names: list[str]) -> str:
-    return " oder ".join(f"„{name}“" for name in names)
-
-
-def _cells(count: int) -> str:
-    return counted(count, "Zelle", "Zellen")
-
-
-def _host(base_url: str) -> str:
-    """The host name of ``base_url`` (the URL itself when it names none)."""
-    return urllib.parse.urlsplit(base_url).hostname or base_url
-
-
-# -- judge -------------------------------------------------------------------------------------
-def _judge_cause(end: dict[str, Any], config: str) -> str:
-    """The cause of a judge's stop and what to change, naming the judge form and config."""
-    cause, model = end.get("cause", ""), end.get("model", "")
-    base = end.get("base_url") or "(ohne Adresse)"
-    where = f"in der Judge-Konfiguration „{config}“" if config else "in der Judge-Konfiguration"
-    if cause == "not_found":
-        hint = f" Meinten Sie {_quoted(end['suggestions'])}?" if end.get("suggestions") else ""
-        return (
-            f"Das Judge-Modell „{model}“ gibt es beim Endpunkt {base} nicht.{hint} Tragen Sie den "
-            "richtigen Namen ins Feld „Modell“ ein („Judge mit anderem Modell“)."
-        )
-    if cause == "auth":
-        return (
-            f"Der Endpunkt {base} lehnt den Zugang ab. Prüfen Sie den API-Schlüssel {where} "
-            "(„endpoint.api_key_env“ nennt eine Umgebungsvariable der GUI) und starten Sie den "
-            "Judge dann neu."
-        )
-    if cause == "connection" and end.get("unknown_host"):
-        return (
-            f"Rechnername „{_host(base)}“ nicht gefunden (ein Tippfehler?): prüfen Sie "
-            f"„endpoint.base_url“ {where}."
-        )
-    if cause == "connection" and end.get("server_busy"):
-        return (
-            f"Der Server unter {base} nimmt nicht so viele Verbindungen auf einmal an: senken "
-            f"Sie „concurrency“ {where}."
-        )
-    if cause == "connection":
-        return (
-            f"Keine Verbindung zum Server unter {base}. Läuft er? Sonst prüfen Sie "
-            f"„endpoint.base_url“ {where}."
-        )
-    if cause == "quota":
-        return "Laden Sie beim Anbieter Guthaben auf oder warten Sie auf das nächste Kontingent."
-    if cause == "rate_limit":
-        return (
-            "Der Server drosselt (429) länger, als die Frist erlaubt: senken Sie „concurrency“ "
-            f"oder erhöhen Sie „call_timeout_s“ {where}."
-        )
-    if cause == "server":
-        return "Der Server meldet Fehler (5xx); sein Log sagt, warum."
-    if cause == "bad_request":
-        return (
-            "Der Server lehnt die Anfrage ab (400/422): prüfen Sie „max_tokens“, „temperature“ "
-            f"und „extra_body“ {where}."
-        )
-    if cause == "refused":
-        return (
-            "Ein Inhaltsfilter des Anbieters lehnt die Eingaben ab; ein anderes Judge-Modell "
-            "oder ein anderer Endpunkt kann sie bewerten („Judge mit anderem Modell“)."
-        )
-    if cause == "too_large":
-        return f"Die Antworten überschreiten die Obergrenze („max_reply_mb“ {where})."
-    if cause == "malformed":
-        return (
-            f"Der Server unter {base} antwortet, aber nicht mit einer lesbaren Chat-Completion: "
-            f"prüfen Sie „endpoint.base_url“ {where} (ein Proxy dazwischen?)."
-        )
-    if cause == "unparseable":
-        return (
-            "Der Judge antwortet nicht im verlangten JSON-Format: wählen Sie ein Judge-Modell, "
-            "das Formatvorgaben befolgt („Judge mit anderem Modell“)."
-        )
-    # timeout, reasoning_only, other: a judge that thinks instead of answering (the CLI's
-    # ``advice.JUDGE_SETTINGS.slow``): a longer deadline only lets it think longer.
-    what = (
-        "Der Judge antwortet nur mit Reasoning, ohne Urteil."
-        if cause == "reasoning_only"
-        else "Der Judge antwortet nicht innerhalb der Frist."
-    )
-    return (
-        f"{what} Wählen Sie ein Judge-Modell ohne Thinking/Reasoning („Judge mit anderem "
-        f"Modell“), oder schalten Sie das Denken mit „thinking: off“ {where} ab."
-    )
-
-
-def _runs_away(end: dict[str, Any], health: dict[str, Any]) -> bool:
-    """The same judge would run away again: it stopped thinking past its deadline (or with
-    reasoning alone) and not one of its calls gave a verdict."""
-    slow = end.get("cause") in ("timeout", "reasoning_only", "other")
-    return slow and not health.get("successes")
-
-
-def _judge_left(end: dict[str, Any], resumable: bool, other_model: bool) -> list[str]:
-    """What a stopped judge run left, and what goes on from there (judge runs only)."""
-    open_cells, kept = end.get("open_cells", 0), end.get("kept", 0)
-    unreadable, refused = end.get("unreadable", 0), end.get("refused", 0)
-    parts = []
-    if kept:
-        parts.append(
-            f"{counted(kept, 'bisherige Bewertung', 'bisherige Bewertungen')} behalten: eine "
-            "fehlgeschlagene oder unlesbare Neubewertung ersetzt keine."
-        )
-    if open_cells and resumable:
-        parts.append(
-            "Bereits gespeicherte Bewertungen bleiben erhalten; „Fortsetzen“ bewertet die "
-            f"{counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
-        )
-    elif open_cells and other_model:
-        parts.append(
-            "Bereits gespeicherte Bewertungen bleiben erhalten; „Judge mit anderem Modell“ "
-            f"bewertet die {counted(open_cells, 'offene Zelle', 'offenen Zellen')}."
-        )
-    elif open_cells:
-        parts.append(
-            f"Bereits gespeicherte Bewertungen bleiben erhalten ({_cells(open_cells)} offen)."
-        )
-    if unreadable:
-        parts.append(
-            "„Judge starten“ mit „Bewerten: auch unbewertete“ bewertet die "
-            f"{_cells(unreadable)} mit unlesbarer Judge-Ausgabe erneut."
-        )
-    if refused and resumable:
-        parts.append(
-            f"„Fortsetzen“ fragt die {_cells(refused)} erneut, die der Judge-Filter abgelehnt hat."
-        )
-    if end.get("rejudge_left") and resumable:
-        parts.append(_REJUDGE_GOES_ON)
-    return parts
-
-
-def _judge_stop(
-    kind: str, end: dict[str, Any], config: str, health: dict[str, Any]
-) -> tuple[str, list[str]]:
-    cause = end.get("cause", "")
-    runaway = _runs_away(end, health)
-    # A host name nobody knows fails the same way on every call: the config must change.
-    resumable = cause not in HOPELESS and not runaway and not end.get("unknown_host")
-    head = "Judge abgebrochen" if kind == "judge" else "Judge-Check abgebrochen"
-    label = f" ({kind_label(cause)})" if cause else ""
-    parts = [f"{head}{label}:", _judge_cause(end, config)]
-    if kind == "judge":
-        parts += _judge_left(end, resumable, other_model=runaway)
-    return " ".join(parts), (["resume", "other_model"] if resumable else ["other_model"])
-
-
-# -- run ---------------------------------------------------------------------------------------
 def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any] | None]:
     """The message, the actions and the form fix for a run that left cells."""
     base = end.get("base_url") or "(ohne Adresse)"
     run_models = end.get("run_models", [])
-    parts = [f"Run unvollständig: {_cells(end.get('open_cells', 0))} offen."]
+    parts = [f"Run unvollständig: {cells(end.get('open_cells', 0))} offen."]
     no_server = (
         f"Keine Verbindung zum Server unter {base}. Läuft er? Sonst prüfen Sie das Feld „Endpunkt“."
     )
@@ -210,7 +58,7 @@ def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]
         model, cause = stopped.get("model", ""), stopped.get("cause", "")
         if cause == "not_found":
             close = stopped.get("suggestions", [])
-            hint = f" Meinten Sie {_quoted(close)}?" if close else ""
+            hint = f" Meinten Sie {quoted(close)}?" if close else ""
             # The corrected model is new to a run with models: that takes "Run erweitern".
             new = bool(run_models) and (close[0] if close else model) not in run_models
             tick = " mit Haken bei „Run erweitern“" if new else ""
@@ -241,7 +89,7 @@ def _run_incomplete(end: dict[str, Any]) -> tuple[str, list[str], dict[str, Any]
             # No call can reach that name: a resume would fail alike; the field needs a fix.
             resumable, field = False, "base_url"
             parts.append(
-                f"Rechnername „{_host(base)}“ nicht gefunden (ein Tippfehler?): kein weiterer "
+                f"Rechnername „{host_of(base)}“ nicht gefunden (ein Tippfehler?): kein weiterer "
                 "Aufruf wurde gestellt. Korrigieren Sie das Feld „Endpunkt“ und starten Sie den "
                 "Run erneut."
             )
@@ -274,7 +122,7 @@ def _failed(
     opened = ["open_run"] if has_run and kind == "run" and end.get("run_models", True) else []
     if kind in ("judge", "judge-check") and end.get("cause"):
         health = progress.get("health") if isinstance(progress.get("health"), dict) else {}
-        notice, actions = _judge_stop(kind, end, _config(record), health or {})
+        notice, actions = judge_stop(kind, end, _config(record), health or {})
         return notice, actions, None
     if kind == "run" and ending == "run_incomplete":
         notice, actions, fix = _run_incomplete(end)
@@ -322,17 +170,13 @@ def _cancelled(record: dict[str, Any], kind: str, has_run: bool) -> tuple[str, l
         "judge-check": " „Erneut prüfen“ startet die Prüfung neu.",
     }
     if kind == "judge" and _rejudges_all(record):
-        goes_on["judge"] = f" {_REJUDGE_GOES_ON}"
+        goes_on["judge"] = f" {REJUDGE_GOES_ON}"
     actions = ["resume", "open_run"] if kind == "run" and has_run else ["resume"]
     return CANCELLED + goes_on.get(kind, ""), actions
 
 
 # "Fortsetzen" replays the job: a ``--rejudge all`` goes on where it stopped (the CLI's
 # ``stages/judge/rejudging.py``), it does not pay for every cell again.
-_REJUDGE_GOES_ON = (
-    "„Fortsetzen“ setzt die Neubewertung fort: mit demselben Judge nur die Zellen, die sie "
-    "noch nicht erreicht hat."
-)
 
 
 def _rejudges_all(record: dict[str, Any]) -> bool:

@@ -6,7 +6,7 @@ rubric.py    the judge prompt for one answer
 replies.py   parsers for the judge's replies
 cells.py     the per-cell path: score_response, CellTask, JUDGE_ERROR_RATIONALE
 policy.py    the breaker: which failures stop the judge
-passes.py    judge_responses, judge_bundle (through the engine)
+passes.py    judge_responses, judge_bundle (through the engine); run_result.py: what a run did
 holistic.py  score_dimensions and the holistic pass
 health.py    JudgeHealth, the end-of-run summary
 cache.py     the verdict cache

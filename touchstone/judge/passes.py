@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from touchstone.errors import InputError
@@ -32,6 +32,7 @@ from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
+from touchstone.judge.run_result import JudgeRunResult
 from touchstone.judge.schemas import verdict_schema
 from touchstone.judge.session import JudgeSession, open_session
 from touchstone.pack import Pack
@@ -160,37 +161,6 @@ async def judge_cells(
     if budget is not None:
         budget.check()  # the calls in flight have landed; the rest never started
     return [by_index[index] for index in sorted(by_index)]
-
-
-@dataclass(repr=False)
-class JudgeRunResult:
-    """What a judge run did: every verdict and report, and how they came about."""
-
-    verdicts: list[Verdict]
-    reports: list[ModelReport]
-    # Verdicts a failed or unreadable re-judge did not replace (never downgrade).
-    kept: int = 0
-    # Cells judged again because their rubric changed since their verdict.
-    stale: int = 0
-    # Cells whose call failed and that have no verdict at all: left for a later run.
-    left: int = 0
-    # Cells a content filter refused: handed to ``on_verdict`` unscored ("judge_refused"),
-    # asked again by every later run (a refusal a scored verdict stands against is kept).
-    refused: int = 0
-    # (previous, new) of each re-judged cell whose scored verdict a new one replaced: how
-    # far they agree is judge quality, weighed above the judge (``quality.agreement``).
-    replaced: list[tuple[Verdict, Verdict]] = field(default_factory=list)
-    # Whether a later run (nothing re-judged) would find nothing to do: no cell left, none
-    # stale, every holistic report answering its input.
-    settled: bool = False
-
-    def __repr__(self) -> str:
-        # Short on purpose: asyncio formats the result of its main task on the way out
-        # (Python 3.11), and the full repr of 100k verdicts takes seconds.
-        return (
-            f"JudgeRunResult({len(self.verdicts)} verdicts, {len(self.reports)} reports, "
-            f"kept={self.kept}, stale={self.stale}, left={self.left})"
-        )
 
 
 async def judge_run(

@@ -9,6 +9,7 @@ import pytest
 from tests.cli.test_cli import judge_config
 from tests.conftest import run_on_sim
 from touchstone.cli import ui
+from touchstone.cli.progress_bar import ProgressView
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventLog, fan_out, read_events
 from touchstone.gui.cache import LoadedRun
@@ -137,7 +138,7 @@ def test_calls_in_flight_show_in_events_terminal_and_gui(
     monkeypatch.setattr(ui, "stderr", terminal)
     path = tmp_path / "events.jsonl"
     log = EventLog(path)
-    with pytest.raises(JudgeAborted), ui.ProgressView("Bewertungen") as view:
+    with pytest.raises(JudgeAborted), ProgressView("Bewertungen") as view:
         execute_judge(answered_run, config=hang, on_event=fan_out(view, log))
     log.close()
 

@@ -15,8 +15,9 @@ from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge.backend import JudgeBackend, judge_identity
 from touchstone.judge.cache import open_cache
 from touchstone.judge.config import JudgeConfig
-from touchstone.judge.passes import JudgeRunResult, judge_run
+from touchstone.judge.passes import judge_run
 from touchstone.judge.plan import JudgePlan, Rejudge
+from touchstone.judge.run_result import JudgeRunResult
 from touchstone.judge.session import open_session
 from touchstone.jury.verdicts import RunCells
 from touchstone.pack import Pack

@@ -24,8 +24,9 @@ from touchstone.errors import BudgetReached, JudgeAborted
 from touchstone.events import EventSink, emit, in_flight_events
 from touchstone.judge.config import JudgeConfig
 from touchstone.judge.health import JudgeHealth
-from touchstone.judge.passes import JudgeRunResult, judge_run
+from touchstone.judge.passes import judge_run
 from touchstone.judge.plan import JudgePlan, Rejudge
+from touchstone.judge.run_result import JudgeRunResult
 from touchstone.judge.session import open_session
 from touchstone.jury.config import JuryConfig, member_id
 from touchstone.jury.members import MemberId, as_member, of_verdict
