@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from touchstone.errors import InputError
-from touchstone.regular import read_regular_text
+from touchstone.regular import open_regular
 from touchstone.store.files import atomic_write_text
 from touchstone.store.rundir import RunDir
 
@@ -28,8 +28,12 @@ def read_note(run_dir: Path) -> str:
     if not path.exists():
         return ""
     try:
-        return read_regular_text(path)[:MAX_NOTE]
-    except (OSError, UnicodeDecodeError) as exc:
+        # At most what a note may hold (4 bytes a character): a note.txt of gigabytes in a
+        # shared run dir is read no further.
+        with open_regular(path) as handle:
+            head = handle.read(MAX_NOTE * 4)
+        return head.decode("utf-8", "ignore")[:MAX_NOTE]
+    except OSError as exc:
         raise InputError(f"Notiz {path} ist unlesbar: {exc}") from exc
 
 
