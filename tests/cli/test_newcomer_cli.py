@@ -12,7 +12,7 @@ from rich.console import Console
 from tests.conftest import FakeJudge, run_cli, run_on_sim
 from tests.unit.judge.test_cache import config
 from touchstone.cli import ui
-from touchstone.cli.ui import ProgressView
+from touchstone.cli.progress_bar import ProgressView
 from touchstone.errors import InputError
 from touchstone.scorecard.terminal import legend, render_run_scorecard
 from touchstone.sim import SimServer

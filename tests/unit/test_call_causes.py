@@ -156,7 +156,7 @@ def test_one_map_of_german_kind_names() -> None:
 def test_a_runaway_judge_counts_failed_calls_alike_in_bar_balance_and_stop(
     sim: SimServer, tiny_pack_path: Path, tmp_path: Path
 ) -> None:
-    from touchstone.cli.ui import ProgressView
+    from touchstone.cli.progress_bar import ProgressView
     from touchstone.gui.job_state import job_progress
 
     # Two repeats of a deterministic answerer: each pair of cells shares one judge call.
