@@ -44,7 +44,7 @@ def prompt_cells(
     variant: str | None = None,
     repeat: int | None = None,
 ) -> list[ShownCell]:
-    """The cells of ``prompt_id`` in the run, in the order of responses.jsonl, narrowed."""
+    """The cells of ``prompt_id`` in the run by model, variant and repeat, narrowed."""
     prompts = [prompt.id for _, prompt in view.pack.all_prompts()]
     _known("Die Prompt-ID", prompt_id, prompts)
     answers = [a for a in view.responses if a.prompt_id == prompt_id]
@@ -61,7 +61,7 @@ def prompt_cells(
             _known(what, value, names)
     answers = [
         a
-        for a in answers
+        for a in sorted(answers, key=lambda a: (a.model, a.variant, a.repeat))  # as the GUI
         if (model is None or a.model == model)
         and (variant is None or a.variant == variant)
         and (repeat is None or a.repeat == repeat)
