@@ -8,9 +8,10 @@ tools.py     gui, sim, demo, cache
 versus.py    compare (a run against a baseline, the CI gate)
 packs.py     pack check, pack import (the ``pack`` group)
 rate.py      rate (the human spot check in the terminal)
+show.py      show (a prompt's answers, verdicts and raw judge replies)
 """
 
-from touchstone.cli import judge_check, pipeline, rate, tools, versus
+from touchstone.cli import judge_check, pipeline, rate, show, tools, versus
 from touchstone.cli.app import app, main
 
-__all__ = ["app", "judge_check", "main", "pipeline", "rate", "tools", "versus"]
+__all__ = ["app", "judge_check", "main", "pipeline", "rate", "show", "tools", "versus"]

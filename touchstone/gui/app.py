@@ -15,6 +15,7 @@ allows no script (guards.py).
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -224,10 +225,13 @@ def create_app(
 
     @app.get("/runs/{name}/prompts/{prompt_id}", response_class=HTMLResponse)
     def prompt_page(request: Request, name: str, prompt_id: str) -> Response:
-        detail = prompt_detail(gui.loaded(name), prompt_id)
+        loaded = gui.loaded(name)
+        detail = prompt_detail(loaded, prompt_id)
         if detail is None:
             raise HTTPException(404, f"Unbekannter Prompt: {prompt_id}")
-        return page(request, "prompt.html", {"run": {"name": name}, **detail})
+        # The same replies in the terminal (design.md §26), the run dir's path quoted.
+        show = f"touchstone show {shlex.quote(str(loaded.view.run_dir.path))} {prompt_id}"
+        return page(request, "prompt.html", {"run": {"name": name}, "show": show, **detail})
 
     @app.get("/runs/{name}/report.html", response_class=HTMLResponse)
     def report(name: str) -> Response:

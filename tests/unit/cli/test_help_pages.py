@@ -13,6 +13,7 @@ COMMANDS = [
     ("run",),
     ("judge",),
     ("report",),
+    ("show",),
     ("compare",),
     ("judge-check",),
     ("gui",),
