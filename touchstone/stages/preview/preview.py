@@ -92,8 +92,13 @@ def preview_run(*, wording: Wording = CLI_WORDING, **options: Unpack[RunOptions]
         seconds, time_source = 0.0, "nichts zu tun"
     else:
         missing = sorted({c.model for c in todo if not latency_of[c.model]})
-        if len(missing) < len(plan.asked.models) and answered:
-            time_source = f"noch keine gemessene Latenz für {', '.join(missing)}"
+        others = sorted({r.model for r in answered} - set(missing))
+        if others:
+            # Another model's latency says nothing of this one's: name whose answers exist.
+            time_source = (
+                f"noch keine gemessene Latenz für {', '.join(missing)} (der Run hat Antworten "
+                f"von {', '.join(others)})"
+            )
     return Preview(
         calls=len(todo),
         input_tokens=estimate_tokens(chars),
