@@ -11,6 +11,11 @@
    follow.
 7. A simulated person rates a blind sample (``sim/person.py``: stricter with ``sim-gut``, so
    the judge is in effect lenient to it): the agreement card says "Judge weicht ab".
+
+What the narration says of a result (which judge is stricter, to which model the judge is
+milder, how many judges scored each cell) is read from the card it refers to
+(``jury_finding``, ``spot_finding``), never fixed text: a simulator change cannot make the
+narration contradict the card printed beside it.
 """
 
 from __future__ import annotations
@@ -29,12 +34,14 @@ from touchstone.bundled import bundled_pack
 from touchstone.errors import JudgeAborted
 from touchstone.judge.config import JudgeConfig, JudgeEndpoint
 from touchstone.jury.config import JuryConfig
+from touchstone.jury.summary import JurySummary
 from touchstone.pack import load_pack
 from touchstone.plain import plain
 from touchstone.scorecard.fitness import render_fitness_card
 from touchstone.scorecard.terminal import render_run_scorecard
 from touchstone.sim import SimServer
-from touchstone.sim.person import STRICT_WITH, simulated_rating
+from touchstone.sim.person import STRICT_WITH, STRICTER_BY, simulated_rating
+from touchstone.spot.agreement import HumanAgreement
 from touchstone.spot.card import render_human_card
 from touchstone.stages.judge.judge import execute_judge
 from touchstone.stages.judge_check import execute_judge_check
@@ -113,10 +120,7 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
                 execute_judge(target, config=runaway, on_event=on_event)
         except JudgeAborted as exc:
             err.print(Text.assemble(("Judge abgebrochen:", "bold red"), " ", plain(str(exc))))
-            out.print(
-                f"→ sauber gestoppt nach {german.seconds(time.monotonic() - started)}; "
-                "keine Fehlerzelle gespeichert, der nächste Judge-Lauf bewertet alles."
-            )
+            out.print(guard_finding(load_run(target), time.monotonic() - started))
         else:
             raise RuntimeError("the simulated runaway judge was expected to trip the guard")
 
@@ -127,23 +131,31 @@ def run_demo(runs_dir: Path, *, out: Console, err: Console, progress: ProgressFa
         with progress("Bewertungen") as on_event:
             execute_judge(target, config=good, on_event=on_event)
 
+        started = time.monotonic()
         jury_step(out, target, server, progress)
+        elapsed = time.monotonic() - started
 
     view = load_run(target)
     card = view.scorecard()
+    if card.jury is None:
+        raise RuntimeError("the demo's run was expected to be judged by a jury")
+    out.print(jury_finding(card.jury, len(view.responses), elapsed))
     out.print()
     out.print(render_run_scorecard(view.pack, card))
     step(
         out,
         "6. Stichprobe:",
         f"eine simulierte Person ({SIM_RATER}) bewertet {SPOT_SAMPLE} Antworten blind selbst "
-        f"(`{cli_command('rate')}`); mit {STRICT_WITH} ist sie strenger als der Judge.",
+        f"(`{cli_command('rate')}`). Sie ist so simuliert, dass sie {STRICT_WITH} "
+        f"{german.counted(STRICTER_BY, 'Punkt', 'Punkte')} strenger bewertet als sonst: "
+        "findet die Karte das?",
     )
     spot_check(view)
     human = view.human()
     if human is None or human.verdict != "weicht ab":
         raise RuntimeError("the simulated spot check was expected to show a deviating judge")
     out.print(render_human_card(human))
+    out.print(plain(spot_finding(human)))
     report_path = write_report(view, card)
     step(out, "7. Bericht:", str(report_path))
     return report_path
@@ -168,9 +180,10 @@ def jury_step(out: Console, target: Path, server: SimServer, progress: ProgressF
     step(
         out,
         "5. Jury:",
-        f"drei Judges bewerten parallel, jeder mit eigenem Schutz: {GOOD_JUDGE}, der "
-        f"strengere {HARSH_JUDGE} und {RUNAWAY_JUDGE} (Frist 1 s, Aus nach 3 Fehlern in "
-        f"Folge). Quorum 2, Median. {GOOD_JUDGE} kennt seine Bewertungen schon (Cache).",
+        f"drei Judges bewerten parallel, jeder mit eigenem Schutz: {GOOD_JUDGE}, "
+        f"{HARSH_JUDGE} (als strenger simuliert) und {RUNAWAY_JUDGE} (Frist 1 s, Aus nach "
+        f"3 Fehlern in Folge). Quorum 2, Median. {GOOD_JUDGE} kennt seine Bewertungen "
+        "schon (Cache).",
     )
     endpoint = JudgeEndpoint(base_url=server.base_url)
     jury = JuryConfig(
@@ -186,7 +199,6 @@ def jury_step(out: Console, target: Path, server: SimServer, progress: ProgressF
         ],
         quorum=2,
     )
-    started = time.monotonic()
     with progress("Jury") as on_event:
         outcome = execute_judge(target, config=jury, on_event=on_event)
     dropped = [e["model"] for e in outcome.jury_events if e["dropped"]]
@@ -194,9 +206,71 @@ def jury_step(out: Console, target: Path, server: SimServer, progress: ProgressF
         raise RuntimeError(f"the jury was expected to drop {RUNAWAY_JUDGE}, not {dropped}")
     for line in outcome.jury_lines:
         out.print(plain(line, style="yellow" if line.startswith("⚠") else ""))
-    out.print(
-        f"→ fertig nach {german.number(time.monotonic() - started, 1)} s: jede Zelle mit "
-        f"2 von 3 Judges bewertet (Quorum 2); die Scorecard zeigt ihren Median."
+
+
+def guard_finding(view: RunView, elapsed_s: float) -> str:
+    """What the stopped judge left behind, read from the run: its verdicts, the open cells."""
+    kept = len(view.verdicts)
+    left = len(view.responses) - kept
+    return (
+        f"→ sauber gestoppt nach {german.seconds(elapsed_s)}; "
+        + (
+            "keine Bewertung gespeichert"
+            if not kept
+            else f"{german.counted(kept, 'Bewertung', 'Bewertungen')} gespeichert"
+        )
+        + f", der nächste Judge-Lauf bewertet die {german.count(left)} offenen Zellen."
+    )
+
+
+def jury_finding(jury: JurySummary, cells: int, elapsed_s: float) -> str:
+    """What the jury did to the run's ``cells``, read from its summary: who scored how much,
+    who is stricter."""
+    active = [m for m in jury.members if m.dropped is None]
+    if all(m.scored == cells for m in active):
+        text = (
+            f"→ fertig nach {german.seconds(elapsed_s)}: jede der {german.count(cells)} "
+            f"Zellen mit {len(active)} von {len(jury.members)} Judges bewertet "
+            f"(Quorum {jury.quorum}"
+        )
+    else:
+        each = ", ".join(f"{m.model} {german.count(m.scored)}" for m in active)
+        text = (
+            f"→ fertig nach {german.seconds(elapsed_s)}: von {german.count(cells)} Zellen "
+            f"bewertet: {each} (Quorum {jury.quorum}"
+        )
+    text += f", {jury.no_quorum} ohne Quorum); " if jury.no_quorum else "); "
+    text += f"die Scorecard zeigt ihren {AGGREGATE_WORDS.get(jury.aggregate, jury.aggregate)}."
+    means = sorted((m.mean, m.model) for m in active if m.mean is not None)
+    if len(means) >= 2 and means[0][0] < means[-1][0]:
+        (low, strict), (high, mild) = means[0], means[-1]
+        text += (
+            f" Strenger ist {strict}: im Mittel {german.number(low)} gegen "
+            f"{german.number(high)} bei {mild}."
+        )
+    return text
+
+
+AGGREGATE_WORDS = {"median": "Median", "mean": "Mittelwert", "majority": "Mehrheitswert"}
+
+
+def spot_finding(human: HumanAgreement) -> str:
+    """What the agreement card found per model, read from its rows: where the judge is
+    milder or stricter than the person for that row alone (its interval clear of 0)."""
+    milder = [german.row(r.model, r.variant) for r in human.rows if r.ci and r.ci[0] > 0]
+    stricter = [german.row(r.model, r.variant) for r in human.rows if r.ci and r.ci[1] < 0]
+    found = []
+    if milder:
+        found.append(f"bewertet {', '.join(milder)} milder als die Person")
+    if stricter:
+        found.append(f"bewertet {', '.join(stricter)} strenger als die Person")
+    if not found:
+        found.append("weicht bei keinem Modell für sich allein sicher ab")
+    hit = any(r.model == STRICT_WITH and r.ci and r.ci[0] > 0 for r in human.rows)
+    return (
+        f"→ Laut Karte: der Judge (seit Schritt 5 der Median der Jury) {' und '.join(found)} "
+        "(95-%-Intervall der Zeile ganz über bzw. unter 0). Die simulierte Strenge mit "
+        f"{STRICT_WITH} ist damit {'gefunden' if hit else 'nicht sicher gefunden'}."
     )
 
 

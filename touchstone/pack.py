@@ -37,7 +37,7 @@ def id_problem(value: str) -> str | None:
     """Why ``value`` is no valid id, or None."""
     if ID_PATTERN.fullmatch(value):
         return None
-    return f"{cut(value, 60)!r} ist keine gültige ID ({ID_RULE}, höchstens 128 Zeichen)"
+    return f"„{cut(value, 60)}“ ist keine gültige ID ({ID_RULE}, höchstens 128 Zeichen)"
 
 
 def _valid_id(value: str) -> str:

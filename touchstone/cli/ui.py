@@ -304,13 +304,18 @@ def _over_budget(outcome: RunOutcome, budget: Budget) -> str:
 def show_run_outcome(outcome: RunOutcome) -> None:
     """What the run did; ``RunIncomplete`` (exit 1, the reason as message) if cells are left."""
     summary = outcome.summary
+    budget = summary.budget
+    stopped_by_budget = budget is not None and budget.reached
     if outcome.removed:
-        stdout.print(
-            plain(
-                f"Keine Antwort erhalten ({count(summary.left)} offen): das neue "
-                f"Run-Verzeichnis {outcome.run_dir.path} ist wieder entfernt."
+        # ``outcome.unfinished`` (the RunIncomplete below) says it first; only the budget's
+        # stop has other words.
+        if stopped_by_budget:
+            stdout.print(
+                plain(
+                    f"Keine Antwort erhalten ({count(summary.left)} offen): das neue "
+                    f"Run-Verzeichnis {outcome.run_dir.path} ist wieder entfernt."
+                )
             )
-        )
     else:
         calls = summary.left - summary.skipped - summary.over_budget
         failed = counted(
@@ -325,8 +330,7 @@ def show_run_outcome(outcome: RunOutcome) -> None:
                 f"{open_text(calls, summary.skipped, summary.over_budget)})."
             )
         )
-    budget = summary.budget
-    if budget is not None and budget.reached:
+    if budget is not None and stopped_by_budget:
         raise budget.error(_over_budget(outcome, budget))
     if budget is not None:
         stdout.print(plain(budget.summary_de()))

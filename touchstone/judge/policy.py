@@ -26,6 +26,7 @@ from typing import Literal, Protocol, TypeVar
 
 from touchstone.advice import cause
 from touchstone.errors import CallError, ErrorKind
+from touchstone.german import percent
 from touchstone.results import Verdict
 
 # Kinds after which the judge can never work: waiting for the breaker would only burn calls.
@@ -102,7 +103,7 @@ class Breaker:
         self.streak = 0
         self.unreadable += 1
         excerpt = " ".join(reply.split())[:120]
-        return self._ratio(f"letzte Antwort: {excerpt!r}.", None)
+        return self._ratio(f"letzte Antwort: „{excerpt}“.", None)
 
     def failure(self, exc: CallError) -> Stop | None:
         self.calls += 1
@@ -144,4 +145,4 @@ class Breaker:
         kind: StopKind = "unparseable"
         if common and common[0][1] > self.unreadable:
             kind = common[0][0]
-        return Stop(f"{what} (mehr als {self.max_ratio:.0%}); {detail}", kind, cause)
+        return Stop(f"{what} (mehr als {percent(self.max_ratio)}); {detail}", kind, cause)

@@ -243,10 +243,10 @@ def unreadable_note(text: str, finish_reason: str | None) -> str:
     excerpt = " ".join(text.split())[:300]
     if finish_reason == "length":
         why = "abgeschnitten (finish_reason=length; max_tokens des Judges erhöhen)"
-        return f"Judge-Ausgabe {why}, nicht ausgewertet: {excerpt!r}"
+        return f"Judge-Ausgabe {why}, nicht ausgewertet: „{excerpt}“"
     if cut_off(finish_reason):
-        return f"Judge-Ausgabe abgebrochen (finish_reason={finish_reason}): {excerpt!r}"
-    return f"Judge-Ausgabe nicht auswertbar: {excerpt!r}"
+        return f"Judge-Ausgabe abgebrochen (finish_reason={finish_reason}): „{excerpt}“"
+    return f"Judge-Ausgabe nicht auswertbar: „{excerpt}“"
 
 
 def parse_verdict_reply(

@@ -119,7 +119,7 @@ def _excerpt(value: object) -> str:
 
 
 def _unreadable(value: object) -> MalformedReply:
-    return MalformedReply(f"Inhalt der Antwort nicht lesbar: {_excerpt(value)!r}")
+    return MalformedReply(f"Inhalt der Antwort nicht lesbar: „{_excerpt(value)}“")
 
 
 def _text_of_parts(parts: list[Any]) -> str:
@@ -182,14 +182,14 @@ def reply_from_json(data: object, latency_s: float) -> ChatReply:
         except ValueError as exc:  # jsontext.NotJson, or bytes that are no text
             shown = _excerpt(data.decode("utf-8", "replace") if isinstance(data, bytes) else data)
             raise MalformedReply(
-                f"Antwort ist kein JSON ({jsontext.problem(exc)}): {shown!r}"
+                f"Antwort ist kein JSON ({jsontext.problem(exc)}): „{shown}“"
             ) from None
     choice = first_choice(data.get("choices")) if isinstance(data, dict) else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
         if isinstance(data, dict) and data.get("error"):
             raise _stream_error(data["error"])
-        raise MalformedReply(f"Antwort ist keine Chat-Completion: {_excerpt(data)!r}")
+        raise MalformedReply(f"Antwort ist keine Chat-Completion: „{_excerpt(data)}“")
     content, thinking = content_of(message.get("content"))
     prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens = _usage(data)
     return ChatReply(
@@ -271,7 +271,7 @@ class StreamReader:
         if end != len(payload):
             chunk = _object_of(payload, cut_off=last)
         if not isinstance(chunk, dict):
-            raise MalformedReply(f"Stream enthält kein JSON-Objekt: {_excerpt(payload)!r}")
+            raise MalformedReply(f"Stream enthält kein JSON-Objekt: „{_excerpt(payload)}“")
         error = chunk.get("error")
         if error:
             raise _stream_error(error)
@@ -335,7 +335,7 @@ def _object_of(payload: str, *, cut_off: bool) -> object:
     except ValueError as exc:
         broken = BrokenReply if cut_off else MalformedReply
         raise broken(
-            f"Stream enthält kein JSON ({jsontext.problem(exc)}): {_excerpt(payload)!r}"
+            f"Stream enthält kein JSON ({jsontext.problem(exc)}): „{_excerpt(payload)}“"
         ) from None
 
 

@@ -29,7 +29,7 @@ _PromptKey = tuple[str, str]  # variant, prompt id
 Surface = Literal["cli", "gui"]
 
 # A pairing as each surface names it, and where it is made (the GUI names what to choose).
-_PAIRING = {"cli": "--pair {spec!r}", "gui": "Paarung „{spec}“"}
+_PAIRING = {"cli": "--pair „{spec}“", "gui": "Paarung „{spec}“"}
 _PAIR_WHERE = {
     "cli": "z. B. --pair gpt-neu=gpt-alt",
     "gui": "wählen Sie das Paar unter „Modell paaren“",

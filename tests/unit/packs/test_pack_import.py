@@ -118,7 +118,7 @@ def test_every_bad_csv_row_is_named_by_line_and_column(tmp_path: Path) -> None:
     assert messages[0] == f"{path}: 7 Probleme, nichts geschrieben:"
     body = "\n".join(messages)
     assert f"{path}, Zeile 3, Spalte 1 (id): ID „A1“ steht schon in Zeile 2." in body
-    assert f"{path}, Zeile 4, Spalte 1 (id): 'A/2' ist keine gültige ID" in body
+    assert f"{path}, Zeile 4, Spalte 1 (id): „A/2“ ist keine gültige ID" in body
     assert f"{path}, Zeile 5, Spalte 3 (text): fehlt oder leer." in body
     assert f"{path}, Zeile 6, Spalte 6 (safety_critical): „vielleicht“ ist kein" in body
     assert f"{path}, Zeile 7" in body and "„counterexample“ braucht „red_flags“" in body

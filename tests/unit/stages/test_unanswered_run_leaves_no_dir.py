@@ -16,7 +16,7 @@ def test_a_new_run_without_an_answer_is_removed_and_says_so(tiny_run: PackRun) -
     assert outcome.removed and outcome.summary.recorded == 0
     assert not tiny_run.out.exists()
     assert tiny_run.out.parent.exists()  # only the run dir itself, not where it was made
-    assert f"Nichts wurde behalten: {tiny_run.out} ist wieder entfernt" in outcome.unfinished()
+    assert f"Run-Verzeichnis {tiny_run.out} ist daher wieder entfernt" in outcome.unfinished()
 
 
 def test_a_new_run_with_a_failed_answer_keeps_it(tiny_run: PackRun) -> None:

@@ -145,10 +145,10 @@ def pack_of_run(run: RunDir, *, within: Path | None = None) -> Pack:
         raise InputError(_outside(run.path.name, manifest, within))
     # A run.json without the key names None, as the dict it was read as once did.
     recorded = manifest.pack_path if manifest.recorded("pack_path") else None
+    named_in_run = f"„{recorded}“" if recorded is not None else "keinen Paketpfad"
     raise InputError(
-        f"Das Paket dieses Runs ist nicht auffindbar (run.json nennt "
-        f"{recorded!r}). Starten Sie touchstone im Verzeichnis des Runs "
-        "oder legen Sie das Paket wieder dorthin."
+        f"Das Paket dieses Runs ist nicht auffindbar (run.json nennt {named_in_run}). "
+        "Starten Sie touchstone im Verzeichnis des Runs oder legen Sie das Paket wieder dorthin."
     )
 
 

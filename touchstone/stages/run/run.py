@@ -79,12 +79,13 @@ class RunOutcome:
         """Why cells are left and what to do, in German; "" when the run is complete."""
         if self.summary.complete:
             return ""
-        text = unfinished(
-            self.summary, run_path=self.run_dir.path, base_url=self.base_url, recorded=self.models
+        return unfinished(
+            self.summary,
+            run_path=self.run_dir.path,
+            base_url=self.base_url,
+            recorded=self.models,
+            removed=self.removed,
         )
-        if self.removed:
-            text += f" Nichts wurde behalten: {self.run_dir.path} ist wieder entfernt."
-        return text
 
     def facts(self) -> dict[str, object]:
         """What ``unfinished`` says, as data (the ``aborted`` event's fields, which the GUI

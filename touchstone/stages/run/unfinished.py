@@ -21,12 +21,28 @@ if TYPE_CHECKING:
 
 
 def unfinished(
-    summary: RunSummary, *, run_path: Path, base_url: str, recorded: Sequence[str]
+    summary: RunSummary,
+    *,
+    run_path: Path,
+    base_url: str,
+    recorded: Sequence[str],
+    removed: bool = False,
 ) -> str:
     """The message for a run with cells left: for each stopped model the cause and advice,
-    for cells left by the endpoint's trouble the same, then how the run goes on."""
+    for cells left by the endpoint's trouble the same, then how the run goes on. A new run
+    dir that got no answer was ``removed``: nothing goes on, the corrected command starts
+    the run anew (and the message says so, not "setzt … fort")."""
+    command = f"`{started.command('run')}` mit --out {run_path}"
     again = f"derselbe Befehl mit --out {run_path}"
-    parts = [f"{counted(summary.left, 'Zelle', 'Zellen')} offen."]
+    left = counted(summary.left, "Zelle", "Zellen")
+    if removed:
+        parts = [
+            f"Keine Antwort erhalten: das neue Run-Verzeichnis {run_path} ist daher wieder "
+            f"entfernt ({left} offen)."
+        ]
+    else:
+        parts = [f"{left} offen."]
+    goes_on = f"legt {command} den Run neu an." if removed else f"setzt {command} den Run fort."
     advised: set[str] = set()
     for model, error in summary.stop_causes.items():
         parts.append(f"Modell „{model}“ gestoppt – {cause(error)}.")
@@ -45,19 +61,20 @@ def unfinished(
         # A model the run does not record yet is a new model for the run's other models:
         # adding it needs --extend (stages.extend), unless the run has none yet.
         extend = " und --extend" if recorded else ""
-        if model in recorded:
+        if model in recorded and not removed:
             parts.append(f"Danach holt {again} seine offenen Zellen nach.")
         elif error.unknown_path:
             parts.append(
                 f"„{model}“ ist nicht in den Run aufgenommen; mit dem richtigen Pfad in "
-                f"--base-url setzt `{started.command('run')}` mit --out {run_path} den Run fort."
+                f"--base-url {goes_on}"
             )
         elif error.kind == "not_found":
             parts.append(
                 f"„{model}“ ist nicht in den Run aufgenommen; mit dem richtigen Namen in "
-                f"--model{extend} setzt `{started.command('run')}` mit --out {run_path} den Run "
-                "fort."
+                f"--model{extend} {goes_on}"
             )
+        elif removed:
+            parts.append(f"Danach {goes_on}")
         else:
             parts.append(
                 f"„{model}“ ist nicht in den Run aufgenommen; danach nimmt {again}{extend} es auf."
@@ -79,8 +96,10 @@ def unfinished(
     if summary.unreachable is not None:
         parts.append(
             "Kein weiterer Aufruf wurde gestellt; mit dem richtigen Rechnernamen in --base-url "
-            f"holt `{started.command('run')}` mit --out {run_path} die offenen Zellen nach."
+            + (goes_on if removed else f"holt {command} die offenen Zellen nach.")
         )
+    elif summary.left_by_kind and removed:
+        parts.append(f"Danach {goes_on}")
     elif summary.left_by_kind:
         parts.append(f"Danach holt {again} die offenen Zellen nach.")
     return " ".join(part for part in parts if part)
