@@ -104,9 +104,10 @@ class Slowness:
 
 
 def speed(tokens_per_s: float) -> str:
-    """``≈ 3 Tokens/s``, ``≈ 0,4 Tokens/s``: a measured generation speed."""
+    """``≈ 3 Tokens/s``, ``≈ 0,4 Tokens/s``: a measured generation speed, held together by
+    no-break spaces as ``german.seconds`` holds a duration."""
     digits = 0 if tokens_per_s >= 3 else 1
-    return f"≈ {german.number(tokens_per_s, digits)} Tokens/s"
+    return f"≈\u00a0{german.number(tokens_per_s, digits)}\u00a0Tokens/s"
 
 
 def slow_advice(slowness: Slowness, settings: Settings, *, only_reasoning: bool = False) -> str:
