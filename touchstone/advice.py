@@ -11,6 +11,13 @@ for a path the server does not serve the path of the base URL, not the model's n
 ``cause`` tells what went wrong in the same words everywhere: the error kind's German name
 (``errors.kind_label``), then the status and the server's own words, never the class name of
 the SDK's exception.
+
+A call that overran its deadline is advised by what was measured (``Slowness``, design.md
+§26): reasoning seen means a thinking judge (``thinking: off``); none, a slow server, told
+with its measured speed (the seconds to the first characters, the tokens per second) and what
+helps there (``call_timeout_s``, fewer calls at once, a smaller ``max_tokens``, a faster
+server). A longer deadline only lets a thinking judge think longer, so it is never offered
+for one; ``thinking: off`` never for a judge seen not to think.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from touchstone import german
 from touchstone.errors import CallError, ErrorKind, kind_label
 
 # A name this much less alike than the closest one is no longer what the user meant:
@@ -66,9 +74,89 @@ class Settings:
     timeout: str  # the deadline of one call
     request: str  # what the request asks for (max_tokens and the like)
     reply_cap: str  # the cap on one reply
-    # The advice for a call that overran its deadline or thought without answering
-    # (``timeout``, ``reasoning_only``, ``other``); "" for none.
-    slow: str
+    # The switch that turns a judge's thinking off; "" where there is none (``run``): then a
+    # call that overran its deadline or thought without answering gets no advice here.
+    thinking: str
+    max_tokens: str  # the cap on one reply's tokens
+
+
+@dataclass(frozen=True)
+class Slowness:
+    """What the calls of a stopped judge measured, for the advice on its deadline stop.
+
+    ``reasoning``: reasoning was seen (in a reply, or in a stream before its deadline).
+    ``silent``: calls that hit their deadline before a first character; ``first_s``: the
+    slowest first character of a call cut at its deadline; ``tokens_per_s``: the speed
+    measured (answered calls' completion tokens by their latency, or a cut stream's events);
+    ``blind``: calls cut at their deadline that were not streamed (nothing seen before the
+    whole reply); ``deadline_s``: the deadline of one call."""
+
+    reasoning: bool = False
+    silent: int = 0
+    first_s: float | None = None
+    tokens_per_s: float | None = None
+    blind: int = 0
+    deadline_s: float | None = None
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.reasoning or self.silent or self.first_s is not None or self.tokens_per_s)
+
+
+def speed(tokens_per_s: float) -> str:
+    """``≈ 3 Tokens/s``, ``≈ 0,4 Tokens/s``: a measured generation speed, held together by
+    no-break spaces as ``german.seconds`` holds a duration."""
+    digits = 0 if tokens_per_s >= 3 else 1
+    return f"≈\u00a0{german.number(tokens_per_s, digits)}\u00a0Tokens/s"
+
+
+def slow_advice(slowness: Slowness, settings: Settings, *, only_reasoning: bool = False) -> str:
+    """The advice for calls that overran their deadline (``only_reasoning``: or replied with
+    reasoning alone), by the measured cause; "" where ``settings`` has no thinking switch."""
+    if not settings.thinking:
+        return ""
+    think = (
+        f"schalten Sie das Denken mit {settings.thinking} ab, oder wählen Sie ein "
+        "Judge-Modell ohne Thinking/Reasoning"
+    )
+    if only_reasoning or slowness.reasoning:
+        seen = "Der Judge denkt (Reasoning gesehen), statt rechtzeitig zu urteilen"
+        return f"{seen}: {think}. Eine längere Frist ließe ihn nur länger denken."
+    server = (
+        "oder nehmen Sie einen schnelleren Server (llama-server: --threads auf die Zahl der Kerne)"
+    )
+    fewer = f"senken Sie {settings.concurrency}, denn parallele Aufrufe teilen sich den Server"
+    if not slowness.measured:
+        how = (
+            "ohne Stream sieht touchstone vor der Frist nichts von der Antwort"
+            if slowness.blind
+            else "touchstone hat nichts davon gemessen"
+        )
+        return (
+            f"Ob der Judge denkt oder der Server langsam ist, ist offen ({how}). Denkt er: "
+            f"{think}. Ist der Server langsam: erhöhen Sie {settings.timeout} oder {fewer}."
+        )
+    facts = []
+    if slowness.silent:
+        within = (
+            f" der Frist von {german.seconds(slowness.deadline_s)}"
+            if slowness.deadline_s
+            else " der Frist"
+        )
+        facts.append(
+            f"{german.counted(slowness.silent, 'Aufruf', 'Aufrufe')} ohne ein erstes Zeichen "
+            f"innerhalb{within}"
+        )
+    if slowness.first_s is not None:
+        facts.append(f"erste Zeichen nach {german.seconds(slowness.first_s)}")
+    if slowness.tokens_per_s:
+        facts.append(speed(slowness.tokens_per_s))
+    what = "erzeugt zu langsam" if slowness.tokens_per_s else "verarbeitet den Prompt zu langsam"
+    told = f"Kein Reasoning gesehen: der Server {what} ({', '.join(facts)})."
+    steps = [f"Erhöhen Sie {settings.timeout}", fewer]
+    if slowness.tokens_per_s:
+        steps.append(f"senken Sie {settings.max_tokens}")
+    return f"{told} {'; '.join(steps)}; {server}."
 
 
 JUDGE_SETTINGS = Settings(
@@ -82,10 +170,8 @@ JUDGE_SETTINGS = Settings(
     timeout="`call_timeout_s`",
     request="`max_tokens`, `temperature` und `extra_body` in der Judge-Konfiguration",
     reply_cap="`max_reply_mb` in der Judge-Konfiguration, Standard 4 MB",
-    slow=(
-        "Wählen Sie ein Judge-Modell ohne Thinking/Reasoning, oder schalten Sie das Denken mit "
-        "`thinking: off` in der Judge-Konfiguration ab."
-    ),
+    thinking="`thinking: off` in der Judge-Konfiguration",
+    max_tokens="`max_tokens` in der Judge-Konfiguration",
 )
 
 RUN_SETTINGS = Settings(
@@ -96,7 +182,8 @@ RUN_SETTINGS = Settings(
     timeout="--call-timeout-s",
     request="--max-tokens",
     reply_cap="--max-reply-mb, Standard 4 MB",
-    slow="",
+    thinking="",
+    max_tokens="--max-tokens",
 )
 
 
@@ -146,12 +233,14 @@ def cause_advice(
     server_busy: bool = False,
     unknown_path: bool = False,
     unknown_host: bool = False,
+    slowness: Slowness | None = None,
 ) -> str:
     """The German advice for calls that failed by ``kind``; ``available``: the model names
     the endpoint lists (for ``not_found``); ``server_busy``: the server refused connections
     while other calls to it succeeded (``CallError.server_busy``); ``unknown_path``: the 404
     was for a path the server does not serve (``CallError.unknown_path``); ``unknown_host``:
-    the base URL's host name does not resolve (``CallError.unknown_host``)."""
+    the base URL's host name does not resolve (``CallError.unknown_host``); ``slowness``: what
+    the calls measured, for ``timeout`` and ``reasoning_only`` (``slow_advice``)."""
     endpoint = base_url or "(ohne base_url)"
     if kind == "connection" and unknown_host:
         host = urllib.parse.urlsplit(base_url).hostname or endpoint
@@ -208,4 +297,8 @@ def cause_advice(
             f"{settings.request} und ob der Server gewöhnliche Chat-Completions schickt; "
             "erhöhen Sie die Obergrenze nur, wenn so lange Antworten gewollt sind."
         )
-    return settings.slow  # timeout, reasoning_only, other
+    if kind == "other":
+        return slow_advice(Slowness(), settings)  # nothing measured of an unknown failure
+    # timeout, reasoning_only
+    measured = slowness or Slowness()
+    return slow_advice(measured, settings, only_reasoning=kind == "reasoning_only")

@@ -27,6 +27,7 @@ Foreign exceptions (the openai SDK's) are mapped once, at the boundary, by ``cla
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, get_args
 
@@ -96,14 +97,42 @@ class CallFailed(TouchstoneError):
     """A chat call failed for a reason touchstone detected itself (not the SDK)."""
 
 
-class DeadlineExceeded(CallFailed):
-    """The hard wall-clock deadline of a call (retries included) ran out."""
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a call's reply got before its deadline (design.md §26: advice by cause).
 
-    def __init__(self, seconds: float) -> None:
+    ``streamed``: the reply was asked as a stream (without one nothing is seen before the
+    whole reply). ``first_s``: seconds from the call's start to the first character of
+    content or reasoning, ``None`` when none arrived. ``content_chunks``: stream events that
+    carried content (a local server sends about one token per event)."""
+
+    streamed: bool
+    elapsed_s: float
+    first_s: float | None = None
+    content_chars: int = 0
+    content_chunks: int = 0
+    reasoning_chars: int = 0
+    reasoning_chunks: int = 0
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Events of text per second after the first one (≈ tokens/s), when two came."""
+        chunks = self.content_chunks + self.reasoning_chunks
+        if self.first_s is None or chunks < 2 or self.elapsed_s <= self.first_s:
+            return None
+        return (chunks - 1) / (self.elapsed_s - self.first_s)
+
+
+class DeadlineExceeded(CallFailed):
+    """The hard wall-clock deadline of a call (retries included) ran out; ``progress``: how
+    far its reply got."""
+
+    def __init__(self, seconds: float, progress: Progress | None = None) -> None:
         super().__init__(
             f"keine vollständige Antwort innerhalb der Frist von {seconds_text(seconds)}"
         )
         self.seconds = seconds
+        self.progress = progress
 
 
 class ReasoningOnly(CallFailed):
@@ -152,6 +181,8 @@ class CallError(TouchstoneError):
     the endpoint takes no JSON schema.
     ``unknown_host``: the resolver does not know the base URL's host name (kind
     ``connection``): no call to it can succeed, whatever the model.
+    ``progress``: of a call that hit its deadline (kind ``timeout``), how far its reply got
+    (``Progress``), as measured by the transport; ``None`` for any other failure.
     """
 
     def __init__(
@@ -164,9 +195,11 @@ class CallError(TouchstoneError):
         unknown_path: bool = False,
         schema_refused: bool = False,
         unknown_host: bool = False,
+        progress: Progress | None = None,
     ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
+        self.progress = progress
         self.retry_after_s = retry_after_s
         self.refused_connection = refused_connection
         self.unknown_path = unknown_path

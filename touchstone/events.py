@@ -16,7 +16,9 @@ The last ``aborted`` event of a failed command has ``message`` (the CLI's text) 
 ``cancelled``). A judge
 stop adds ``cause`` (the error kind, or ``unparseable``), ``model``, ``base_url``,
 ``suggestions`` (close names the endpoint lists), ``server_busy``, ``unknown_host`` (the base
-URL's host name does not resolve), and of a judge run
+URL's host name does not resolve), what the calls measured for a deadline stop
+(``reasoning_seen``, ``silent_calls``, ``blind_calls``, ``first_chars_s``, ``tokens_per_s``,
+``deadline_s``: ``judge.session.slow_facts``), and of a judge run
 ``open_cells``, ``kept``, ``unreadable``, ``refused``. An incomplete run adds ``open_cells``,
 ``base_url``, ``run_models`` (those run.json records), ``stopped`` (``[{model, cause,
 suggestions, recorded}]``) and ``left`` (``[{cause, calls, server_busy, unknown_host}]``).

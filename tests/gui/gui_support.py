@@ -57,7 +57,10 @@ def make_workspace(root: Path, sim: SimServer, run_name: str = "tiny") -> Path:
     configs = {
         "judge-gut.yaml": "model: sim-judge\ncall_timeout_s: 10\n",
         "judge-leichtglaeubig.yaml": "model: sim-gullible\ncall_timeout_s: 10\n",
-        "judge-runaway.yaml": "model: sim-hang\ncall_timeout_s: 0.5\nmax_consecutive_failures: 2\n",
+        # A judge that thinks past its deadline (reasoning seen: the advice is thinking off).
+        "judge-runaway.yaml": (
+            "model: sim-think-endless\ncall_timeout_s: 0.5\nmax_consecutive_failures: 2\n"
+        ),
         "judge-haengt.yaml": "model: sim-hang\ncall_timeout_s: 30\nmax_consecutive_failures: 0\n",
     }
     for name, body in configs.items():

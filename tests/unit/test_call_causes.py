@@ -132,7 +132,9 @@ def test_a_runaway_judge_reads_like_run(sim: SimServer, answered_run: Path, tmp_
     text = judge_stop(answered_run, config)
     assert f"{ERROR_LABELS['timeout']} (" in text
     assert "0,50 s" in text  # flat() makes the no-break space a space
-    assert "thinking: off" in text
+    # It writes content without end and no reasoning: no thinking judge, a reply too long
+    # for the deadline (design.md §26: advice by measured cause).
+    assert "thinking" not in text and "`max_tokens`" in text and "Tokens/s" in text
     assert not any(word in text for word in SDK_WORDS)
     assert "When a judge" not in text
 

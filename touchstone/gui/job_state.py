@@ -15,6 +15,7 @@ same), not "failed".
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 from pathlib import Path, PurePath
 from typing import Any
@@ -214,7 +215,18 @@ def found_unfit(events: list[dict[str, Any]]) -> bool:
 
 FITNESS = ("suitable", "unfit", "unassessable", "aborted")
 _END_TEXTS = ("ending", "cause", "model", "base_url", "budget_message", "drift_message")
-_END_COUNTS = ("open_cells", "kept", "unreadable", "refused", "rejudge_left")
+_END_COUNTS = (
+    "open_cells",
+    "kept",
+    "unreadable",
+    "refused",
+    "rejudge_left",
+    "silent_calls",
+    "blind_calls",
+    "cut_verdicts",
+)
+# Measured seconds and speeds of a deadline stop (``judge.session.slow_facts``).
+_END_FIGURES = ("first_chars_s", "tokens_per_s", "deadline_s")
 _MAX_LISTED = 20
 
 
@@ -242,7 +254,13 @@ def clean_end(event: dict[str, Any], *, lists: bool = True) -> dict[str, Any]:
             facts[key] = max(0, count)
     if (calls := _int_or_none(event.get("calls"))) is not None:
         facts["calls"] = max(0, calls)
-    for key in ("server_busy", "unknown_host", "recorded"):
+    for key in _END_FIGURES:
+        value = event.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if math.isfinite(value) and 0 <= value <= 1e9:
+            facts[key] = float(value)
+    for key in ("server_busy", "unknown_host", "recorded", "reasoning_seen"):
         if isinstance(event.get(key), bool):
             facts[key] = event[key]
     for key in ("suggestions", "run_models"):

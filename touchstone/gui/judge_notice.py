@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from touchstone.advice import JUDGE_SETTINGS, Slowness, slow_advice
 from touchstone.errors import kind_label
 from touchstone.german import counted
 from touchstone.gui.notice_words import cells, host_of, quoted
@@ -75,21 +77,54 @@ def _judge_cause(end: dict[str, Any], config: str) -> str:
             f"Der Server unter {base} antwortet, aber nicht mit einer lesbaren Chat-Completion: "
             f"prüfen Sie „endpoint.base_url“ {where} (ein Proxy dazwischen?)."
         )
+    if cause == "unparseable" and end.get("cut_verdicts"):
+        cut = counted(end["cut_verdicts"], "Antwort brach", "Antworten brachen")
+        return (
+            f"{cut} bei „max_tokens“ mitten im Urteil ab (finish_reason length): erhöhen Sie "
+            f"„max_tokens“ {where}."
+        )
     if cause == "unparseable":
         return (
             "Der Judge antwortet nicht im verlangten JSON-Format: wählen Sie ein Judge-Modell, "
             "das Formatvorgaben befolgt („Judge mit anderem Modell“)."
         )
-    # timeout, reasoning_only, other: a judge that thinks instead of answering (the CLI's
-    # ``advice.JUDGE_SETTINGS.slow``): a longer deadline only lets it think longer.
+    # timeout, reasoning_only, other
     what = (
         "Der Judge antwortet nur mit Reasoning, ohne Urteil."
         if cause == "reasoning_only"
         else "Der Judge antwortet nicht innerhalb der Frist."
     )
+    measured = _slowness(end)
+    if measured is not None and cause != "other":
+        # The CLI's advice by measured cause (``advice.slow_advice``), in the page's quotes.
+        settings = dataclasses.replace(
+            JUDGE_SETTINGS,
+            timeout="„call_timeout_s“",
+            concurrency="„concurrency“",
+            thinking=f"„thinking: off“ {where}",
+            max_tokens="„max_tokens“",
+        )
+        told = slow_advice(measured, settings, only_reasoning=cause == "reasoning_only")
+        return f"{what} {told}"
+    # An older CLI measured nothing: a judge that thinks instead of answering.
     return (
         f"{what} Wählen Sie ein Judge-Modell ohne Thinking/Reasoning („Judge mit anderem "
         f"Modell“), oder schalten Sie das Denken mit „thinking: off“ {where} ab."
+    )
+
+
+def _slowness(end: dict[str, Any]) -> Slowness | None:
+    """What the calls of a deadline stop measured (``judge.session.slow_facts``), or None
+    from a CLI that measured nothing."""
+    if "reasoning_seen" not in end:
+        return None
+    return Slowness(
+        reasoning=bool(end.get("reasoning_seen")),
+        silent=end.get("silent_calls", 0),
+        first_s=end.get("first_chars_s"),
+        tokens_per_s=end.get("tokens_per_s"),
+        blind=end.get("blind_calls", 0),
+        deadline_s=end.get("deadline_s"),
     )
 
 

@@ -2,8 +2,8 @@
 
 The advice by cause is ``touchstone.advice``'s, shared with ``run``, naming the judge
 configuration's keys; here are what only a judge has: a filter that refuses its inputs, replies
-that are no verdict, and how a stopped judge run goes on. Only a timeout or a reply of
-reasoning alone points to a thinking judge.
+that are no verdict, and how a stopped judge run goes on. A reply of reasoning alone points to
+a thinking judge; a timeout only when reasoning was seen (``advice.slow_advice``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from touchstone import started
-from touchstone.advice import JUDGE_SETTINGS, cause_advice
+from touchstone.advice import JUDGE_SETTINGS, Slowness, cause_advice
 from touchstone.german import counted
 from touchstone.judge.health import count_de
 from touchstone.judge.policy import StopKind
@@ -32,6 +32,8 @@ def advice(
     schema_refused: bool = False,
     schema_sent: bool = False,
     unknown_host: bool = False,
+    slowness: Slowness | None = None,
+    cut_verdicts: int = 0,
 ) -> str:
     """The German advice for a judge stopped by ``kind``; ``resume``: and how a judge run
     goes on (not for ``judge-check``, which persists nothing); ``server_busy``: the server
@@ -39,13 +41,22 @@ def advice(
     ``unknown_path``: a 404 for a path the server does not serve (``CallError.unknown_path``);
     ``schema_refused``: the endpoint refused the reply schema ``schema: on`` demands
     (``CallError.schema_refused``); ``schema_sent``: the replies were asked in the schema;
-    ``unknown_host``: the host name does not resolve (``CallError.unknown_host``)."""
+    ``unknown_host``: the host name does not resolve (``CallError.unknown_host``);
+    ``slowness``: what the calls measured (a deadline stop is advised by its cause);
+    ``cut_verdicts``: unreadable replies cut at ``max_tokens`` in the middle of a verdict
+    (only they make a larger ``max_tokens`` the advice)."""
     if schema_refused:
         return (
             "Der Endpunkt nimmt kein JSON-Schema (response_format), die Judge-Konfiguration "
             "verlangt es aber mit „schema: on“. Mit „schema: auto“ bewertet touchstone dann "
             "ohne Schema; oder ein Endpunkt mit strukturierter Ausgabe (llama.cpp, vLLM, "
             "Ollama, LM Studio, OpenAI)."
+        )
+    if kind == "unparseable" and cut_verdicts:
+        return (
+            f"{counted(cut_verdicts, 'Antwort brach', 'Antworten brachen')} bei `max_tokens` "
+            "mitten im Urteil ab (finish_reason length): erhöhen Sie `max_tokens` in der "
+            "Judge-Konfiguration."
         )
     if kind == "unparseable" and not schema_sent:
         return (
@@ -61,6 +72,7 @@ def advice(
         busy=server_busy,
         unknown_path=unknown_path,
         unknown_host=unknown_host,
+        slowness=slowness,
     )
     if resume and kind == "quota":
         text += " Der Run lässt sich dann fortsetzen."
@@ -118,6 +130,7 @@ def _judge_advice(
     busy: bool,
     unknown_path: bool,
     unknown_host: bool,
+    slowness: Slowness | None,
 ) -> str:
     if kind == "refused":
         return (
@@ -138,4 +151,5 @@ def _judge_advice(
         server_busy=busy,
         unknown_path=unknown_path,
         unknown_host=unknown_host,
+        slowness=slowness,
     )

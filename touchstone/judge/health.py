@@ -9,10 +9,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from touchstone import german
+from touchstone.advice import Slowness
 from touchstone.errors import kind_label
 from touchstone.transport.budget import Price, money
 
 if TYPE_CHECKING:
+    from touchstone.errors import Progress
     from touchstone.transport.engine import Done
     from touchstone.transport.replies import ChatReply
 
@@ -55,6 +57,19 @@ class JudgeHealth:
     schema_refused: int = 0
     # Characters of reasoning in the replies (a judge that thinks although told not to).
     reasoning_chars: int = 0
+    # What the calls cut at their deadline got (``errors.Progress``), for the advice by
+    # cause (design.md §26): reasoning seen, calls without a first character, calls not
+    # streamed, the slowest first character, the speeds of the streams.
+    deadline_reasoning: int = 0
+    deadline_silent: int = 0
+    deadline_blind: int = 0
+    deadline_first_s: float | None = None
+    deadline_speeds: list[float] = field(default_factory=list)
+    # Unreadable replies the server cut at ``max_tokens`` in the middle of a verdict.
+    cut_verdicts: int = 0
+    # Completion tokens and latency of the answered calls that reported their tokens.
+    timed_tokens: int = 0
+    timed_latency_s: float = 0.0
 
     def record(self, done: Done[Any, ChatReply]) -> None:
         """Count one finished judge call (with the rate-limited attempts before it)."""
@@ -62,6 +77,9 @@ class JudgeHealth:
         self.rate_limited += done.rate_limited
         if done.error is not None:
             self.failures[done.error.kind] += 1
+            progress = done.error.progress
+            if progress is not None:
+                self._cut(progress)
             return
         self.successes += 1
         self.latencies_s.append(done.latency_s)
@@ -72,8 +90,40 @@ class JudgeHealth:
             self.reasoning_tokens += reply.reasoning_tokens or 0
             self.cached_tokens += reply.cached_tokens or 0
             self.reasoning_chars += len(reply.reasoning)
+            if reply.completion_tokens:
+                self.timed_tokens += reply.completion_tokens
+                self.timed_latency_s += done.latency_s
             self.schema_sent += reply.schema == "sent"
             self.schema_refused += reply.schema == "refused"
+
+    def _cut(self, progress: Progress) -> None:
+        if progress.reasoning_chars:
+            self.deadline_reasoning += 1
+        if not progress.streamed:
+            self.deadline_blind += 1
+        elif progress.first_s is None:
+            self.deadline_silent += 1
+        else:
+            self.deadline_first_s = max(self.deadline_first_s or 0.0, progress.first_s)
+        if progress.tokens_per_s is not None:
+            self.deadline_speeds.append(progress.tokens_per_s)
+
+    def slowness(self, deadline_s: float | None = None) -> Slowness:
+        """What the calls measured, for the advice on a deadline stop: reasoning in any
+        reply or cut stream; the speed of the answered calls, else of the cut streams."""
+        speed = None
+        if self.timed_latency_s > 0:
+            speed = self.timed_tokens / self.timed_latency_s
+        elif self.deadline_speeds:
+            speed = statistics.median(self.deadline_speeds)
+        return Slowness(
+            reasoning=bool(self.deadline_reasoning or self.reasoning_chars),
+            silent=self.deadline_silent,
+            first_s=self.deadline_first_s,
+            tokens_per_s=speed,
+            blind=self.deadline_blind,
+            deadline_s=deadline_s,
+        )
 
     @property
     def cost(self) -> float | None:

@@ -32,6 +32,7 @@ from touchstone.judge.frames import Frames
 from touchstone.judge.holistic import holistic_pass
 from touchstone.judge.plan import JudgePlan, Rejudge
 from touchstone.judge.policy import Breaker, keep_better
+from touchstone.judge.replies import cut_verdict
 from touchstone.judge.run_result import JudgeRunResult
 from touchstone.judge.schemas import verdict_schema
 from touchstone.judge.session import JudgeSession, open_session
@@ -146,6 +147,8 @@ async def judge_cells(
                 if position == 0:
                     if verdict.unscored:
                         health.unparseable += 1
+                        reply = done.result
+                        health.cut_verdicts += cut_verdict(reply.content, reply.finish_reason)
                         stop = breaker.unparseable(done.result.content)
                         if stop is not None:
                             settle(index, verdict)

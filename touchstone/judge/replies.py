@@ -238,11 +238,26 @@ def cut_off(finish_reason: str | None) -> bool:
     return (finish_reason or "") in CUT_OFF_REASONS
 
 
+def verdict_begun(text: str) -> bool:
+    """Whether ``text`` holds the beginning of a verdict: an object with a ``"score"`` key."""
+    brace = text.find("{")
+    return brace >= 0 and '"score"' in text[brace:]
+
+
+def cut_verdict(text: str, finish_reason: str | None) -> bool:
+    """Whether the server cut the reply at ``max_tokens`` in the middle of a verdict: then,
+    and only then, a larger ``max_tokens`` helps (design.md §26)."""
+    return finish_reason == "length" and verdict_begun(text)
+
+
 def unreadable_note(text: str, finish_reason: str | None) -> str:
     """Why a reply gave no verdict, as the rationale a user reads."""
     excerpt = " ".join(text.split())[:300]
+    if cut_verdict(text, finish_reason):
+        why = "mitten im Urteil abgeschnitten (finish_reason=length; max_tokens des Judges erhöhen)"
+        return f"Judge-Ausgabe {why}, nicht ausgewertet: „{excerpt}“"
     if finish_reason == "length":
-        why = "abgeschnitten (finish_reason=length; max_tokens des Judges erhöhen)"
+        why = "abgeschnitten (finish_reason=length), ohne begonnenes Urteil"
         return f"Judge-Ausgabe {why}, nicht ausgewertet: „{excerpt}“"
     if cut_off(finish_reason):
         return f"Judge-Ausgabe abgebrochen (finish_reason={finish_reason}): „{excerpt}“"

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
-from touchstone.advice import close_names, known_models
+from touchstone.advice import Slowness, close_names, known_models
 from touchstone.errors import JudgeAborted
 from touchstone.judge.advice import advice
 from touchstone.judge.backend import JudgeBackend, JudgeCall, judge_caller
@@ -50,6 +50,7 @@ class JudgeSession:
         """``JudgeAborted`` for ``stop``, with the advice that fits its cause."""
         available: list[str] = []
         wrong_path = stop.cause is not None and stop.cause.unknown_path
+        slowness = self.health.slowness(self.deadline_s)
         if stop.kind == "not_found" and not wrong_path and self.list_models is not None:
             available = await known_models(self.list_models)
         text = advice(
@@ -63,6 +64,8 @@ class JudgeSession:
             schema_refused=stop.cause is not None and stop.cause.schema_refused,
             schema_sent=self.health.schema_sent > 0,
             unknown_host=stop.cause is not None and stop.cause.unknown_host,
+            slowness=slowness,
+            cut_verdicts=self.health.cut_verdicts,
         )
         error = JudgeAborted(
             f"{stop.message} {text}",
@@ -76,6 +79,8 @@ class JudgeSession:
                 "suggestions": close_names(self.judge.model, available),
                 "server_busy": stop.cause is not None and stop.cause.server_busy,
                 "unknown_host": stop.cause is not None and stop.cause.unknown_host,
+                **slow_facts(slowness),
+                "cut_verdicts": self.health.cut_verdicts,
             },
         )
         error.__cause__ = stop.cause
@@ -117,3 +122,16 @@ async def open_session(
         )
     finally:
         await backend.aclose()
+
+
+def slow_facts(slowness: Slowness) -> dict[str, object]:
+    """What the calls measured, as the ``aborted`` event's facts (``events``): the GUI words
+    the deadline advice from them as the terminal does (``advice.slow_advice``)."""
+    return {
+        "reasoning_seen": slowness.reasoning,
+        "silent_calls": slowness.silent,
+        "blind_calls": slowness.blind,
+        "first_chars_s": slowness.first_s,
+        "tokens_per_s": slowness.tokens_per_s,
+        "deadline_s": slowness.deadline_s,
+    }

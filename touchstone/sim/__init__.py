@@ -14,6 +14,8 @@ Judges (``judges``):
                     answer read like a crude, honest examiner (passes ``judge-check``)
     sim-gullible    the top score for every answer (a judge ``judge-check`` must reject)
     sim-constant    the same middle score for every answer (likewise)
+    sim-langsam     a good judge without thinking on a slow server: ≈ 10 tokens/s streamed
+                    (``@S``: S seconds to the first token, as slow prompt processing)
 Faults:
     sim-hang        accepts the request and never answers
     sim-drop        reads the request, then closes the connection without a reply

@@ -46,6 +46,8 @@ FAULTS = (
     # Thinking judges (``judges``): one obeys the switch, one does not.
     "sim-denkt",
     "sim-denkt-stur",
+    # A slow CPU server without thinking (``judges``): about 10 tokens/s.
+    "sim-langsam",
 )
 MODELS = (*ANSWERERS, "sim-judge", "sim-gullible", "sim-constant", *FAULTS)
 

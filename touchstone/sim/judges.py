@@ -23,6 +23,10 @@ with a 400, as a server without structured output does.
 Two judges think before they judge (``reasoning_content``), as a thinking model does:
 ``sim-denkt`` stops thinking when its request carries any server's switch for it
 (``thinking_switched_off``), ``sim-denkt-stur`` thinks whatever it is sent.
+
+``sim-langsam`` judges like ``sim-judge`` without thinking, on a slow CPU server: its stream
+writes one token every ``plumbing.SLOW_TOKEN_S`` (≈ 10 tokens/s; a verdict takes seconds),
+and ``sim-langsam@S`` waits S seconds before the first (slow prompt processing).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ GOOD_JUDGES = (
     "sim-schemalos",
     "sim-denkt",
     "sim-denkt-stur",
+    "sim-langsam",
 )
 THOUGHT = "Simulierte Überlegung: Erwartungen und Warnsignale der Reihe nach prüfen. " * 4
 # What ``sim-prosa`` says without a schema: the verdict in words, which no parser can read.

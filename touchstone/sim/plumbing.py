@@ -12,6 +12,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 TRICKLE_INTERVAL_S = 0.2
+# ``sim-langsam`` writes one token (``SLOW_TOKEN_CHARS`` characters) this often: a CPU server.
+SLOW_TOKEN_S = 0.1
+SLOW_TOKEN_CHARS = 4
 # A hanging request gives up after this long even if nobody disconnects.
 MAX_HANG_S = 3600.0
 
@@ -213,18 +216,25 @@ class Plumbing(BaseHTTPRequestHandler):
         finish: str,
         usage: dict[str, Any],
         request: dict[str, Any],
+        *,
+        slow: bool = False,
     ) -> None:
+        """The reply as a stream; ``slow``: one token per event, every ``SLOW_TOKEN_S``."""
         parts = [chunk(name, {"role": "assistant", "content": ""})]
         if reasoning:
             parts.append(chunk(name, {"reasoning_content": reasoning}))
-        for start in range(0, len(content), 40):
-            parts.append(chunk(name, {"content": content[start : start + 40]}))
+        step = SLOW_TOKEN_CHARS if slow else 40
+        for start in range(0, len(content), step):
+            parts.append(chunk(name, {"content": content[start : start + step]}))
         parts.append(chunk(name, {}, finish))
         if (request.get("stream_options") or {}).get("include_usage"):
             final = chunk(name, {})
             final["choices"] = []
             final["usage"] = usage
             parts.append(final)
+        if slow:
+            self._send_slowly([*map(sse, parts), b"data: [DONE]\n\n"])
+            return
         # A reply of fixed latency leaves at once, in one chunk.
         self._send_whole_stream(b"".join(map(sse, parts)) + b"data: [DONE]\n\n")
 
@@ -233,6 +243,18 @@ class Plumbing(BaseHTTPRequestHandler):
         self._start_stream("text/event-stream")
         try:
             self._send_chunk(body)
+            self._end_stream()
+        except OSError:
+            self.close_connection = True
+
+    def _send_slowly(self, events: list[bytes]) -> None:
+        """The events one by one, ``SLOW_TOKEN_S`` apart (a client that left ends it)."""
+        self._start_stream("text/event-stream")
+        try:
+            for event in events:
+                self._send_chunk(event)
+                if self.server.stopping.wait(SLOW_TOKEN_S):
+                    break
             self._end_stream()
         except OSError:
             self.close_connection = True

@@ -45,6 +45,8 @@ from touchstone.sim.judges import (
 from touchstone.sim.ledger import Ledger
 from touchstone.sim.plumbing import (
     MAX_HANG_S,
+    SLOW_TOKEN_CHARS,
+    SLOW_TOKEN_S,
     TRICKLE_INTERVAL_S,
     ClientGone,
     Plumbing,
@@ -233,8 +235,11 @@ class _Handler(Plumbing):
         if self.server.zero_usage:
             usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         if stream:
-            self._stream_reply(name, content, reasoning, finish, usage, request)
+            slow = base == "sim-langsam"
+            self._stream_reply(name, content, reasoning, finish, usage, request, slow=slow)
             return
+        if base == "sim-langsam":  # the whole generation's time, then the reply
+            self.due += SLOW_TOKEN_S * len(content) / SLOW_TOKEN_CHARS
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if reasoning:
             message["reasoning_content"] = reasoning

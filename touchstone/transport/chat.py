@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from touchstone.errors import CallError, DeadlineExceeded
+from touchstone.errors import CallError, DeadlineExceeded, Progress
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES, LineSplitter
 from touchstone.transport.classify import call_error, refused_connection, unread_by_server
 from touchstone.transport.pool import ClientPool, NetworkStream
@@ -137,27 +137,39 @@ class ChatTransport:
         if response_format is not None:
             body["response_format"] = dict(response_format)
         self._prepare()
+        seen: list[StreamReader] = []
         if deadline_s is None:
-            return await self._attempts(body, stream)
+            return await self._attempts(body, stream, seen)
+        started = time.monotonic()
         scope = asyncio.timeout(deadline_s)
         try:
             async with scope:
-                return await self._attempts(body, stream)
+                return await self._attempts(body, stream, seen)
         except TimeoutError as exc:
             if not scope.expired():
                 raise  # a TimeoutError of the call itself, not our deadline
-            raise DeadlineExceeded(deadline_s) from exc
+            # How far the (last) reply got: data for the advice by cause (design.md §26).
+            now = time.monotonic()
+            progress = (
+                seen[-1].progress(started, now)
+                if seen
+                else Progress(streamed=stream, elapsed_s=now - started)
+            )
+            raise DeadlineExceeded(deadline_s, progress) from exc
 
-    async def _attempts(self, body: dict[str, Any], stream: bool) -> ChatReply:
+    async def _attempts(
+        self, body: dict[str, Any], stream: bool, seen: list[StreamReader]
+    ) -> ChatReply:
         """The call, sent again (within the caller's deadline) while it provably never
-        reached the server: a kept-alive connection the server reset before reading it."""
+        reached the server: a kept-alive connection the server reset before reading it.
+        ``seen``: each stream's reader, as it is made (how far a reply got)."""
         for attempt in range(MAX_RESENDS + 1):
             # A call sent again gets a new connection: the idle ones may be as stale.
             client, reused = await self._pool.borrow(fresh=attempt > 0)
             dropped = False
             streamed_on = None
             try:
-                reply, streamed_on = await self._call(client, body, stream)
+                reply, streamed_on = await self._call(client, body, stream, seen)
                 return reply
             except Exception as exc:
                 if not refused_connection(exc):
@@ -175,7 +187,11 @@ class ChatTransport:
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _call(
-        self, client: openai.AsyncOpenAI, body: dict[str, Any], stream: bool
+        self,
+        client: openai.AsyncOpenAI,
+        body: dict[str, Any],
+        stream: bool,
+        seen: list[StreamReader],
     ) -> tuple[ChatReply, NetworkStream | None]:
         """The reply and, of a streamed one, the connection it came on (``pool``: a server
         may close it right after)."""
@@ -192,6 +208,7 @@ class ChatTransport:
             return reply_from_json(response.content, time.monotonic() - started), None
         response = await self._open_stream(client, body)
         reader = StreamReader(self._max_reply_bytes)
+        seen.append(reader)
         lines = LineSplitter(self._max_reply_bytes)
         try:
             # Read to the end, [DONE] included: a fully read HTTP/1.1 response lets the

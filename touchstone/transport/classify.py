@@ -340,4 +340,5 @@ def call_error(cls: type[E], exc: BaseException) -> E:
         unknown_path=kind == "not_found" and unknown_path(exc),
         schema_refused=kind == "bad_request" and schema_refused(exc),
         unknown_host=kind == "connection" and unknown_host(exc),
+        progress=exc.progress if isinstance(exc, DeadlineExceeded) else None,
     )

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from touchstone import jsontext
-from touchstone.errors import BrokenReply, MalformedReply, ReplyTooLarge, StreamError
+from touchstone.errors import BrokenReply, MalformedReply, Progress, ReplyTooLarge, StreamError
 from touchstone.limits import token_count
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_BYTES
 
@@ -224,6 +225,11 @@ class StreamReader:
         self._finish_reason = ""
         self._saw_choice = False
         self._usage: _Usage = (None, None, None, None)
+        # How far the reply got (``progress``): when its first text came (``time.monotonic``),
+        # and the events that carried content or reasoning.
+        self.first_at: float | None = None
+        self.content_chunks = 0
+        self.reasoning_chunks = 0
 
     def feed(self, line: str) -> None:
         self.feed_lines((line,))
@@ -296,10 +302,26 @@ class StreamReader:
                 raise ReplyTooLarge(self._max_bytes, "Der Inhalt der Antwort")
             if piece:
                 self._content.append(piece)
+                self.content_chunks += 1
             if thought:
                 self._reasoning.append(thought)
+                self.reasoning_chunks += 1
+            if self.first_at is None and (piece or thought):
+                self.first_at = time.monotonic()
         if choice.get("finish_reason"):
             self._finish_reason = str(choice["finish_reason"])
+
+    def progress(self, started: float, now: float) -> Progress:
+        """How far the reply got from ``started`` to ``now`` (``time.monotonic`` both)."""
+        return Progress(
+            streamed=True,
+            elapsed_s=now - started,
+            first_s=None if self.first_at is None else self.first_at - started,
+            content_chars=sum(map(len, self._content)),
+            content_chunks=self.content_chunks,
+            reasoning_chars=sum(map(len, self._reasoning)),
+            reasoning_chunks=self.reasoning_chunks,
+        )
 
     def reply(self, latency_s: float) -> ChatReply:
         """The complete reply; ``BrokenReply`` when the stream ended before it was complete."""
