@@ -18,6 +18,7 @@ from touchstone.quality.criteria import LABELS
 from touchstone.store.judge_fitness import UNCHECKED, JudgeFitness
 
 UNFIT = "diese Wertungen sind nicht belastbar"
+GUI_CHECK = "„Judge prüfen“ (unter „Judge“)"
 
 
 @dataclass(frozen=True)
@@ -40,13 +41,13 @@ class CardFitness:
     def lines(self) -> list[str]:
         return [text for _, text in self.toned()]
 
-    def toned(self) -> list[tuple[str, str]]:
-        """Each line with its tone: "unfit", "unchecked" or "fit" (the faces' colour)."""
+    def toned(self, surface: str = "cli") -> list[tuple[str, str]]:
+        """Each line with its tone: "unfit", "unchecked" or "fit" (the faces' colour);
+        ``surface`` "gui" names the run page's button, not the command."""
+        how = GUI_CHECK if surface == "gui" else f"`{self.command}`"
         if not self.members:
-            return [(tone(self.fitness), judge_line(self.fitness, self.command))]
-        lines = [
-            (tone(m.fitness), judge_line(m.fitness, self.command, m.model)) for m in self.members
-        ]
+            return [(tone(self.fitness), judge_line(self.fitness, how))]
+        lines = [(tone(m.fitness), judge_line(m.fitness, how, m.model)) for m in self.members]
         if self.fitness.unfit:
             fit = sum(1 for m in self.members if m.fitness.verdict == "geeignet")
             jury = (
@@ -86,14 +87,15 @@ def _missed(missed: Sequence[str]) -> str:
     return "; ".join(parts)
 
 
-def judge_line(fitness: JudgeFitness, command: str, member: str = "") -> str:
-    """The line of one judge (``member``: a jury member's model, named in the line)."""
+def judge_line(fitness: JudgeFitness, how: str, member: str = "") -> str:
+    """The line of one judge (``member``: a jury member's model, named in the line; ``how``:
+    what checks it, a command in backticks or the GUI's button)."""
     when = german.local_time(fitness.checked_at)
     if fitness.verdict is None:
         who = f"Judge {member}" if member else "Judge"
         return (
             f"{who} nicht geprüft – ob {'seine' if member else 'diese'} Wertungen belastbar "
-            f"sind, sagt `{command}`."
+            f"sind, sagt {how}."
         )
     head = f"Judge-Check {member}:" if member else "Judge-Check:"
     if not fitness.unfit:

@@ -66,7 +66,7 @@ def check_fitness_first(
         entries.append(JudgedBy(judge.judge_model, judge.base_url, digest, fitness, config_path))
         if not fitness.unfit:
             continue
-        line = judge_line(fitness, command, judge.judge_model if jury else "")
+        line = judge_line(fitness, f"`{command}`", judge.judge_model if jury else "")
         emit(on_event, "judge_fitness", stage="judge", message=line, **fitness.as_dict())
         if judge.config.on_unfit == "stop":
             stopped = f"{line} Abgebrochen vor dem ersten Aufruf (on_unfit: stop in der " + (
