@@ -30,7 +30,9 @@ def test_judge_with_an_unfit_judge_warns_first_and_on_unfit_stop_ends_it(
     before, calls = _files(answered_run), sim.calls.get("sim-gullible", 0)
     stopped = run_cli("judge", str(answered_run), "--config", str(stop), cwd=tmp_path)
     assert_clean_failure(stopped, 1)
-    assert "on_unfit: stop" in stopped.stderr and "Judge-Check: ungeeignet (" in stopped.stderr
+    said = " ".join(stopped.stderr.split())
+    assert "„sim-gullible“ ist laut seinem letzten Judge-Check ungeeignet (verfehlt: " in said
+    assert "on_unfit: stop" in said and "nichts wurde geschrieben" in said
     assert sim.calls.get("sim-gullible", 0) == calls
     assert _files(answered_run) == before
     judged = run_cli("judge", str(answered_run), "--config", str(config), cwd=tmp_path)

@@ -1,7 +1,7 @@
 """The judge's fitness on the scorecard (design.md §14, §26): the line its first lines say in
 the terminal, report.html and the GUI alike, and ``scorecard.json``'s ``judge_fitness``.
 
-"Judge-Check: ungeeignet (Gegenbeispiele niedrig verfehlt; geprüft am …) – diese Wertungen
+"Judge-Check: ungeeignet (verfehlt: Gegenbeispiele niedrig; geprüft am …) – diese Wertungen
 sind nicht belastbar." for a judge the last judge-check found unfit, "Judge nicht geprüft"
 with the command that checks it when no check is known. A jury: a line per member, and one
 for the jury when too few fit members remain for its quorum (the rule of ``judge-check``).
@@ -83,7 +83,7 @@ def _missed(missed: Sequence[str]) -> str:
     named = [LABELS.get(m, m) for m in missed if m != "guard_stop"]
     parts = [LABELS["guard_stop"]] if stopped else []
     if named:
-        parts.append(f"{', '.join(named)} verfehlt")
+        parts.append(f"verfehlt: {', '.join(named)}")
     return "; ".join(parts)
 
 
@@ -100,10 +100,15 @@ def judge_line(fitness: JudgeFitness, how: str, member: str = "") -> str:
     head = f"Judge-Check {member}:" if member else "Judge-Check:"
     if not fitness.unfit:
         return f"{head} geeignet (geprüft am {when})."
-    missed = _missed(fitness.missed)
-    why = f"{missed}; geprüft am {when}" if missed else f"geprüft am {when}"
     whose = "seine Wertungen sind nicht belastbar" if member else UNFIT
-    return f"{head} ungeeignet ({why}) – {whose}."
+    return f"{head} ungeeignet ({unfit_reason(fitness)}) – {whose}."
+
+
+def unfit_reason(fitness: JudgeFitness) -> str:
+    """``verfehlt: Gegenbeispiele niedrig; geprüft am …``: what the check missed, and when."""
+    missed = _missed(fitness.missed)
+    when = f"geprüft am {german.local_time(fitness.checked_at)}"
+    return f"{missed}; {when}" if missed else when
 
 
 def jury_fitness(members: Sequence[MemberFitness], quorum: int) -> JudgeFitness:

@@ -19,9 +19,16 @@ from dataclasses import dataclass
 from touchstone import started
 from touchstone.errors import JudgeAborted
 from touchstone.events import EventSink, emit
+from touchstone.german import cut
 from touchstone.judge.config import JudgeConfig
 from touchstone.scorecard.build import Scorecard
-from touchstone.scorecard.fitness_line import CardFitness, MemberFitness, judge_line, jury_fitness
+from touchstone.scorecard.fitness_line import (
+    CardFitness,
+    MemberFitness,
+    judge_line,
+    jury_fitness,
+    unfit_reason,
+)
 from touchstone.store import RunDir
 from touchstone.store.judge_fitness import (
     UNCHECKED,
@@ -66,18 +73,21 @@ def check_fitness_first(
         entries.append(JudgedBy(judge.judge_model, judge.base_url, digest, fitness, config_path))
         if not fitness.unfit:
             continue
-        line = judge_line(fitness, f"`{command}`", judge.judge_model if jury else "")
-        emit(on_event, "judge_fitness", stage="judge", message=line, **fitness.as_dict())
-        if judge.config.on_unfit == "stop":
-            stopped = f"{line} Abgebrochen vor dem ersten Aufruf (on_unfit: stop in der " + (
-                "Judge-Konfiguration); nichts wurde geschrieben. Mit einem anderen Judge oder "
-                "`on_unfit: warn` bewertet {how} trotzdem."
-            )
-            raise JudgeAborted(
-                stopped.replace("{how}", f"`{started.command('judge')}`"),
-                kind="unfit",
-                facts={"unfit_message": stopped.replace("{how}", "„Judge starten“")},
-            )
+        if judge.config.on_unfit != "stop":
+            line = judge_line(fitness, f"`{command}`", judge.judge_model if jury else "")
+            emit(on_event, "judge_fitness", stage="judge", message=line, **fitness.as_dict())
+            continue
+        stopped = (
+            f"Der Judge „{cut(judge.judge_model)}“ ist laut seinem letzten Judge-Check ungeeignet "
+            f"({unfit_reason(fitness)}). Abgebrochen vor dem ersten Aufruf (on_unfit: stop in "
+            "der Judge-Konfiguration); nichts wurde geschrieben. Mit einem anderen Judge oder "
+            "`on_unfit: warn` bewertet {how} trotzdem."
+        )
+        raise JudgeAborted(
+            stopped.replace("{how}", f"`{started.command('judge')}`"),
+            kind="unfit",
+            facts={"unfit_message": stopped.replace("{how}", "„Judge starten“")},
+        )
     run.warnings.extend(notes)
     return entries
 
