@@ -70,6 +70,9 @@ class ProgressView:
             # Life while nothing completes: "Bewertungen – 2 Aufrufe laufen, ältester seit …"
             text = in_flight_text(data["calls"], data["oldest_s"], data["deadline_s"])
             self.progress.update(self.task, description=f"{self.label} – {text}")
+        elif kind == "judge_fitness":
+            # The last judge-check found the judge unfit: said before the first call.
+            self.progress.console.print(plain(f"⚠ {data['message']}", style="bold red"))
         elif kind == "judge_dropped":
             # A jury member tripped its guard: said at once, the others go on.
             self.progress.console.print(plain(f"⚠ {data['message']}", style="yellow"))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from touchstone.scorecard.build import Scorecard
+from touchstone.stages.judged_by import card_fitness
 from touchstone.stages.view import RunView, load_run
 from touchstone.store import SCORECARD_JSON, Stamp, input_mtimes, input_stamps, stamps
 from touchstone.store.exports import current_scorecard
@@ -50,7 +51,11 @@ class RunCache:
                 entry = self._entries.get(path)
                 if entry is not None and entry[0] == stamp:
                     self._entries.move_to_end(path)
-                    return entry[1]
+                    hit = entry[1]
+            if entry is not None and entry[0] == stamp:
+                # A judge-check since changes no run file: its verdict is read each time.
+                hit.card.judge_fitness = card_fitness(hit.view.run_dir, hit.card)
+                return hit
             view = load_run(path, pack_within=self.pack_within)
             loaded = LoadedRun(view, view.scorecard())
             with self._lock:

@@ -127,6 +127,9 @@ def _failed(
     if kind == "run" and ending == "run_incomplete":
         notice, actions, fix = _run_incomplete(end)
         return notice, actions + opened, fix
+    if end.get("unfit_message"):
+        # on_unfit: stop: nothing was called or written; another judge is the page's way.
+        return str(end["unfit_message"]), ["other_model"], None
     if end.get("drift_message"):
         # on_drift: stop: nothing was judged; the page's own way is a judge without the cache.
         return str(end["drift_message"]), ["other_model"], None

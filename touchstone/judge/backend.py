@@ -13,7 +13,6 @@ which a cut-off reply is known (design.md §16).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeAlias
 
@@ -21,6 +20,7 @@ from touchstone.errors import JudgeCallError
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.endpoint import OpenAIChat, Role
 from touchstone.transport.engine import run_blocking
+from touchstone.transport.identity import canonical
 from touchstone.transport.replies import ChatReply
 from touchstone.transport.seam import ChatSeam, ReplySchema, SchemaMode
 
@@ -40,9 +40,7 @@ def judge_identity(backend: JudgeBackend) -> str:
     Two judges that share a model name but differ in endpoint or settings have different
     identities, so they never share a cached verdict.
     """
-    return json.dumps(
-        dict(backend.identity), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
+    return canonical(backend.identity)
 
 
 class OpenAIJudgeBackend(OpenAIChat):

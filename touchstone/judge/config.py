@@ -33,6 +33,7 @@ from touchstone.limits import (
 )
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
+from touchstone.transport.identity import canonical, endpoint_identity
 from touchstone.transport.seam import SchemaMode
 from touchstone.urls import scheme_problem
 from touchstone.yamlfile import load_yaml_model
@@ -157,6 +158,9 @@ class JudgeConfig:
     # What a judge run does when the judge answers cached cells differently than the cache
     # holds (quality/drift.py): go on and warn, or stop before judging (exit 1).
     on_drift: Literal["warn", "stop"] = "warn"
+    # What a judge run does when the last judge-check of this judge found it unfit
+    # (store/judge_fitness.py): go on and say so, or stop before any call (exit 1, nothing written).
+    on_unfit: Literal["warn", "stop"] = "warn"
     # Whether the judge is asked to reply in a JSON schema built from the pack (judge.schemas):
     # "auto" where the endpoint takes one, "on" always (a refusal stops the run), "off" never.
     schema: Annotated[SchemaMode, YamlOnOff] = "auto"
@@ -228,6 +232,20 @@ class JudgeConfig:
         if self.budget is None or self.price_per_million is None or self.max_tokens is None:
             return None  # the validator allows a budget only with both
         return Budget(self.budget, self.price_per_million.price(), self.max_tokens)
+
+    def identity(self, model: str | None = None) -> str:
+        """The judge identity ``backend(model)`` would have (``judge_identity``), without
+        building it: a settled judge run imports no SDK."""
+        return canonical(
+            endpoint_identity(
+                model=model or self.model,
+                url=self.endpoint.base_url,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                extra_body=self.request_fields(),
+                schema_mode=self.schema,
+            )
+        )
 
     def backend(self, model: str | None = None) -> OpenAIJudgeBackend:
         """The backend this config describes (``model`` overrides the configured one)."""

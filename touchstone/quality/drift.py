@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
 import json
 import math
 import time
@@ -53,6 +52,7 @@ from touchstone.quality.fitness import REPEAT_TOLERANCE, ProbeResult
 from touchstone.regular import read_regular
 from touchstone.results import EvalResponse
 from touchstone.store.files import atomic_write_text
+from touchstone.store.judge_fitness import identity_digest
 from touchstone.store.verdict_cache import default_cache_dir
 
 PROBES_DIR = "judge-probes"
@@ -148,8 +148,8 @@ def _stamp(epoch: float) -> str:
 
 
 def probe_file(identity: str, cache_dir: Path | None = None) -> Path:
-    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:32]
-    return (cache_dir or default_cache_dir()) / PROBES_DIR / f"{digest}.json"
+    # The same key as the check's verdict beside it (store/judge_fitness.py).
+    return (cache_dir or default_cache_dir()) / PROBES_DIR / f"{identity_digest(identity)}.json"
 
 
 @dataclass(frozen=True)

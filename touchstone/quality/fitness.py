@@ -24,6 +24,7 @@ from touchstone.judge.health import JudgeHealth, percent, percentile
 from touchstone.pack import Scale
 from touchstone.quality.probes import Bounds, Probe, ProbeKind
 from touchstone.results import Verdict
+from touchstone.store.judge_fitness import JudgeFitness
 
 # Share of references / counterexamples that must meet their expectation.
 MOST = 0.8
@@ -45,9 +46,10 @@ class Criterion:
     figure: str
     # None: not tested (the pack has no such probes, or the check stopped before them).
     passed: bool | None
+    id: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "figure": self.figure, "passed": self.passed}
+        return {"id": self.id, "name": self.name, "figure": self.figure, "passed": self.passed}
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,17 @@ class FitnessCard:
             return "geeignet (eingeschränkt geprüft: das Paket hat keine Gegenbeispiele)"
         return "geeignet"
 
+    def record(self, checked_at: str) -> JudgeFitness | None:
+        """What a judge run with this judge is told of it (``store.judge_fitness``); None when the
+        check could not judge the judge (``unassessable``): the last verdict stands."""
+        if self.unassessable:
+            return None
+        missed = [c.id for c in self.criteria if c.passed is False]
+        if self.aborted:
+            missed.insert(0, "guard_stop")
+        verdict = "geeignet" if self.suitable else "ungeeignet"
+        return JudgeFitness(verdict, checked_at, tuple(missed))
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "judge_model": self.judge_model,
@@ -160,30 +173,31 @@ def _met(probe: Probe, verdict: Verdict | None, bounds: Bounds) -> bool:
 def _count(
     results: Sequence[ProbeResult],
     kind: ProbeKind,
-    name: str,
+    key: tuple[str, str],
     need: float,
     test: Callable[[ProbeResult], bool] = lambda r: r.met,
 ) -> Criterion:
+    ident, name = key
     mine = [r for r in results if r.probe.kind == kind]
     if not mine:
-        return Criterion(name, "nicht prüfbar (das Paket hat keine)", None)
+        return Criterion(name, "nicht prüfbar (das Paket hat keine)", None, ident)
     met = sum(1 for r in mine if test(r))
     needed = math.ceil(round(need * len(mine), 6))
     shown = f"{met}/{len(mine)}" if needed == len(mine) else f"{met}/{len(mine)} (nötig {needed})"
-    return Criterion(name, shown, met >= needed)
+    return Criterion(name, shown, met >= needed, ident)
 
 
 def _stability(results: Sequence[ProbeResult]) -> Criterion:
     name = "Gleiche Wertung bei Wiederholung"
     repeat = next((r for r in results if r.probe.kind == "repeat"), None)
     if repeat is None or repeat.probe.of is None:
-        return Criterion(name, "nicht erreicht", False)
+        return Criterion(name, "nicht erreicht", False, "repeat")
     first = _readable(results[repeat.probe.of].verdict)
     again = _readable(repeat.verdict)
     if first is None or again is None:
-        return Criterion(name, "ohne lesbares Urteil", False)
+        return Criterion(name, "ohne lesbares Urteil", False, "repeat")
     stable = abs(first.score - again.score) <= REPEAT_TOLERANCE
-    return Criterion(name, f"{first.score} und {again.score}", stable)
+    return Criterion(name, f"{first.score} und {again.score}", stable, "repeat")
 
 
 def _latency_figure(health: JudgeHealth, p95: float | None, limit: float) -> str:
@@ -217,19 +231,25 @@ def _call_criteria(health: JudgeHealth, readable: int, call_timeout_s: float) ->
             if answered
             else "keine Antwort",
             parse_rate >= MIN_PARSE_RATE,
+            "parse_rate",
         ),
         Criterion(
             "Fehlgeschlagene Aufrufe",
             f"{percent(failed / calls)} ({german.count(failed)} von {german.count(calls)})",
             failed / calls <= MAX_FAILED_RATE,
+            "failed_calls",
         ),
         Criterion(
             "Nur Reasoning, keine Antwort",
             percent(reasoning_only / calls),
             reasoning_only / calls <= MAX_REASONING_ONLY_RATE,
+            "reasoning_only",
         ),
         Criterion(
-            "Latenz p95", _latency_figure(health, p95, limit), p95 is not None and p95 <= limit
+            "Latenz p95",
+            _latency_figure(health, p95, limit),
+            p95 is not None and p95 <= limit,
+            "latency_p95",
         ),
     ]
 
@@ -253,23 +273,33 @@ def assess(
     results = [ProbeResult(p, v, _met(p, v, bounds)) for p, v in zip(probes, verdicts, strict=True)]
     readable = sum(1 for v in verdicts if _readable(v) is not None)
     criteria = [
-        _count(results, "reference", f"Referenzantworten oben (≥ {bounds.top_from})", MOST),
+        _count(
+            results,
+            "reference",
+            ("references", f"Referenzantworten oben (≥ {bounds.top_from})"),
+            MOST,
+        ),
         _count(
             results,
             "counterexample",
-            f"Gegenbeispiele niedrig (≤ {bounds.low_up_to})",
+            ("counterexamples_low", f"Gegenbeispiele niedrig (≤ {bounds.low_up_to})"),
             MOST,
             lambda r: (v := _readable(r.verdict)) is not None and v.score <= bounds.low_up_to,
         ),
         _count(
             results,
             "counterexample",
-            "Gegenbeispiele mit Warnsignal",
+            ("counterexamples_flagged", "Gegenbeispiele mit Warnsignal"),
             MOST,
             lambda r: (v := _readable(r.verdict)) is not None and v.red_flag,
         ),
-        _count(results, "non_answer", f"Nicht-Antworten unten (≤ {bounds.bottom_up_to})", 1.0),
-        _count(results, "injection", "Eingeschleuste Anweisungen abgewehrt", 1.0),
+        _count(
+            results,
+            "non_answer",
+            ("non_answers", f"Nicht-Antworten unten (≤ {bounds.bottom_up_to})"),
+            1.0,
+        ),
+        _count(results, "injection", ("injections", "Eingeschleuste Anweisungen abgewehrt"), 1.0),
         _stability(results),
         *_call_criteria(health, readable, call_timeout_s),
         *([_thinking_off(health)] if thinking_off else []),
@@ -301,7 +331,7 @@ def _thinking_off(health: JudgeHealth) -> Criterion:
     thought = health.reasoning_chars or health.reasoning_tokens
     reasoning_only = health.failures.get("reasoning_only", 0)
     if not thought and not reasoning_only:
-        return Criterion(name, "kein Reasoning in den Antworten", True)
+        return Criterion(name, "kein Reasoning in den Antworten", True, "thinking_off")
     seen = (
         f"{german.count(health.reasoning_tokens)} Reasoning-Tokens"
         if health.reasoning_tokens
@@ -309,7 +339,7 @@ def _thinking_off(health: JudgeHealth) -> Criterion:
         if health.reasoning_chars
         else f"{german.count(reasoning_only)} Antworten nur Reasoning"
     )
-    return Criterion(name, f"Thinking ist trotz `thinking: off` an: {seen}", False)
+    return Criterion(name, f"Thinking ist trotz `thinking: off` an: {seen}", False, "thinking_off")
 
 
 def schema_line(health: JudgeHealth) -> str:

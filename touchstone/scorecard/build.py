@@ -23,6 +23,7 @@ from touchstone.results import (
     failure_of,
 )
 from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
+from touchstone.scorecard.fitness_line import CardFitness, fitness_fields
 from touchstone.scorecard.ranks import RankRule
 from touchstone.stats.intervals import Cluster, Interval, mean_interval, pool_rows
 
@@ -150,6 +151,8 @@ class Scorecard:
     # A jury's agreement card (design.md §18), None for one judge: set by whoever reads the run
     # with its members' verdicts (``quality.jury_card.build_jury_card``).
     jury_card: JuryCard | None = None
+    # The last judge-check of its judge (or members), set by whoever read the run dir.
+    judge_fitness: CardFitness | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -215,6 +218,7 @@ class Scorecard:
         data["length_effect"] = None if self.length_effect is None else self.length_effect.as_dict()
         if self.jury_card is not None:  # beside what else the run says of its jury
             data["jury"] = {**data.get("jury", {}), **self.jury_card.as_dict()}
+        fitness_fields(self.judge_fitness, data)
         return data
 
 

@@ -49,14 +49,20 @@ def render_scorecard(
     Category columns carry the category ids to keep the table narrow; the legend names them.
     """
     titles = category_titles or {}
+    # The judge's last judge-check first: an unfit judge's verdicts read like any others.
+    fitness = card.judge_fitness
+    tones = {"unfit": "bold red", "unchecked": "yellow", "fit": "green"}
     parts: list[Any] = [
+        plain(text, style=tones[tone]) for tone, text in (fitness.toned() if fitness else [])
+    ]
+    parts.append(
         FittedTable(
             "Scorecard",
             _columns(card),
             more_title="Scorecard (Fortsetzung)",
             elsewhere=ELSEWHERE,
         )
-    ]
+    )
     parts += _count_lines(card.rows)
     entries = category_entries(card, titles)
     if entries:

@@ -27,6 +27,7 @@ from touchstone.results import Verdict
 from touchstone.stages.judge.outcome import budget_field
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.store import RunDir
+from touchstone.store.judge_fitness import identity_digest, now_iso, save_user_fitness
 from touchstone.transport.engine import run_blocking
 
 
@@ -158,6 +159,10 @@ def execute_judge_check(
         drift = compare_probes(card.results, card.judge_model, identity, notes=card.notes)
         if drift is not None:
             card.notes.insert(0, drift.message_de())
+        # The verdict for the next judge run with this judge (``stages/judge/fitness.py``).
+        record = card.record(now_iso())
+        if record is not None:
+            save_user_fitness(identity_digest(identity), card.judge_model, record, card.notes)
     emit(
         on_event,
         "done",

@@ -21,6 +21,7 @@ from touchstone.quality.jury_card import JuryCard
 from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard.build import Scorecard, build_scorecard
 from touchstone.spot.agreement import HumanAgreement, human_agreement
+from touchstone.stages.judged_by import card_fitness
 from touchstone.stages.run.extend import planned_cells
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.spot_check import run_ratings
@@ -57,6 +58,7 @@ class RunView:
 
     def scorecard(self) -> Scorecard:
         return run_scorecard(
+            self.run_dir,
             self.pack,
             self.manifest,
             self.responses,
@@ -101,6 +103,7 @@ def load_run(run_path: str | Path, *, pack_within: Path | None = None) -> RunVie
 
 
 def run_scorecard(
+    run: RunDir,
     pack: Pack,
     manifest: Manifest,
     responses: Sequence[EvalResponse],
@@ -113,7 +116,7 @@ def run_scorecard(
     """The run's scorecard from its cells (``verdicts``: answered ones), with the jury that
     judged it and its agreement card: the one place a scorecard is made, for the judge stage,
     a jury's, ``report``, the GUI and the demo alike (what ``judge`` writes to scorecard.json
-    is what ``report`` writes)."""
+    is what ``report`` writes), and the last judge-check of its judge (``judged_by``)."""
     card = build_scorecard(
         list(responses),
         verdicts,
@@ -125,6 +128,7 @@ def run_scorecard(
     card.jury = jury_summary(jury, member_lines, verdicts, responses)
     if card.jury is not None:
         card.jury_card = jury_card(pack, card.jury, card, responses, member_lines)
+    card.judge_fitness = card_fitness(run, card)
     return card
 
 
@@ -164,6 +168,7 @@ def judged_scorecard(
     judged the run (``judged``: the run's cells as read, for its jury and members' lines)."""
     cells = answered_verdicts(run, verdicts, responses)
     card = run_scorecard(
+        run,
         pack,
         run.read_manifest(),
         responses,

@@ -20,6 +20,7 @@ from touchstone.errors import CallError, ReasoningOnly
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB, reply_limit_bytes
 from touchstone.transport.chat import ChatTransport
 from touchstone.transport.classify import call_error
+from touchstone.transport.identity import endpoint_identity
 from touchstone.transport.replies import ChatReply, split_think
 from touchstone.transport.seam import ReplySchema, SchemaMode
 from touchstone.urls import without_credentials
@@ -90,16 +91,14 @@ class OpenAIChat:
 
     @property
     def identity(self) -> dict[str, Any]:
-        # The URL as configured: a cache key, never written where a person reads it.
-        return {
-            "model": self.model,
-            "base_url": self.url.rstrip("/"),
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "extra_body": self.extra_body,
-            # Only where it can change a reply: a judge without it keeps its cached verdicts.
-            **({"schema": self.schema_mode} if self.schema_mode != "off" else {}),
-        }
+        return endpoint_identity(
+            model=self.model,
+            url=self.url,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            extra_body=self.extra_body,
+            schema_mode=self.schema_mode,
+        )
 
     async def call(
         self,

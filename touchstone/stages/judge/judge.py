@@ -21,17 +21,18 @@ from touchstone.limits import MAX_CONCURRENCY, check_count
 from touchstone.pack import Pack
 from touchstone.scorecard.build import Scorecard
 from touchstone.stages.judge.outcome import JudgeOutcome, emit_done
+from touchstone.stages.judged_by import Judging, card_fitness, check_fitness_first
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.spot_check import judged_card
 from touchstone.stages.view import write_scorecard
 from touchstone.store import RESPONSES, RunDir
 from touchstone.store.jsonl import kept_out_of_gc
+from touchstone.store.judge_fitness import write_run_fitness
 from touchstone.store.settled import SettledRun, clear_settled, read_settled
+from touchstone.urls import without_credentials
 
 if TYPE_CHECKING:
     from touchstone.judge.backend import JudgeBackend
-
-    pass
 
 
 def execute_judge(
@@ -57,10 +58,16 @@ def execute_judge(
         judge_config = (
             config if isinstance(config, JudgeConfig | JuryConfig) else load_config(config)
         )
+        config_path = "" if isinstance(config, JudgeConfig | JuryConfig) else str(config)
         if isinstance(judge_config, JuryConfig):
             no_model_override(model)
             for member in judge_config.judges:
                 member.endpoint.resolved_api_key()
+            judges = judge_config.judges
+            members = [Judging(j, j.identity(), j.model, member_url(j)) for j in judges]
+            judged_by = check_fitness_first(
+                run, members, config_path=config_path, jury=True, on_event=on_event
+            )
             from touchstone.stages.jury.jury import judge_with_jury  # it builds on this module
 
             return judge_with_jury(
@@ -71,14 +78,20 @@ def execute_judge(
                 concurrency=concurrency,
                 rejudge=rejudge,
                 use_cache=use_cache,
+                judged_by=judged_by,
             )
         if backend is None:
             judge_config.endpoint.resolved_api_key()  # a config that cannot call is bad input
+        judging = _judging(judge_config, model, backend)
+        judged_by = check_fitness_first(
+            run, [judging], config_path=config_path, jury=False, on_event=on_event
+        )
         settled = read_settled(run, pack, Scorecard) if rejudge == "none" else None
         if settled is not None:
             # Named as the session would name it, without building a backend (and importing
             # the openai SDK) for no call.
             judge_model = backend.model if backend else model or judge_config.model
+            write_run_fitness(run, judged_by)
             return _nothing_to_do(run, pack, settled, judge_config, judge_model, on_event)
         clear_settled(run)
         with kept_out_of_gc() as loaded:
@@ -106,7 +119,22 @@ def execute_judge(
                 rejudge=rejudge,
                 use_cache=use_cache,
                 answers_warned=answers_warned,
+                judged_by=judged_by,
             )
+
+
+def _judging(config: JudgeConfig, model: str | None, backend: JudgeBackend | None) -> Judging:
+    """The run's judge as its calls will name it; without a backend, from the config alone
+    (a settled run builds none, and imports no SDK)."""
+    if backend is None:
+        return Judging(config, config.identity(model), model or config.model, member_url(config))
+    from touchstone.judge.backend import judge_identity  # the transport: a backend is there
+
+    return Judging(config, judge_identity(backend), backend.model, backend.base_url)
+
+
+def member_url(config: JudgeConfig) -> str:
+    return without_credentials(config.endpoint.base_url)
 
 
 def _may_hold_answers(run: RunDir) -> bool:
@@ -139,6 +167,7 @@ def _nothing_to_do(
     """The outcome of a judge run on a settled run: what the last one found, no call."""
     # As every judge run does (it may have been removed); its inputs were just stamped.
     human = judged_card(run, pack)
+    settled.card.judge_fitness = card_fitness(run, settled.card)  # a check since counts
     write_scorecard(run, settled.card, settled.inputs, human)
     health = config.health()
     emit(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ from touchstone.stages.judge.stop import StoppedRun
 from touchstone.stages.spot_check import judged_card
 from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
+from touchstone.store.judge_fitness import JudgedBy, write_run_fitness
 from touchstone.store.judge_replies import reply_appender
 from touchstone.store.rejudge import rejudged_cells
 from touchstone.store.settled import write_settled
@@ -62,8 +64,10 @@ def judge_loaded(
     rejudge: Rejudge,
     use_cache: bool,
     answers_warned: bool,
+    judged_by: Sequence[JudgedBy] = (),
 ) -> JudgeOutcome:
-    """The judge stage once the run is loaded (see ``execute_judge``)."""
+    """The judge stage once the run is loaded (see ``execute_judge``); ``judged_by``: its
+    judge with its last judge-check, recorded once the run writes (``stages.judged_by``)."""
     prior = judged.cells
     run.check_scores(itertools.chain(prior, judged.member_lines), pack.scale)
     prior_reports = run.load_reports()
@@ -87,6 +91,7 @@ def judge_loaded(
         calls.budget,
         on_event,
     )
+    write_run_fitness(run, judged_by)
     try:
         result = calls.judge(
             run,

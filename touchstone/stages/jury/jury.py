@@ -8,6 +8,7 @@ the scorecard (with its ``jury`` summary) are written, and ``done`` or ``aborted
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 from touchstone import german
 from touchstone.events import EventSink, emit
@@ -22,6 +23,7 @@ from touchstone.stages.judge.outcome import JudgeOutcome, emit_done
 from touchstone.stages.jury.sessions import MemberRun, judge_members
 from touchstone.stages.view import judged_scorecard, write_scorecard
 from touchstone.store import RunDir, input_stamps
+from touchstone.store.judge_fitness import JudgedBy, write_run_fitness
 from touchstone.store.settled import clear_settled, write_settled
 
 
@@ -34,6 +36,7 @@ def judge_with_jury(
     concurrency: int | None,
     rejudge: Rejudge,
     use_cache: bool,
+    judged_by: Sequence[JudgedBy] = (),
 ) -> JudgeOutcome:
     """A jury's judge run on the locked ``run``: loaded every time (a settled state of one
     judge says nothing of what the members lack), then ``judge_loaded_with_jury``."""
@@ -54,6 +57,7 @@ def judge_with_jury(
         rejudge=rejudge,
         use_cache=use_cache,
         answers_warned=answers_warned,
+        judged_by=judged_by,
     )
 
 
@@ -69,11 +73,14 @@ def judge_loaded_with_jury(
     rejudge: Rejudge,
     use_cache: bool,
     answers_warned: bool,
+    judged_by: Sequence[JudgedBy] = (),
 ) -> JudgeOutcome:
-    """Judge the loaded run with ``jury`` (``prior``: the run's verdicts as read)."""
+    """Judge the loaded run with ``jury`` (``prior``: the run's verdicts as read;
+    ``judged_by``: its members with their last judge-check, recorded before they judge)."""
     run.check_scores(itertools.chain(prior.cells, prior.member_lines), pack.scale)
     prior_reports = run.load_reports()
     cache = open_cache(use_cache=use_cache, rejudge=rejudge, prior=prior.member_lines)
+    write_run_fitness(run, judged_by)
     try:
         result = judge_members(
             run,
