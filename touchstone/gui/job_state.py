@@ -214,15 +214,8 @@ def found_unfit(events: list[dict[str, Any]]) -> bool:
 
 
 FITNESS = ("suitable", "unfit", "unassessable", "aborted")
-_END_TEXTS = (
-    "ending",
-    "cause",
-    "model",
-    "base_url",
-    "budget_message",
-    "drift_message",
-    "unfit_message",
-)
+_END_TEXTS: tuple[str, ...] = ("ending", "cause", "model", "base_url")
+_END_TEXTS += ("budget_message", "drift_message", "unfit_message")
 _END_COUNTS = (
     "open_cells",
     "kept",
