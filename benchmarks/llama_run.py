@@ -45,10 +45,10 @@ CONCURRENCY = 4
 WORK = CACHE / "llama_run"
 
 
-def cut_pack(dest: Path) -> Path:
-    """``buero`` with its first ``PROMPTS`` prompts (in file order, as ``prompt_cache.py``)."""
+def cut_pack(dest: Path, prompts: int = PROMPTS) -> Path:
+    """``buero`` with its first ``prompts`` prompts (in file order, as ``prompt_cache.py``)."""
     data = yaml.safe_load(BUERO.read_text("utf-8"))
-    left, categories = PROMPTS, []
+    left, categories = prompts, []
     for category in data["categories"]:
         if left <= 0:
             break

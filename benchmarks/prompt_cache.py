@@ -179,21 +179,26 @@ def serving(binary: Path, model: Path, extra: Sequence[str] = ()) -> Iterator[st
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise SystemExit(f"llama-server ended: see {CACHE / 'server.log'}")
-            try:
-                http(f"{url}/health")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                pass
-            time.sleep(0.3)
+        wait_healthy(proc, url, CACHE / "server.log")
         yield url
     finally:
         proc.terminate()
         proc.wait(10)
         log.close()
+
+
+def wait_healthy(proc: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    """Until the server at ``url`` answers ``/health`` (at most 2 minutes)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"llama-server ended: see {log}")
+        try:
+            http(f"{url}/health")
+            return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.3)
+    raise SystemExit(f"llama-server did not answer /health within 2 minutes: see {log}")
 
 
 def evaluated(url: str) -> int:

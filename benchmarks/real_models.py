@@ -52,8 +52,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import BUERO
-from prompt_cache import CACHE, free_port, http, llama_server
+from llama_run import cut_pack
+from prompt_cache import CACHE, free_port, http, llama_server, wait_healthy
 
 from touchstone.pack import load_pack
 
@@ -100,15 +100,7 @@ def serving(binary: Path, model: Path, alias: str) -> Iterator[str]:
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"llama-server did not start: see {log.name}")
-            try:
-                http(f"{url}/health")
-                break
-            except OSError:
-                time.sleep(0.3)
+        wait_healthy(proc, url, Path(log.name))
         yield url
     finally:
         proc.terminate()
@@ -125,20 +117,6 @@ def processing(url: str) -> int:
 
 
 # -- touchstone and its files -------------------------------------------------------------------
-
-
-def cut_pack(dest: Path) -> Path:
-    data = yaml.safe_load(BUERO.read_text("utf-8"))
-    left, categories = PROMPTS, []
-    for category in data["categories"]:
-        if left <= 0:
-            break
-        category["prompts"] = category["prompts"][:left]
-        left -= len(category["prompts"])
-        categories.append(category)
-    data["categories"] = categories
-    dest.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), "utf-8")
-    return dest
 
 
 def cli(*args: str) -> tuple[int, float, str]:
@@ -363,7 +341,7 @@ def main() -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
     binary, gguf = server_binary(), weights()
-    pack, run = cut_pack(WORK / "buero-10.yaml"), WORK / "run"
+    pack, run = cut_pack(WORK / "buero-10.yaml", PROMPTS), WORK / "run"
     with serving(binary, gguf[SMOL], SMOL) as smol, serving(binary, gguf[GEMMA], GEMMA) as gem:
         urls = {SMOL: smol, GEMMA: gem}
         print(f"1. answers ({PROMPTS} prompts x 2 variants, --max-tokens {MAX_TOKENS})")

@@ -95,10 +95,11 @@ def open_regular(
     return handle
 
 
-def read_regular(path: Path, *, follow_links: bool = False) -> bytes:
-    """The bytes of the regular file ``path`` (see ``open_regular``)."""
+def read_regular(path: Path, *, follow_links: bool = False, limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (see ``open_regular``); with ``limit``, at most
+    that many: a file of gigabytes in a shared dir is read no further."""
     with open_regular(path, follow_links=follow_links) as handle:
-        return handle.read()
+        return handle.read(-1 if limit is None else limit)
 
 
 def read_regular_text(path: Path, errors: str = "strict") -> str:

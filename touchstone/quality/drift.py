@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import math
 import time
 from collections.abc import Sequence
@@ -51,7 +50,7 @@ from touchstone.pack import Pack, Scale
 from touchstone.quality.fitness import REPEAT_TOLERANCE, ProbeResult
 from touchstone.regular import read_regular
 from touchstone.results import EvalResponse
-from touchstone.store.files import atomic_write_text
+from touchstone.store.files import save_json_noting
 from touchstone.store.judge_fitness import identity_digest
 from touchstone.store.verdict_cache import default_cache_dir
 
@@ -164,7 +163,7 @@ def load_probes(path: Path, notes: list[str]) -> dict[str, StoredProbe]:
     """The probe verdicts stored at ``path`` by key; {} when there are none or they do not
     read (with a note in ``notes``)."""
     try:
-        data = loads(read_regular(path)[: MAX_FILE_BYTES + 1])
+        data = loads(read_regular(path, limit=MAX_FILE_BYTES + 1))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
@@ -200,13 +199,7 @@ def save_probes(
         "judge_model": judge_model,
         "probes": {key: dataclasses.asdict(probe) for key, probe in newest},
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-    except OSError as exc:
-        notes.append(
-            f"Proben nicht gespeichert ({path}: {exc}); der nächste Check vergleicht nicht."
-        )
+    save_json_noting(path, data, notes, "Proben", "der nächste Check vergleicht nicht.")
 
 
 def compare_probes(

@@ -8,6 +8,7 @@ directory). Reading is ``touchstone.regular``'s.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
@@ -58,6 +59,17 @@ def atomic_write(path: Path, write: Callable[[IO[str]], object]) -> None:
 
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda handle: handle.write(text))
+
+
+def save_json_noting(path: Path, data: object, notes: list[str], what: str, then: str) -> None:
+    """``data`` as indented JSON at ``path`` (its folders made); a file that cannot be
+    written costs the note "``what`` nicht gespeichert (path: error); ``then``", never the
+    caller (a cache dir the user cannot write)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    except OSError as exc:
+        notes.append(f"{what} nicht gespeichert ({path}: {exc}); {then}")
 
 
 def resolve_inside(base: Path, name: str | Path) -> Path | None:

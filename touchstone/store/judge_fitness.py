@@ -28,7 +28,7 @@ from typing import Any
 
 from touchstone.jsontext import loads
 from touchstone.regular import read_regular
-from touchstone.store.files import atomic_write_text
+from touchstone.store.files import atomic_write_text, save_json_noting
 from touchstone.store.rundir import RunDir
 from touchstone.store.verdict_cache import default_cache_dir
 
@@ -94,7 +94,7 @@ def user_fitness_file(digest: str, cache_dir: Path | None = None) -> Path:
 
 def _read_json(path: Path, what: str, notes: list[str]) -> dict[str, Any] | None:
     try:
-        data = loads(read_regular(path)[: MAX_FILE_BYTES + 1])
+        data = loads(read_regular(path, limit=MAX_FILE_BYTES + 1))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
@@ -130,14 +130,8 @@ def save_user_fitness(
 ) -> None:
     path = user_fitness_file(digest, cache_dir)
     data = {"format": FORMAT, "judge_model": judge_model, **fitness.as_dict()}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-    except OSError as exc:
-        notes.append(
-            f"Urteil nicht gespeichert ({path}: {exc}); ein Judge-Lauf mit diesem Judge "
-            "weiß nichts von diesem Check."
-        )
+    then = "ein Judge-Lauf mit diesem Judge weiß nichts von diesem Check."
+    save_json_noting(path, data, notes, "Urteil", then)
 
 
 @dataclass(frozen=True)
