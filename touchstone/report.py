@@ -33,7 +33,13 @@ from touchstone.results import (
 )
 from touchstone.scorecard.bias import SAME_FAMILY, bias_lines
 from touchstone.scorecard.build import Scorecard
-from touchstone.scorecard.texts import failed_text, speed_text, unscored_text, zero_counts
+from touchstone.scorecard.texts import (
+    failed_text,
+    speed_text,
+    truncated_advice,
+    unscored_text,
+    zero_counts,
+)
 from touchstone.spot.agreement import HumanAgreement
 from touchstone.spot.card import card_view
 from touchstone.stats.intervals import Interval
@@ -138,6 +144,7 @@ def template_environment(*directories: Path, strict: bool = False) -> jinja2.Env
         unscored_label=unscored_label,
         unscored_text=unscored_text,
         failed_text=failed_text,
+        truncated_advice=truncated_advice,
         bias_lines=bias_lines,
         same_family=SAME_FAMILY,
         zero_counts=zero_counts,

@@ -152,6 +152,12 @@ class EvalResponse(_CellRecord):
     )
 
 
+def cut_at_cap(response: EvalResponse) -> bool:
+    """Whether the answer stopped at its token cap (``finish_reason`` "length", design.md
+    §13); an answer recorded without a finish_reason (older runs) was not cut."""
+    return response.finish_reason == "length"
+
+
 # Reasoning kept per answer: enough to read why, bounded for 100k-cell runs.
 REASONING_KEPT = 20_000
 

@@ -35,6 +35,7 @@ from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from touchstone import started
 from touchstone.errors import InputError
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.cell_moves import CellQuery, cells_router
@@ -230,7 +231,7 @@ def create_app(
         if detail is None:
             raise HTTPException(404, f"Unbekannter Prompt: {prompt_id}")
         # The same replies in the terminal (design.md §26), the run dir's path quoted.
-        show = f"touchstone show {shlex.quote(str(loaded.view.run_dir.path))} {prompt_id}"
+        show = started.command(f"show {shlex.quote(str(loaded.view.run_dir.path))} {prompt_id}")
         return page(request, "prompt.html", {"run": {"name": name}, "show": show, **detail})
 
     @app.get("/runs/{name}/report.html", response_class=HTMLResponse)

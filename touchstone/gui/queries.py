@@ -14,7 +14,14 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from touchstone.gui.cache import LoadedRun
 from touchstone.gui.judge_evidence import evidence, prompt_replies
 from touchstone.limits import DecimalText
-from touchstone.results import EvalResponse, Verdict, VerdictKey, cell_key, unscored_label
+from touchstone.results import (
+    EvalResponse,
+    Verdict,
+    VerdictKey,
+    cell_key,
+    cut_at_cap,
+    unscored_label,
+)
 
 SortKey = Literal[
     "model", "variant", "prompt_id", "category", "repeat", "score", "red_flag", "judge_model"
@@ -30,6 +37,7 @@ FILTER_FIELDS = (
     "red_flag",
     "unscored",
     "disputed",
+    "truncated",
     "q",
     "answer",
 )
@@ -73,6 +81,8 @@ class VerdictQuery(BaseModel):
     unscored: YesNo = None
     # Cells a jury's members disagree on by 40 % of the scale or more ("strittig", design.md §18).
     disputed: YesNo = None
+    # Answers cut at max_tokens (finish_reason "length", design.md §13).
+    truncated: YesNo = None
     q: str = Field(default="", max_length=200)
     # Text the answer holds (case-insensitive), beside ``q`` over the judge's words.
     answer: str = Field(default="", max_length=200)
@@ -142,6 +152,7 @@ def verdict_item(v: Verdict, answer: EvalResponse | None = None) -> dict[str, An
             "answer": text[:ANSWER_SHOWN] + "…" if cut else text,
             "answer_cut": cut,
             "answer_ok": answer.ok,
+            "truncated": cut_at_cap(answer),
         }
     return {
         **shown,
@@ -172,6 +183,11 @@ def selected_verdicts(run: LoadedRun, query: VerdictQuery) -> list[Verdict]:
             v
             for v in kept
             if v.key in answers and needle in answers[v.key].response_text.casefold()
+        ]
+    if query.truncated is not None:
+        answers = answers_of(run)
+        kept = [
+            v for v in kept if (v.key in answers and cut_at_cap(answers[v.key])) == query.truncated
         ]
     if query.disputed is not None:
         jury = run.card.jury_card
@@ -218,6 +234,7 @@ def answer_item(answer: EvalResponse, verdict: Verdict | None) -> dict[str, Any]
         "reasoning_chars": answer.reasoning_chars,
         "latency_s": answer.latency_s,
         "completion_tokens": answer.completion_tokens,
+        "truncated": cut_at_cap(answer),
         "verdict": None if verdict is None else verdict_item(verdict),
     }
 

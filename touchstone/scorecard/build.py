@@ -20,6 +20,7 @@ from touchstone.results import (
     ModelReport,
     Verdict,
     cell_key,
+    cut_at_cap,
     failure_of,
 )
 from touchstone.scorecard.compare import Comparer, Comparison, compare_rows
@@ -59,6 +60,8 @@ class ScoreRow:
     open: int = 0
     # Of ``open``: cells run.json plans for the row that have no answer yet.
     unanswered: int = 0
+    # Answers cut at the run's max_tokens (finish_reason "length", design.md §13).
+    truncated: int = 0
     dim_scores: dict[str, float] = field(default_factory=dict)
     dim_error: str = ""
     judge_models: list[str] = field(default_factory=list)
@@ -116,6 +119,7 @@ class ScoreRow:
             "failed": dict(self.failed),
             "open": self.open,
             "unanswered": self.unanswered,
+            "truncated": self.truncated,
             "dim_scores": dict(self.dim_scores),
             "dim_error": self.dim_error,
             "judge_models": list(self.judge_models),
@@ -148,11 +152,12 @@ class Scorecard:
     # The jury that judged the run (design.md §18), None for one judge; set by whoever read the
     # run (``stages.view``), since only the run dir knows its members apart.
     jury: JurySummary | None = None
-    # A jury's agreement card (design.md §18), None for one judge: set by whoever reads the run
-    # with its members' verdicts (``quality.jury_card.build_jury_card``).
+    # A jury's agreement card (design.md §18), None for one judge: set by the run's reader.
     jury_card: JuryCard | None = None
     # The last judge-check of its judge (or members), set by whoever read the run dir.
     judge_fitness: CardFitness | None = None
+    # The run's answer cap (run.json), set by whoever read the run: cut answers' advice.
+    max_tokens: int | None = None
     # By (a, b): the matrix asks for every pair of rows, and a scan each time is O(rows⁴).
     _by_pair: dict[tuple[Pair, Pair], Comparison] = field(init=False, repr=False)
     _comparer: Comparer = field(init=False, repr=False, compare=False)
@@ -257,6 +262,7 @@ def build_scorecard(
             rows[pair] = ScoreRow(*pair)
     categories = dict.fromkeys(map(_category_of, responses))
     categories.update(dict.fromkeys(map(_category_of, verdicts)))
+    cut = Counter(map(_pair_of, filter(cut_at_cap, responses)))
     answered = set(map(cell_key, responses))
     judged = Counter(key[:2] for key in answered.intersection(map(cell_key, verdicts)))
     latencies: dict[Pair, list[float]] = {}
@@ -323,6 +329,7 @@ def build_scorecard(
             )
             for c in categories
         }
+        row.truncated = cut[pair]
         row.unanswered = max(0, (planned or {}).get(pair, 0) - row.cells)
         row.open = row.cells + row.unanswered - judged[pair]
         row.judge_models = list(judges.get(pair, {}))

@@ -27,6 +27,7 @@ from touchstone.scorecard.texts import (
     failed_text,
     fmt,
     fmt_interval,
+    truncated_advice,
     unscored_text,
     zero_counts,
 )
@@ -64,6 +65,9 @@ def render_scorecard(
         )
     )
     parts += _count_lines(card.rows)
+    advice = truncated_advice(card.rows, card.max_tokens)
+    if advice:
+        parts.append(plain(advice, style="yellow"))
     entries = category_entries(card, titles)
     if entries:
         parts.append(HeldEntries("Kategorien:", entries, style="dim"))
@@ -137,6 +141,9 @@ def _columns(card: Scorecard) -> list[Column]:
     if any(r.unscored for r in rows):
         unscored = [_flag(sum(r.unscored.values()), "yellow") for r in rows]
         columns.append(Column("unbewertet", unscored, narrow="unbe-\nwertet"))
+    if any(r.truncated for r in rows):  # answers cut at max_tokens (finish_reason "length")
+        cut = [_flag(r.truncated, "yellow") for r in rows]
+        columns.append(Column("abgeschnitten", cut, narrow="abge-\nschnitten"))
     if any(r.open for r in rows):
         columns.append(Column("offen", [Text(count(r.open)) for r in rows], drop=OPEN))
     for category in card.categories:
@@ -271,6 +278,8 @@ def legend(card: Scorecard, titles: dict[str, str], *, categories: bool = True) 
     marks = ["⚑ = Warnsignale, ⚑ krit. = davon sicherheitskritisch"]
     if any(r.unscored for r in rows):
         marks.append("unbewertet: ohne Wertung, zählen nicht im Mittel")
+    if any(r.truncated for r in rows):
+        marks.append("abgeschnitten: Antworten, die an --max-tokens endeten")
     if any(r.open for r in rows):
         marks.append("offen: noch nicht bewertet")
     if any(r.latency_median_s is not None for r in rows):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from touchstone import german
+from touchstone import german, started
 from touchstone.errors import kind_label
 from touchstone.results import FAILED_REASONS, UNSCORED_REASONS
 from touchstone.stats.intervals import Interval
@@ -71,3 +71,26 @@ def failed_text(row: ScoreRow) -> str:
         for k, n in sorted(row.failed.items())
     ]
     return f"davon fehlgeschlagen: {german.count(row.failed_count)} ({', '.join(parts)})"
+
+
+def truncated_advice(rows: Sequence[ScoreRow], cap: int | None) -> str:
+    """The one line on answers cut at the cap (``cap``: the run's max_tokens, None: none set,
+    the server's own limit cut them), or "" when none was. No resume raises a run's cap (a
+    longer answer would not compare with the stored ones): a new run does."""
+    cut = sum(row.truncated for row in rows)
+    if not cut:
+        return ""
+    answers = german.counted(cut, "Antwort", "Antworten")
+    if cap is None:
+        return (
+            f"⚠ {answers} an der Längengrenze des Servers abgeschnitten (finish_reason "
+            "„length“, kein --max-tokens gesetzt): Grenze erhöhen – mit --max-tokens über der "
+            f"Grenze des Servers in einem neuen Run: `{started.command('run')} … --max-tokens "
+            "<Tokens> --out <neues Verzeichnis>`."
+        )
+    return (
+        f"⚠ {answers} an --max-tokens abgeschnitten (Grenze {german.count(cap)} Tokens): "
+        "Grenze erhöhen – dieser Run behält seine Grenze (auch mit --extend); ein neuer Run "
+        f"mit höherer: `{started.command('run')} … --max-tokens {2 * cap} "
+        "--out <neues Verzeichnis>`."
+    )

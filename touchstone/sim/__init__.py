@@ -9,6 +9,8 @@ it asked for. The call is counted when it arrives.
 Answerers (streaming and not):
     sim-gut, sim-mittel, sim-schwach   answers of quality 5, 3 and 1 (of 5)
     sim-denker                         good answers with ``reasoning_content`` before them
+    sim-ausufernd                      answers of quality 4 that run to about 1,000 tokens: cut
+                                       at a smaller ``max_tokens`` (finish_reason "length")
 Judges (``judges``):
     sim-judge       valid verdict JSON: from the quality a simulated answer states; any other
                     answer read like a crude, honest examiner (passes ``judge-check``)

@@ -8,7 +8,18 @@ from __future__ import annotations
 
 import re
 
-ANSWERERS = {"sim-gut": 5, "sim-mittel": 3, "sim-schwach": 1, "sim-denker": 5, "sim-old": 4}
+ANSWERERS = {
+    "sim-gut": 5,
+    "sim-mittel": 3,
+    "sim-schwach": 1,
+    "sim-denker": 5,
+    "sim-old": 4,
+    "sim-ausufernd": 4,
+}
+# Writes an answer of about ``RAMBLE_TOKENS`` tokens, cut at a smaller ``max_tokens`` with
+# finish_reason "length" as real servers do (``capped``); the others never reach a cap.
+RAMBLER = "sim-ausufernd"
+RAMBLE_TOKENS = 1000
 FAULTS = (
     "sim-hang",
     "sim-drop",
@@ -126,3 +137,22 @@ def simulated_answer(model: str, prompt: str) -> str:
         f"Simulierte Antwort ({model}, Qualitätsstufe {quality}/5) zu: „{topic}“\n\n"
         f"{_ANSWER_BODIES[quality]}"
     )
+
+
+def rambling_answer(prompt: str) -> str:
+    """``RAMBLER``'s answer: its quality stated first, then about ``RAMBLE_TOKENS`` tokens."""
+    start = simulated_answer(RAMBLER, prompt)
+    more = " Dazu im Einzelnen noch einmal ausführlich:"
+    filler = " " + _ANSWER_BODIES[4]
+    text = start + more
+    while len(text) < RAMBLE_TOKENS * 4:
+        text += filler
+    return text
+
+
+def capped(content: str, max_tokens: object) -> tuple[str, str]:
+    """``content`` cut at ``max_tokens`` (four characters a token, as the simulator counts
+    them) and its finish_reason: "length" when cut, else "stop"."""
+    if isinstance(max_tokens, int) and max_tokens > 0 and len(content) > max_tokens * 4:
+        return content[: max_tokens * 4], "length"
+    return content, "stop"

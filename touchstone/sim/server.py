@@ -26,8 +26,11 @@ from touchstone.sim.catalogue import (
     DIMENSIONS,
     MODELS,
     NO_SCHEMA,
+    RAMBLER,
     STATUS_FAULTS,
     UNKNOWN_STREAM_OPTIONS,
+    capped,
+    rambling_answer,
     simulated_answer,
 )
 from touchstone.sim.hostile import HOSTILE, hostile_reply
@@ -188,7 +191,9 @@ class _Handler(Plumbing):
             return
         reasoning = ""
         finish = "stop"
-        if base in ANSWERERS:
+        if base == RAMBLER:
+            content, finish = capped(rambling_answer(user), request.get("max_tokens"))
+        elif base in ANSWERERS:
             content = simulated_answer(base, user)
             if base == "sim-denker":
                 reasoning = "Simulierte Überlegung: Angaben prüfen, dann antworten."

@@ -22,7 +22,7 @@ from touchstone.results import EvalResponse, ModelReport, Verdict, cell_key
 from touchstone.scorecard.build import Scorecard, build_scorecard
 from touchstone.spot.agreement import HumanAgreement, human_agreement
 from touchstone.stages.judged_by import card_fitness
-from touchstone.stages.run.extend import planned_cells
+from touchstone.stages.run.extend import kept_cap, planned_cells
 from touchstone.stages.run.manifest import pack_of_run
 from touchstone.stages.spot_check import run_ratings
 from touchstone.store import (
@@ -125,6 +125,7 @@ def run_scorecard(
         scale_max=pack.scale.max,
         planned=planned_cells(manifest, pack.prompt_count),
     )
+    card.max_tokens = kept_cap(manifest)
     card.jury = jury_summary(jury, member_lines, verdicts, responses)
     if card.jury is not None:
         card.jury_card = jury_card(pack, card.jury, card, responses, member_lines)

@@ -19,7 +19,7 @@ from touchstone import jsontext
 from touchstone.errors import InputError
 from touchstone.pack import Pack
 from touchstone.regular import read_regular
-from touchstone.results import EvalResponse, Verdict, unscored_label
+from touchstone.results import EvalResponse, Verdict, cut_at_cap, unscored_label
 from touchstone.store.rundir import SCORECARD_JSON
 from touchstone.store.stamps import INPUTS, Stamp, input_stamps
 
@@ -46,6 +46,8 @@ CSV_COLUMNS = (
     "Zeichen Reasoning",
     "Latenz (s)",
     "Ausgabe-Tokens",
+    # ja: the answer stopped at the run's max_tokens (finish_reason "length").
+    "abgeschnitten",
 )
 # A German Excel splits at ";" (its list separator), reads "1,25" as a number and takes the
 # file as UTF-8 only with a byte order mark (else umlauts turn into mojibake).
@@ -193,6 +195,7 @@ def verdict_csv_lines(
             str(answer.reasoning_chars) if answer else "",
             _decimal(answer.latency_s) if answer else "",
             str(answer.completion_tokens) if answer and answer.completion_tokens else "",
+            _yes(cut_at_cap(answer)) if answer else "",
         )
         yield _csv_text(row)
 

@@ -41,8 +41,9 @@ Card = TypeVar("Card")
 # the length effect and the judge's family (#24); 6: the length effect is fitted within prompts
 # and rows (a better model writing more is no longer a taste for length); 7: intervals of few
 # prompts floored by the run's other rows, ranks split only where a pair is better for the
-# whole card (Bonferroni over the pairs), the card's ``ranks`` (#33)
-FORMAT = 7
+# whole card (Bonferroni over the pairs), the card's ``ranks`` (#33); 8: rows count answers
+# cut at max_tokens (``truncated``), the card knows the run's cap (#37)
+FORMAT = 8
 
 
 class _Origin(BaseModel):

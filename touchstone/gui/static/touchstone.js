@@ -295,7 +295,7 @@ function fitnessCard(card) {
 
 // The run page's verdict table: filters, sorting and paging through the API; the filters
 // live in the page's URL, so a filtered view can be reloaded, bookmarked and shared.
-const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "disputed", "q", "answer"];
+const FILTERS = ["model", "variant", "category", "min", "max", "red_flag", "unscored", "disputed", "truncated", "q", "answer"];
 const PAGE = 50;
 
 function pageText(offset, total) {
@@ -396,6 +396,10 @@ class VerdictTable {
   // one whole (a page of 50 rows carries no answer of 100 KB).
   answerCell(v) {
     const cell = el("td", {class: "answer"});
+    // Cut at max_tokens (finish_reason "length"): said before the text, which ends mid-word.
+    if (v.truncated === true) {
+      cell.append(el("small", {class: "warn nowrap", dataset: {testid: "truncated-mark"}, text: "✂ abgeschnitten"}), " ");
+    }
     cell.append(el("span", {class: v.answer_ok === false ? "warn" : "", text: asText(v.answer, "–")}));
     if (v.answer_cut === true) {
       const button = el("button", {type: "button", class: "more", text: "ganz zeigen"});
