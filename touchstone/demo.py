@@ -219,7 +219,7 @@ def guard_finding(view: RunView, elapsed_s: float) -> str:
             if not kept
             else f"{german.counted(kept, 'Bewertung', 'Bewertungen')} gespeichert"
         )
-        + f", der nächste Judge-Lauf bewertet die {german.count(left)} offenen Zellen."
+        + f", der nächste Judge-Durchgang bewertet die {german.count(left)} offenen Zellen."
     )
 
 

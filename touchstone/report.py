@@ -278,7 +278,7 @@ def render_report(
         notices.append(
             f"⚠ {german.counted(open_cells, 'Antwort ist', 'Antworten sind')} noch nicht "
             "bewertet; "
-            f"`{started.command('judge')}` bewertet sie beim nächsten Lauf."
+            f"`{started.command('judge')}` bewertet sie beim nächsten Durchgang."
         )
     if unanswered:
         notices.append(

@@ -20,7 +20,7 @@ def test_each_claim_of_the_demo_holds_for_its_card(tmp_path: Path) -> None:
     # Step 3: the stopped judge kept nothing; all cells are open for the next judge run.
     cells = sum(row["cells"] for row in card["rows"])
     assert "keine Bewertung gespeichert" in out
-    assert f"der nächste Judge-Lauf bewertet die {german.count(cells)} offenen Zellen" in out
+    assert f"der nächste Judge-Durchgang bewertet die {german.count(cells)} offenen Zellen" in out
 
     # Step 5: the stricter member is the one with the lower mean, with the card's figures.
     active = [m for m in card["jury"]["members"] if m["dropped"] is None]

@@ -122,7 +122,7 @@ def test_an_aborted_rejudge_keeps_every_verdict_and_says_none_is_open(
     assert_clean_failure(result, 1)
     assert "20 von 20" in result.stderr
     assert f"{cells} bisherige Bewertungen behalten" in result.stderr
-    assert "offen für einen späteren Lauf: 0." in result.stderr
+    assert "offen für einen späteren Durchgang: 0." in result.stderr
     # No cell is unreadable or open: advice about such cells points at nothing.
     assert "unlesbaren Zellen" not in result.stderr and "offenen Zellen" not in result.stderr
     stage_end = [json.loads(line) for line in events.read_text(encoding="utf-8").splitlines()]

@@ -73,7 +73,8 @@ def test_browser_starts_a_judge_and_sees_the_failed_job(tmp_path: Path, sim: Sim
         expect(page.get_by_test_id("job-health")).to_contain_text(
             "Fehler nach Art: Frist überschritten: 2"
         )
-        expect(page.get_by_test_id("job-health")).to_contain_text("offen für einen späteren Lauf")
+        health = page.get_by_test_id("job-health")
+        expect(health).to_contain_text("offen für einen späteren Durchgang")
         page.screenshot(path=str(ARTIFACTS / "run-page-failed-job.png"), full_page=True)
 
         page.get_by_test_id("config").select_option("judge-gut.yaml")

@@ -57,7 +57,7 @@ def pack_check(
             resolution = view.scorecard().resolution
             if resolution is None:
                 raise InputError(
-                    f"Im Lauf {run} teilen keine zwei Zeilen (Modell · Variante) mindestens 2 "
+                    f"Im Run {run} teilen keine zwei Zeilen (Modell · Variante) mindestens 2 "
                     "bewertete Prompts: seine Streuung ist nicht messbar. Ohne --run rechnet "
                     "pack check mit einer typischen Streuung."
                 )

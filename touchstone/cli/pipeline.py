@@ -255,7 +255,7 @@ def judge(
         ),
     ] = RejudgeChoice.none,
     no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Den Verdict-Cache weder lesen noch füllen.")
+        bool, typer.Option("--no-cache", help="Den Bewertungs-Cache weder lesen noch füllen.")
     ] = False,
     price_per_million: Annotated[
         str | None,

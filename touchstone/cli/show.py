@@ -82,7 +82,7 @@ def _print_cell(cell: ShownCell) -> None:
             if not judged:
                 why = "dieses Jury-Mitglied gab zu der Antwort kein Urteil."
             elif verdict.cached:
-                why = "die Bewertung kam aus dem Verdict-Cache, ohne Aufruf in diesem Run."
+                why = "die Bewertung kam aus dem Bewertungs-Cache, ohne Aufruf in diesem Run."
             else:
                 why = "bewertet vor judge-replies.jsonl (ältere touchstone-Version)."
             stdout.print(Text(f"  Nicht gespeichert: {why}", style="dim"))

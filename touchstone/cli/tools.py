@@ -92,7 +92,7 @@ def demo(
 
 
 cache_app = typer.Typer(
-    help="Der Verdict-Cache (wiederverwendete Bewertungen desselben Judges).",
+    help="Der Bewertungs-Cache (wiederverwendete Bewertungen desselben Judges).",
     no_args_is_help=True,
 )
 app.add_typer(cache_app, name="cache")
@@ -100,11 +100,11 @@ app.add_typer(cache_app, name="cache")
 
 @cache_app.command("stats")
 def cache_stats_command() -> None:
-    """Zeigt, was der Verdict-Cache enthält."""
+    """Zeigt, was der Bewertungs-Cache enthält."""
     with handled():
         path = default_cache_path()
         stats = cache_stats(path)
-        stdout.print(f"Verdict-Cache: {stats.path}")
+        stdout.print(f"Bewertungs-Cache: {stats.path}")
         if not stats.entries:
             stdout.print("0 Einträge.")
             return
@@ -131,7 +131,7 @@ def cache_clear_command(
         ),
     ] = None,
 ) -> None:
-    """Löscht Einträge des Verdict-Caches (alle oder die älteren)."""
+    """Löscht Einträge des Bewertungs-Caches (alle oder die älteren)."""
     with handled():
         if older_than is not None:
             check_range("--older-than", older_than, 0, MAX_AGE_DAYS, note="Tage")

@@ -206,7 +206,7 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
     stdout.print(render_run_scorecard(outcome.pack, outcome.card))
     new = german.counted(outcome.new_verdicts, "neue Bewertung", "neue Bewertungen")
     cached = (
-        f"; davon {german.count(outcome.from_cache)} aus dem Verdict-Cache (gleiche Antwort, "
+        f"; davon {german.count(outcome.from_cache)} aus dem Bewertungs-Cache (gleiche Antwort, "
         "gleicher Judge)"
         if outcome.from_cache
         else ""
@@ -253,7 +253,7 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
                 f"⚠ {german.counted(left, 'Zelle blieb', 'Zellen blieben')} wegen Judge-Fehlern "
                 f"unbewertet ({UNSCORED_REASONS['judge_error']}, nicht gespeichert). "
                 f"`{started.command('judge')} {outcome.run_dir.path}` bewertet sie beim nächsten "
-                "Lauf "
+                "Durchgang "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )
@@ -264,7 +264,7 @@ def show_judge_outcome(outcome: JudgeOutcome) -> None:
                 f"⚠ {counted(outcome.refused, 'Zelle', 'Zellen')} lehnte der Inhaltsfilter des "
                 f"Judges ab: gespeichert als unbewertet ({UNSCORED_REASONS['judge_refused']}). "
                 f"`{started.command('judge')} {outcome.run_dir.path}` fragt sie beim nächsten "
-                "Lauf erneut "
+                "Durchgang erneut "
                 "(z. B. mit --model für ein anderes Judge-Modell).",
                 style="yellow",
             )

@@ -286,16 +286,18 @@ def final_state(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
         left = _int_or_none(health.get("cells_left")) or 0
         refused = _int_or_none(last.get("refused")) or 0
         parts = (
-            [f"{counted(left, 'Zelle', 'Zellen')} offen für einen späteren Lauf"] if left else []
+            [f"{counted(left, 'Zelle', 'Zellen')} offen für einen späteren Durchgang"]
+            if left
+            else []
         )
         if refused:
             parts.append(
                 f"{counted(refused, 'Zelle', 'Zellen')} vom Judge-Filter abgelehnt "
-                "(der nächste Judge-Lauf fragt erneut)"
+                "(der nächste Judge-Durchgang fragt erneut)"
             )
         if cached := _int_or_none(last.get("from_cache")):
             parts.append(
-                f"{counted(cached, 'Bewertung', 'Bewertungen')} aus dem Verdict-Cache (gleiche "
+                f"{counted(cached, 'Bewertung', 'Bewertungen')} aus dem Bewertungs-Cache (gleiche "
                 "Antwort, gleicher Judge)"
             )
         budget = last.get("budget")

@@ -140,7 +140,7 @@ class VerdictCache:
             self._file.close()
         if self._bad_keys:
             self.warnings.append(
-                f"Verdict-Cache {self.path}: {len(self._bad_keys)} Einträge ungültig (Wert "
+                f"Bewertungs-Cache {self.path}: {len(self._bad_keys)} Einträge ungültig (Wert "
                 "außerhalb der Skala, falscher Typ, zu lang oder anderer Judge); sie zählen "
                 "als nicht gecacht, ihre Zellen werden neu bewertet."
             )

@@ -32,7 +32,7 @@ from touchstone.transport.replies import ChatReply
 
 JUDGE_ERROR_RATIONALE = "⚠ Judge-Fehler (nicht bewertbar): {err}"
 JUDGE_REFUSED_RATIONALE = (
-    "⚠ Vom Inhaltsfilter des Judges abgelehnt (nicht bewertet; der nächste Judge-Lauf "
+    "⚠ Vom Inhaltsfilter des Judges abgelehnt (nicht bewertet; der nächste Judge-Durchgang "
     "fragt erneut): {err}"
 )
 

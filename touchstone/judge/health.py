@@ -224,7 +224,7 @@ class JudgeHealth:
                 "; der Endpunkt nimmt kein JSON-Schema (response_format): "
                 f"{german.counted(self.schema_refused, 'Aufruf', 'Aufrufe')} ohne Schema bewertet"
             )
-        left = f"; offen für einen späteren Lauf: {german.count(self.cells_left)}."
+        left = f"; offen für einen späteren Durchgang: {german.count(self.cells_left)}."
         return (
             f"Judge-Bilanz: {german.counted(self.calls, 'Aufruf', 'Aufrufe')}, "
             f"{german.count(self.successes)} erfolgreich, Fehler nach Art: {failures}; "

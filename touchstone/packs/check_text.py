@@ -90,11 +90,11 @@ def spread_text(result: Power) -> str:
             f"Unterschieds zweier Modelle je Prompt ist {sd} Punkte "
             f"({german.percent(ASSUMED_SD_SHARE)} der Skala), {share} ihrer Varianz kommen aus "
             "Wiederholungen (Antwort und Urteil schwanken), der Rest aus den Prompts. Mit "
-            "--run LAUF gilt die Streuung, die ein Lauf gemessen hat."
+            "--run RUN gilt die Streuung, die ein Run gemessen hat."
         )
-    how = "gemessen" if spread.share_measured else "angenommen, der Lauf hat keine Wiederholungen"
+    how = "gemessen" if spread.share_measured else "angenommen, der Run hat keine Wiederholungen"
     return (
-        f"Gemessen im Lauf {result.run}: Standardabweichung des Unterschieds zweier Zeilen je "
+        f"Gemessen im Run {result.run}: Standardabweichung des Unterschieds zweier Zeilen je "
         f"Prompt {sd} Punkte bei 1 Wiederholung, davon {share} der Varianz aus Wiederholungen "
         f"({how}); aus {german.counted(spread.pairs, 'Paar', 'Paaren')} benachbarter Zeilen "
         f"über bis zu {german.counted(spread.prompts, 'Prompt', 'Prompts')}, "

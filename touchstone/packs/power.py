@@ -228,11 +228,11 @@ def run_resolution(rows: Sequence[Mapping[str, Cluster]], pairs: int = 1) -> Res
 
 
 def resolution_text(resolution: Resolution) -> str:
-    """The scorecard's line: "Unterschiede unter 0,45 Punkten kann dieser Lauf nicht
+    """The scorecard's line: "Unterschiede unter 0,45 Punkten kann dieser Run nicht
     auflösen …" (terminal, report.html, the GUI's run page)."""
     prompts = german.counted(resolution.spread.prompts, "Prompt", "Prompts")
     text = (
-        f"Unterschiede unter {german.number(resolution.difference)} Punkten kann dieser Lauf "
+        f"Unterschiede unter {german.number(resolution.difference)} Punkten kann dieser Run "
         f"nicht auflösen: erst ab dieser Größe erkennt er einen Unterschied zweier Zeilen mit "
         f"{german.percent(POWER)} Wahrscheinlichkeit (95 % für dieses eine Paar; aus der "
         f"gemessenen Streuung benachbarter Zeilen, {prompts})."

@@ -98,14 +98,14 @@ def share_note(result: Power) -> str:
     ]
     text = (
         f"Der Anteil der Wiederholungen an der Varianz ist angenommen "
-        f"({german.percent(spread.repeat_share)}): der Lauf hat {_repeats(spread.repeats)} je "
+        f"({german.percent(spread.repeat_share)}): der Run hat {_repeats(spread.repeats)} je "
         "Prompt und Zeile, daran ist nicht zu messen, wie viel mehr Wiederholungen wegnehmen."
     )
     if spans:
         text += (
             " Je nach wahrem Anteil (0 bis 100 %) läge der kleinste trennbare Unterschied "
             + "; ".join(spans)
-            + ". Ein Lauf mit 2 oder mehr Wiederholungen misst den Anteil."
+            + ". Ein Run mit 2 oder mehr Wiederholungen misst den Anteil."
         )
     return text
 

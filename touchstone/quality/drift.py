@@ -116,7 +116,7 @@ class Drift:
         return (
             f"Der Judge antwortet anders als am {when}: {found}. Hinter dem Namen "
             f"„{self.judge_model}“ steckt vielleicht ein anderes Modell (neue Gewichte, andere "
-            "Quantisierung oder Vorlage); Bewertungen aus dem Verdict-Cache stammen dann von "
+            "Quantisierung oder Vorlage); Bewertungen aus dem Bewertungs-Cache stammen dann von "
             f"einem anderen Judge. {action}{_REMEDY[surface].format(touchstone=started.prefix())}"
         )
 

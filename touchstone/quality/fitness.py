@@ -347,8 +347,11 @@ def schema_line(health: JudgeHealth) -> str:
     if health.schema_refused:
         return (
             "JSON-Schema: vom Endpunkt abgelehnt (response_format), ohne Schema geprüft; "
-            "ein Lauf mit diesem Judge bewertet ebenso ohne."
+            "ein Judge-Durchgang mit diesem Judge bewertet ebenso ohne."
         )
     if health.schema_sent:
-        return "JSON-Schema: gesendet (schema: auto/on); die Bewertungen eines Laufs ebenso."
+        return (
+            "JSON-Schema: gesendet (schema: auto/on); die Bewertungen eines Judge-Durchgangs "
+            "ebenso."
+        )
     return "JSON-Schema: nicht gesendet (schema: off)."

@@ -130,7 +130,7 @@ def save_user_fitness(
 ) -> None:
     path = user_fitness_file(digest, cache_dir)
     data = {"format": FORMAT, "judge_model": judge_model, **fitness.as_dict()}
-    then = "ein Judge-Lauf mit diesem Judge weiß nichts von diesem Check."
+    then = "ein Judge-Durchgang mit diesem Judge weiß nichts von diesem Check."
     save_json_noting(path, data, notes, "Urteil", then)
 
 

@@ -246,7 +246,7 @@ class RunDir:
             problem = exc.errors()[0]["msg"]
             self._warn(
                 f"{path} ist beschädigt ({problem}); die Gesamtbewertung wird beim nächsten "
-                "Judge-Lauf neu erstellt."
+                "Judge-Durchgang neu erstellt."
             )
             return []
 

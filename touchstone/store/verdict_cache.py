@@ -101,7 +101,8 @@ class CacheFile:
 
     def _give_up(self, exc: Exception, what: str) -> None:
         self.warnings.append(
-            f"Verdict-Cache {self.path} {what} ({exc}); weiter ohne ihn. {advice(exc, self.path)}"
+            f"Bewertungs-Cache {self.path} {what} ({exc}); weiter ohne ihn. "
+            f"{advice(exc, self.path)}"
         )
         if self._db is not None:
             self._db.close()
@@ -176,7 +177,7 @@ def advice(exc: Exception, path: Path | None) -> str:
     )
     if damaged:
         return (
-            f"Die Datei ist beschädigt oder kein Verdict-Cache: löschen Sie {path} "
+            f"Die Datei ist beschädigt oder kein Bewertungs-Cache: löschen Sie {path} "
             "(touchstone legt sie neu an; nur die gecachten Bewertungen gehen verloren)."
         )
     if "locked" in text or "busy" in text:
@@ -185,7 +186,7 @@ def advice(exc: Exception, path: Path | None) -> str:
 
 
 def _unusable(path: Path, exc: Exception) -> InputError:
-    return InputError(f"Verdict-Cache {path} nicht nutzbar ({exc}). {advice(exc, path)}")
+    return InputError(f"Bewertungs-Cache {path} nicht nutzbar ({exc}). {advice(exc, path)}")
 
 
 @dataclass(frozen=True)

@@ -219,12 +219,12 @@ def _power_text(
     loss = f"ab einem Verlust von {german.number(worst.loss)} Punkten"
     if margin is None or fail_on_worse:
         text = (
-            f"Bei dieser Laufgröße erkennt es eine Zeile mit 80 % {loss} als schlechter "
+            f"Bei dieser Run-Größe erkennt es eine Zeile mit 80 % {loss} als schlechter "
             f"({where}); kleinere Verluste kann es übersehen."
         )
     else:
         text = (
-            f"Bei dieser Laufgröße fällt eine Zeile mit 80 % erst ab einem Verlust von "
+            f"Bei dieser Run-Größe fällt eine Zeile mit 80 % erst ab einem Verlust von "
             f"{german.number(margin + worst.loss)} Punkten durch ({where})."
         )
     if margin is not None:

@@ -94,9 +94,9 @@ def test_user_cache_serves_another_run_dir(
     ui.show_judge_outcome(outcome)
     said = " ".join(buffer.getvalue().split())
     assert "6 neue Bewertungen gespeichert" in said
-    assert "davon 6 aus dem Verdict-Cache (gleiche Antwort, gleicher Judge)" in said, said
+    assert "davon 6 aus dem Bewertungs-Cache (gleiche Antwort, gleicher Judge)" in said, said
     message = final_state({}, [{"event": k, **d} for k, d in events])["message"]
-    assert "6 Bewertungen aus dem Verdict-Cache" in message, message
+    assert "6 Bewertungen aus dem Bewertungs-Cache" in message, message
 
     bypass = FakeJudge()
     execute_judge(second, config=config(sim), backend=bypass, rejudge="all")
@@ -177,7 +177,7 @@ def test_bad_cache_rows_are_misses_judged_again_with_one_warning(
     assert all(0 <= v.score <= 5 and not v.unscored for v in verdicts)
     assert {v.cache_key for v in verdicts if not v.cached} == bad_keys
     assert all(v.rationale == "neu" for v in verdicts if not v.cached)
-    warned = [w for w in outcome.run_dir.warnings if "Verdict-Cache" in w]
+    warned = [w for w in outcome.run_dir.warnings if "Bewertungs-Cache" in w]
     assert len(warned) == 1 and f"{len(BAD_ROWS)} Einträge" in warned[0], warned
     assert str(path) in warned[0]
     # The fresh verdicts replaced the bad rows: a third run is served by the cache alone.
@@ -233,5 +233,5 @@ def test_a_cache_file_of_another_schema_warns_and_the_run_goes_on(
     judge = FakeJudge()
     outcome = execute_judge(first, config=config(sim), backend=judge)
     assert outcome.new_verdicts == 6 and len(judge.history) == 6 + 2
-    warned = [w for w in outcome.run_dir.warnings if "Verdict-Cache" in w]
+    warned = [w for w in outcome.run_dir.warnings if "Bewertungs-Cache" in w]
     assert len(warned) == 1 and f"löschen Sie {path}" in warned[0], warned

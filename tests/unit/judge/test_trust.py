@@ -103,7 +103,7 @@ def test_a_damaged_cache_file_warns_and_the_run_goes_on(
     first, _ = two_runs
     outcome = execute_judge(first, config=JudgeConfig(JudgeEndpoint(sim.base_url), "sim-judge"))
     assert outcome.new_verdicts == 6
-    assert any("Verdict-Cache" in w for w in outcome.run_dir.warnings)
+    assert any("Bewertungs-Cache" in w for w in outcome.run_dir.warnings)
 
 
 def test_lookups_of_a_300k_cache_are_keyed(tmp_path: Path) -> None:

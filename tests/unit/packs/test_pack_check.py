@@ -198,7 +198,7 @@ def test_a_runs_measured_spread(
         monkeypatch, capsys, "pack", "check", str(tiny_pack_path), "--run", str(answered_run)
     )
     assert code == 0, err
-    assert f"Gemessen im Lauf {answered_run}" in out
+    assert f"Gemessen im Run {answered_run}" in out
     assert "3 Prompts" in out
     card = json.loads((answered_run / "scorecard.json").read_text(encoding="utf-8"))
     resolution = card["resolution"]
@@ -266,7 +266,7 @@ def test_a_run_with_one_repeat_says_the_repeat_share_is_assumed_and_what_it_may_
     assert code == 0, err
     flat = " ".join(out.split())
     assert "Der Anteil der Wiederholungen an der Varianz ist angenommen (40 %)" in flat
-    assert "der Lauf hat 1 Wiederholung je Prompt und Zeile" in flat
+    assert "der Run hat 1 Wiederholung je Prompt und Zeile" in flat
     data = json.loads(out_json.read_text(encoding="utf-8"))
     power = data["power"]
     assert power["repeat_share"] == 0.4 and power["repeat_share_measured"] is False

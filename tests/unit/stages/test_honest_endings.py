@@ -88,7 +88,7 @@ def test_a_stopped_judge_says_refused_cells_are_asked_again(
 def test_a_finished_judge_job_names_its_refused_cells() -> None:
     done = {"event": "done", "refused": 2, "health": {"cells_left": 0}}
     assert final_state({}, [done])["message"] == (
-        "2 Zellen vom Judge-Filter abgelehnt (der nächste Judge-Lauf fragt erneut)"
+        "2 Zellen vom Judge-Filter abgelehnt (der nächste Judge-Durchgang fragt erneut)"
     )
 
 

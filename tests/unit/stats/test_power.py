@@ -156,7 +156,7 @@ def test_the_scorecard_says_what_the_run_cannot_resolve(tiny_pack: Pack) -> None
     expected = detectable_difference(20, pooled)
     assert card.resolution.difference == pytest.approx(expected)
     shown = german.number(expected)
-    line = f"Unterschiede unter {shown} Punkten kann dieser Lauf nicht auflösen"
+    line = f"Unterschiede unter {shown} Punkten kann dieser Run nicht auflösen"
     console = Console(width=80, record=True)
     console.print(render_scorecard(card))
     terminal = " ".join(console.export_text().split())
@@ -188,6 +188,6 @@ def test_the_scorecard_says_what_the_run_cannot_resolve(tiny_pack: Pack) -> None
     # One row: nothing to pair, no line.
     alone = build_scorecard(*scored_run({"a": quality["a"]}), scale_min=0, scale_max=5)
     assert alone.resolution is None and alone.as_dict()["resolution"] is None
-    assert "Punkten kann dieser Lauf" not in render_report(
+    assert "Punkten kann dieser Run" not in render_report(
         run_name="r", pack=tiny_pack, responses=[], verdicts=[], reports=[], card=alone
     )

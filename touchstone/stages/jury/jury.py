@@ -154,4 +154,4 @@ def member_line(member: MemberRun) -> str:
 
 def open_line(left: int) -> str:
     """The jury's cells without a verdict (or below the quorum), for a later run."""
-    return f"Jury: offen für einen späteren Lauf: {german.count(left)}."
+    return f"Jury: offen für einen späteren Durchgang: {german.count(left)}."

@@ -51,7 +51,7 @@ class Preview:
     # Why there is no call to make, said instead of figures of nothing.
     all_done: str = "alle Zellen beantwortet"
     # What happens when the budget is reached (a jury member: it is dropped).
-    budget_stop: str = "der Lauf hält an, wenn es erreicht ist (fortsetzbar)"
+    budget_stop: str = "der Durchgang hält an, wenn es erreicht ist (fortsetzbar)"
     # A judge's holistic calls among ``calls`` (the verdict cache holds none of them).
     holistic: int = 0
 

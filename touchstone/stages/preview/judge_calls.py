@@ -33,7 +33,7 @@ NO_LATENCY = "die Latenz des Judges wird nicht gespeichert (judge-check misst si
 
 # The verdict cache is shared with other runs; what it holds is not looked up for a preview.
 CACHE_NOTE = (
-    "Treffer im Verdict-Cache anderer Runs sind nicht abgezogen: höchstens so viele Aufrufe."
+    "Treffer im Bewertungs-Cache anderer Runs sind nicht abgezogen: höchstens so viele Aufrufe."
 )
 
 
