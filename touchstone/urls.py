@@ -32,6 +32,13 @@ def without_credentials(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=host))
 
 
+def recorded_url(url: str) -> str:
+    """``url`` as run.json records the endpoint of a model: without credentials, query and
+    fragment (a proxy may take its key as ``?key=``; the SDK could not call such a URL anyway)."""
+    parts = urllib.parse.urlsplit(without_credentials(url))
+    return urllib.parse.urlunsplit(parts._replace(query="", fragment=""))
+
+
 # Names every machine gives itself; an address is loopback when ``ipaddress`` says so.
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _DEFAULT_PORTS = {"http": "80", "https": "443"}

@@ -39,6 +39,9 @@ class Manifest(BaseModel):
     # Read leniently there: a malformed value counts as none recorded, as before.
     answer_inputs: Any = None
     base_urls: list[str] = Field(default_factory=list)
+    # Which endpoint served which model (urls.recorded_url), added with a model's first answer
+    # from that URL: a run extended by a model of another server tells them apart.
+    model_base_urls: dict[str, list[str]] = Field(default_factory=dict)
     models: list[str] = Field(default_factory=list)
     asked_models: list[str] = Field(default_factory=list)
     variants: list[str] = Field(default_factory=list)
@@ -63,6 +66,16 @@ class Manifest(BaseModel):
     def with_model(self, model: str) -> Manifest:
         """This manifest with ``model`` recorded as answered."""
         return self.model_copy(update={"models": [*self.models, model]})
+
+    def with_answer(self, model: str, url: str) -> Manifest:
+        """This manifest with ``model`` recorded as answered, by ``url`` among its endpoints
+        (itself when both are recorded already)."""
+        known = self.model_base_urls.get(model, [])
+        if model in self.models and url in known:
+            return self
+        urls = {**self.model_base_urls, model: known if url in known else [*known, url]}
+        models = self.models if model in self.models else [*self.models, model]
+        return self.model_copy(update={"models": models, "model_base_urls": urls})
 
     def as_json(self) -> dict[str, Any]:
         """The keys recorded, as ``run.json`` holds them."""

@@ -60,6 +60,12 @@ def run_manifest(
         # changed one (``stages.extend``).
         answer_inputs=answer_inputs(pack),
         base_urls=union(manifest.base_urls, [base_url]),
+        # Kept as read; a run from before it was recorded gets it with its next answer.
+        **(
+            {"model_base_urls": manifest.model_base_urls}
+            if manifest.recorded("model_base_urls")
+            else {}
+        ),
         models=union(manifest.models, models),
         asked_models=union(manifest.asked_models, [*models, *(asked_models or [])]),
         variants=union(manifest.variants, variants),

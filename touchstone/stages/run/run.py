@@ -55,7 +55,7 @@ from touchstone.store.manifest import Manifest
 from touchstone.transport.bounds import DEFAULT_MAX_REPLY_MB
 from touchstone.transport.budget import Budget, Price, budget_problem
 from touchstone.transport.engine import run_blocking
-from touchstone.urls import scheme_problem, without_credentials
+from touchstone.urls import recorded_url, scheme_problem, without_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -347,15 +347,17 @@ def _answered(
 
         cost_cap = plan.cost_cap()
         landed: set[VerdictKey] = set()
+        endpoint = recorded_url(url)
         with run.response_appender() as appender:
 
             def keep(resp: EvalResponse) -> None:
                 nonlocal manifest
                 appender.append(resp.as_dict())
                 landed.add(cell_key(resp))
-                if resp.model not in manifest.models:
+                grown = manifest.with_answer(resp.model, endpoint)
+                if grown is not manifest:
                     # After the answer: a run.json never names a model without one.
-                    manifest = manifest.with_model(resp.model)
+                    manifest = grown
                     run.write_manifest(manifest)
 
             summary = run_blocking(
